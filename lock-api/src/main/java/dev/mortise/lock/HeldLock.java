@@ -1,0 +1,21 @@
+package dev.mortise.lock;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A snapshot of one hold of a {@link LockClient}, for diagnostics (the actuator endpoint).
+ *
+ * @param key          the lock key
+ * @param backend      the backend name
+ * @param fencingToken the token of the hold
+ * @param holdCount    open leases sharing the hold
+ * @param acquiredAt   when it was granted
+ * @param heldFor      how long it has been held
+ * @param remaining    time left before the local validity deadline
+ * @param renewed      whether the background watchdog renews it
+ * @param owner        the owner context: a thread name or an explicit owner id
+ */
+public record HeldLock(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,
+                       Duration heldFor, Duration remaining, boolean renewed, String owner) {
+}

@@ -1,0 +1,117 @@
+package dev.mortise.lock;
+
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.LockBackend;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The entry point: acquires distributed locks on one backend.
+ *
+ * <pre>{@code
+ * LockClient locks = LockClient.builder(backend).defaultLease(Duration.ofSeconds(30)).build();
+ * try (LockLease lease = locks.acquire("order:42", Duration.ofSeconds(5))) {
+ *     storage.write(order, lease.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p>One per application and backend; thread-safe. The same owner (by default the
+ * calling thread, see {@link LockSpec#owner}) acquiring a key it holds gets a nested
+ * lease at once, without a server round trip. Leases without an explicit lease time are
+ * renewed in the background until closed. Threads of this client contending for one key
+ * queue locally, so only one of them talks to the server.
+ *
+ * <p>Every method rejects a {@code null}, blank or over-long key (see
+ * {@link LockClientBuilder#maxKeyBytes}) and negative or {@code null} durations with
+ * {@link IllegalArgumentException}; leases must be positive. Waiting honours
+ * {@link Thread#interrupt()}: an interrupted wait throws {@link LockInterruptedException}
+ * with the interrupt flag set again.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /** Starts building a client over {@code backend}. The client owns it and closes it. */
+    static LockClientBuilder builder(LockBackend backend) {
+        return new LockClientBuilder(backend);
+    }
+
+    /**
+     * Acquires {@code key}, waiting up to {@code wait}.
+     *
+     * @throws LockTimeoutException     if not granted within {@code wait}
+     * @throws LockInterruptedException if interrupted while waiting
+     * @throws LockBackendException     if the backend failed
+     */
+    LockLease acquire(String key, Duration wait);
+
+    /**
+     * Acquires as {@code spec} says, waiting up to its {@link LockSpec#waitFor wait}.
+     *
+     * @throws LockTimeoutException     if not granted in time
+     * @throws LockInterruptedException if interrupted while waiting
+     * @throws LockBackendException     if the backend failed
+     */
+    LockLease acquire(LockSpec spec);
+
+    /**
+     * Tries once, never waits.
+     *
+     * @return the lease, or empty if the lock is held by another owner
+     * @throws LockBackendException if the backend failed
+     */
+    Optional<LockLease> tryAcquire(String key);
+
+    /**
+     * Tries for up to {@code wait}.
+     *
+     * @return the lease, or empty if not granted within {@code wait}
+     * @throws LockInterruptedException if interrupted while waiting
+     * @throws LockBackendException     if the backend failed
+     */
+    Optional<LockLease> tryAcquire(String key, Duration wait);
+
+    /**
+     * Tries as {@code spec} says.
+     *
+     * @return the lease, or empty if not granted within the spec's wait
+     */
+    Optional<LockLease> tryAcquire(LockSpec spec);
+
+    /**
+     * Acquires {@code key} (waiting up to {@code wait}), runs {@code work}, releases, and
+     * returns the work's result. The work's own exception reaches the caller unchanged; if
+     * the lease was lost while the work ran, {@link LockLostException} is thrown instead of
+     * returning its result (with the work's exception, if any, suppressed into it).
+     */
+    <T, X extends Throwable> T call(String key, Duration wait, LockCallable<T, X> work) throws X;
+
+    /** As {@link #call} for work without a result. */
+    <X extends Throwable> void run(String key, Duration wait, LockRunnable<X> work) throws X;
+
+    /**
+     * A {@link Lock} view of {@code key} for code written against {@code java.util.concurrent}.
+     * Ownership is the thread's: {@code unlock()} closes the innermost lease the calling
+     * thread took through a view of this key, and throws {@link IllegalMonitorStateException}
+     * if it has none. {@code newCondition()} is not supported.
+     */
+    Lock asLock(String key);
+
+    /** The backend's name, as in exception messages and metrics. */
+    String backendName();
+
+    /** What the backend guarantees (lease model, fairness, when fencing can break). */
+    BackendGuarantees guarantees();
+
+    /** A snapshot of the holds of this client, for diagnostics. */
+    List<HeldLock> heldLocks();
+
+    /**
+     * Releases every hold still open (their leases become lost with
+     * {@link LostReason#CLIENT_CLOSED}), stops the watchdog and closes the backend.
+     * Idempotent.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,92 @@
+package dev.mortise.lock;
+
+import dev.mortise.lock.internal.ClientSettings;
+import dev.mortise.lock.internal.DefaultLockClient;
+import dev.mortise.lock.spi.LockBackend;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Builds a {@link LockClient}. Each setter validates its argument at once. Not thread-safe;
+ * build once and share the client.
+ */
+public final class LockClientBuilder {
+
+    /** Default lease of renewed holds: 30 seconds, as Redisson's watchdog. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** Default limit on a key's UTF-8 length. */
+    public static final int DEFAULT_MAX_KEY_BYTES = 512;
+
+    private final LockBackend backend;
+    private Duration defaultLease = DEFAULT_LEASE;
+    private double driftFactor = 0.01;
+    private Duration driftAllowance = Duration.ofMillis(2);
+    private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+    private final List<LockListener> listeners = new ArrayList<>();
+
+    LockClientBuilder(LockBackend backend) {
+        this.backend = Objects.requireNonNull(backend, "backend must not be null: pass the LockBackend to lock on");
+    }
+
+    /**
+     * The lease of holds acquired without an explicit lease. Such holds are renewed every
+     * third of it while open, so it bounds how long a crashed holder blocks others.
+     *
+     * @throws IllegalArgumentException if not at least 10 ms
+     */
+    public LockClientBuilder defaultLease(Duration lease) {
+        if (lease == null || lease.compareTo(Duration.ofMillis(10)) < 0) {
+            throw new IllegalArgumentException("defaultLease must be at least 10ms, was " + lease
+                    + " (backend '" + backend.name() + "'); 30s is a good default");
+        }
+        this.defaultLease = lease;
+        return this;
+    }
+
+    /**
+     * The clock-drift allowance subtracted from every lease for local validity:
+     * {@code lease * factor + allowance}. Defaults: 0.01 and 2 ms (the Redlock values).
+     *
+     * @throws IllegalArgumentException if factor is not in [0, 0.5) or allowance is negative
+     */
+    public LockClientBuilder clockDrift(double factor, Duration allowance) {
+        if (!(factor >= 0 && factor < 0.5)) {
+            throw new IllegalArgumentException("clock drift factor must be in [0, 0.5), was " + factor);
+        }
+        if (allowance == null || allowance.isNegative()) {
+            throw new IllegalArgumentException("clock drift allowance must be zero or positive, was " + allowance);
+        }
+        this.driftFactor = factor;
+        this.driftAllowance = allowance;
+        return this;
+    }
+
+    /**
+     * The longest key accepted, in UTF-8 bytes (default 512). Longer keys are rejected
+     * with {@link IllegalArgumentException}.
+     *
+     * @throws IllegalArgumentException if not in [1, 65536]
+     */
+    public LockClientBuilder maxKeyBytes(int maxKeyBytes) {
+        if (maxKeyBytes < 1 || maxKeyBytes > 65536) {
+            throw new IllegalArgumentException("maxKeyBytes must be in [1, 65536], was " + maxKeyBytes);
+        }
+        this.maxKeyBytes = maxKeyBytes;
+        return this;
+    }
+
+    /** Adds a listener for lock events (metrics, logging). */
+    public LockClientBuilder listener(LockListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+        return this;
+    }
+
+    /** Builds the client; it starts one daemon watchdog thread. */
+    public LockClient build() {
+        return new DefaultLockClient(backend, new ClientSettings(defaultLease, driftFactor, driftAllowance,
+                maxKeyBytes, List.copyOf(listeners)));
+    }
+}

@@ -1,0 +1,62 @@
+package dev.mortise.lock.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** Argument checks whose messages name the key, the backend and the fix. */
+final class Arguments {
+
+    private final String backend;
+    private final int maxKeyBytes;
+
+    Arguments(String backend, int maxKeyBytes) {
+        this.backend = backend;
+        this.maxKeyBytes = maxKeyBytes;
+    }
+
+    String key(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("Lock key must not be null (backend '" + backend
+                    + "'): pass the name of the resource to lock, such as \"order:42\"");
+        }
+        if (key.isBlank()) {
+            throw new IllegalArgumentException("Lock key must not be blank, was \"" + key + "\" (backend '" + backend
+                    + "'): an empty key would make unrelated callers share one lock; pass a name such as \"order:42\"");
+        }
+        int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxKeyBytes) {
+            throw new IllegalArgumentException("Lock key '" + abbreviate(key) + "' is " + bytes + " UTF-8 bytes, over the limit of "
+                    + maxKeyBytes + " (backend '" + backend + "'): use a shorter key (hash the long part) or raise "
+                    + "LockClientBuilder.maxKeyBytes");
+        }
+        return key;
+    }
+
+    Duration waitTime(Duration wait, String key) {
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("Wait time for lock '" + abbreviate(key) + "' must be zero or positive, was "
+                    + wait + " (backend '" + backend + "'): pass Duration.ZERO to try once");
+        }
+        return wait;
+    }
+
+    Duration lease(Duration lease, String key) {
+        if (lease != null && (lease.isZero() || lease.isNegative())) {
+            throw new IllegalArgumentException("Lease for lock '" + abbreviate(key) + "' must be positive, was " + lease
+                    + " (backend '" + backend + "'): pass a lease longer than the work, or none to have it renewed");
+        }
+        return lease;
+    }
+
+    String owner(String owner, String key) {
+        if (owner != null && owner.isBlank()) {
+            throw new IllegalArgumentException("Owner id for lock '" + abbreviate(key) + "' must not be blank (backend '"
+                    + backend + "'): pass a stable id of the caller, or none to use the calling thread");
+        }
+        return owner;
+    }
+
+    static String abbreviate(String key) {
+        return key.length() <= 80 ? key : key.substring(0, 77) + "...";
+    }
+}

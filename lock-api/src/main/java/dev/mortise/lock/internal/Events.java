@@ -1,0 +1,37 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockEvent;
+import dev.mortise.lock.LockListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Delivers events to listeners; a failing listener is logged, never propagated. */
+final class Events {
+
+    private static final Logger log = LoggerFactory.getLogger(Events.class);
+
+    private final String backend;
+    private final List<LockListener> listeners;
+
+    Events(String backend, List<LockListener> listeners) {
+        this.backend = backend;
+        this.listeners = listeners;
+    }
+
+    void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        LockEvent event = new LockEvent(type, backend, key, token, Duration.ofNanos(Math.max(0, nanos)), cause);
+        for (LockListener listener : listeners) {
+            try {
+                listener.onEvent(event);
+            } catch (Throwable t) {
+                log.warn("Lock listener {} failed on {} for lock '{}'; ignored", listener, type, key, t);
+            }
+        }
+    }
+}

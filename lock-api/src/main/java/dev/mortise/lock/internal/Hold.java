@@ -1,0 +1,193 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LostReason;
+import dev.mortise.lock.spi.Grant;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
+
+/**
+ * One server-side hold of a client and the leases open on it. Thread-safe: state changes
+ * happen under the hold's monitor; listeners are called outside it.
+ *
+ * <p>Life: ACTIVE → RELEASED (the last lease closed) or ACTIVE → LOST (expired, renewal
+ * refused, session gone). Only the first transition counts.
+ */
+final class Hold {
+
+    enum State { ACTIVE, LOST, RELEASED }
+
+    final Grant grant;
+    final OwnerContext owner;
+    final Duration lease;
+    final boolean renewed;
+    final KeyGates.Gate gate;
+    final Instant acquiredAt = Instant.now();
+    final long acquiredNanos;
+
+    private volatile long validUntilNanos;
+    private volatile boolean suspended;
+
+    private State state = State.ACTIVE;
+    private int openLeases = 1;
+    private boolean localReleased;
+    private LockLostEvent lostEvent;
+    private List<Consumer<LockLostEvent>> lostListeners = new ArrayList<>();
+    private ScheduledFuture<?> expiryCheck;
+
+    Hold(Grant grant, OwnerContext owner, Duration lease, boolean renewed, KeyGates.Gate gate, long validUntilNanos) {
+        this.grant = grant;
+        this.owner = owner;
+        this.lease = lease;
+        this.renewed = renewed;
+        this.gate = gate;
+        this.acquiredNanos = grant.requestedAtNanos();
+        this.validUntilNanos = validUntilNanos;
+    }
+
+    String key() {
+        return grant.key();
+    }
+
+    /** Adds a nested lease; false if the hold is no longer active or already fully closed. */
+    synchronized boolean enter() {
+        if (state != State.ACTIVE || openLeases == 0 || System.nanoTime() - validUntilNanos >= 0) {
+            return false;
+        }
+        openLeases++;
+        return true;
+    }
+
+    /**
+     * Removes a lease.
+     *
+     * @return true if it was the last one and the hold was still active: the caller releases it
+     */
+    synchronized boolean leave() {
+        openLeases--;
+        if (openLeases == 0 && state == State.ACTIVE) {
+            state = State.RELEASED;
+            cancelExpiryCheck();
+            return true;
+        }
+        return false;
+    }
+
+    /** After a release the server refused: turn RELEASED back into ACTIVE so it can be marked lost. */
+    synchronized void reopenForLoss() {
+        if (state == State.RELEASED) {
+            state = State.ACTIVE;
+        }
+    }
+
+    /** True the first time: the caller then frees the local gate and the registry entry. */
+    synchronized boolean takeLocalRelease() {
+        if (localReleased || (state == State.ACTIVE)) {
+            return false;
+        }
+        localReleased = true;
+        return true;
+    }
+
+    /**
+     * Marks the hold lost if it is active.
+     *
+     * @return the listeners to call with the event, or {@code null} if it was not active
+     */
+    synchronized List<Consumer<LockLostEvent>> lose(LockLostEvent event) {
+        if (state != State.ACTIVE) {
+            return null;
+        }
+        state = State.LOST;
+        lostEvent = event;
+        cancelExpiryCheck();
+        List<Consumer<LockLostEvent>> toCall = lostListeners;
+        lostListeners = List.of();
+        return toCall;
+    }
+
+    /** Adds a listener; returns the loss event instead if the hold is already lost. */
+    synchronized LockLostEvent addLostListener(Consumer<LockLostEvent> listener) {
+        if (lostEvent != null) {
+            return lostEvent;
+        }
+        if (state == State.ACTIVE) {
+            lostListeners.add(listener);
+        }
+        return null;
+    }
+
+    synchronized LockLostEvent lostEvent() {
+        return lostEvent;
+    }
+
+    synchronized boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    synchronized int openLeases() {
+        return openLeases;
+    }
+
+    synchronized void expiryCheck(ScheduledFuture<?> check) {
+        cancelExpiryCheck();
+        if (state == State.ACTIVE) {
+            expiryCheck = check;
+        } else {
+            check.cancel(false);
+        }
+    }
+
+    private void cancelExpiryCheck() {
+        if (expiryCheck != null) {
+            expiryCheck.cancel(false);
+            expiryCheck = null;
+        }
+    }
+
+    long validUntilNanos() {
+        return validUntilNanos;
+    }
+
+    /** Moves the validity deadline forward after a renewal; never backwards. */
+    void extendValidity(long until) {
+        synchronized (this) {
+            if (until - validUntilNanos > 0) {
+                validUntilNanos = until;
+            }
+        }
+    }
+
+    boolean isValidNow() {
+        return !suspended && System.nanoTime() - validUntilNanos < 0 && isActive();
+    }
+
+    boolean expiredAt(long nanoTime) {
+        return nanoTime - validUntilNanos >= 0;
+    }
+
+    void suspended(boolean value) {
+        suspended = value;
+    }
+
+    boolean isSuspended() {
+        return suspended;
+    }
+
+    Duration remaining() {
+        if (!isValidNow()) {
+            return Duration.ZERO;
+        }
+        return Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime()));
+    }
+
+    LostReason lostReason() {
+        LockLostEvent event = lostEvent();
+        return event == null ? null : event.reason();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockLease;
+
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * The per-thread stack behind {@link dev.mortise.lock.LockContext}. A lease remembers the
+ * stack it was pushed on, so closing it on another thread removes it from the right one.
+ */
+public final class ThreadLeases {
+
+    private static final ThreadLocal<Deque<LockLease>> STACK = ThreadLocal.withInitial(ConcurrentLinkedDeque::new);
+
+    private ThreadLeases() {
+    }
+
+    static Deque<LockLease> push(LockLease lease) {
+        Deque<LockLease> stack = STACK.get();
+        stack.addLast(lease);
+        return stack;
+    }
+
+    public static Optional<LockLease> current() {
+        return Optional.ofNullable(STACK.get().peekLast());
+    }
+
+    public static Optional<LockLease> find(String key) {
+        Iterator<LockLease> it = STACK.get().descendingIterator();
+        while (it.hasNext()) {
+            LockLease lease = it.next();
+            if (lease.key().equals(key)) {
+                return Optional.of(lease);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public static List<LockLease> all() {
+        return List.copyOf(new ArrayList<>(STACK.get()));
+    }
+}

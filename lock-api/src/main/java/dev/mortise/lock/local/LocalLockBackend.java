@@ -1,0 +1,81 @@
+package dev.mortise.lock.local;
+
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The in-process backend ({@code "local"}): locks within one JVM with the full contract —
+ * leases, fencing, wake-up on release. For tests of code that uses Mortise, and for
+ * single-instance deployments. Backends built on one {@link LocalLockServer} contend as
+ * separate processes would on one server.
+ *
+ * <pre>{@code
+ * LockClient locks = LockClient.builder(LocalLockBackend.create()).build();
+ * }</pre>
+ */
+public final class LocalLockBackend implements LockBackend {
+
+    private static final BackendGuarantees GUARANTEES = new BackendGuarantees(
+            BackendGuarantees.LeaseModel.TIME_BOUND, false, BackendGuarantees.Wakeup.PUSH,
+            "A per-key counter in the LocalLockServer's memory: strictly increasing for as long as that object lives; "
+                    + "it restarts with a new server object (a new JVM).",
+            Duration.ofMillis(1));
+
+    private final LocalLockServer server;
+
+    /** A backend on a server of its own. */
+    public static LocalLockBackend create() {
+        return new LocalLockBackend(new LocalLockServer());
+    }
+
+    /** A backend on a shared server. */
+    public LocalLockBackend(LocalLockServer server) {
+        this.server = Objects.requireNonNull(server, "server");
+    }
+
+    public LocalLockServer server() {
+        return server;
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return GUARANTEES;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        return server.tryAcquire(request);
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        return server.acquire(request, wait);
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        return server.renew(grant, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return server.release(grant);
+    }
+
+    @Override
+    public void close() {
+        // Nothing to close: the server belongs to whoever made it.
+    }
+}

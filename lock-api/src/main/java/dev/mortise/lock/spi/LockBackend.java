@@ -1,0 +1,96 @@
+package dev.mortise.lock.spi;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What a backend implements: single attempts, a native wait, renewal and release of
+ * one server-side hold. Everything else in the contract (reentrancy, the watchdog,
+ * local validity, local queueing, listeners, argument checks) lives in the core.
+ *
+ * <p>Implementations are thread-safe and hold no per-lock state that the core needs:
+ * whatever they need to renew or release a hold travels in its {@link Grant}. Owner
+ * strings are unique per hold; every write a backend makes is checked against it.
+ * Failures to reach or use the server are thrown as unchecked exceptions (preferably
+ * {@link dev.mortise.lock.LockBackendException}) within the backend's operation timeout,
+ * never as a hang; the core wraps anything else.
+ */
+public interface LockBackend extends AutoCloseable {
+
+    /** Short lowercase name: {@code "redis"}, {@code "etcd"}, {@code "zookeeper"}, {@code "jdbc"}, {@code "local"}. */
+    String name();
+
+    /** What this backend guarantees, for docs, health and the contract suite. */
+    BackendGuarantees guarantees();
+
+    /**
+     * One attempt that never waits for the lock (it may wait for the network, up to the
+     * operation timeout). Takes the key if it is free or already held by
+     * {@code request.owner()}.
+     *
+     * @return granted with a new fencing token, or busy with the holder's remaining lease if known
+     */
+    Attempt tryAcquire(LockRequest request);
+
+    /**
+     * Acquires, waiting up to {@code wait}. Backends that can be woken by the server
+     * (pub/sub, watches, LISTEN/NOTIFY) override this; the default polls
+     * {@link #tryAcquire} with exponential backoff and jitter, each sleep bounded by the
+     * holder's remaining lease. On timeout or interruption, nothing this call created may
+     * remain on the server.
+     *
+     * @return the grant, or empty when {@code wait} ran out
+     * @throws InterruptedException if interrupted while waiting (after cleaning up)
+     */
+    default Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        return BackoffPolling.acquire(this, request, wait);
+    }
+
+    /**
+     * Extends the hold to {@code lease} from now, if it is still {@code grant.owner()}'s.
+     *
+     * @return false if the hold is gone (expired, deleted, taken by another owner)
+     */
+    boolean renew(Grant grant, Duration lease);
+
+    /**
+     * Renews many holds, ideally in one round trip per server node; the watchdog calls it
+     * once per tick with every hold it renews. The default renews one by one.
+     *
+     * @return the grants whose holds are gone; those not returned were renewed
+     * @throws RuntimeException if the round trip failed; the core then retries later and
+     *                          lets leases expire locally, without treating them as gone
+     */
+    default Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        java.util.Set<Grant> gone = new java.util.HashSet<>();
+        for (Grant grant : grants) {
+            if (!renew(grant, lease)) {
+                gone.add(grant);
+            }
+        }
+        return gone;
+    }
+
+    /**
+     * Releases the hold if it is still {@code grant.owner()}'s, and wakes waiters.
+     * Idempotent; never touches another owner's hold.
+     *
+     * @return true if the hold was still ours and is now released; false if the server
+     *         no longer had it (expired, deleted, taken), which the core reports as a loss
+     */
+    boolean release(Grant grant);
+
+    /**
+     * Subscribes the core to holds the backend learns are suspended, restored or lost
+     * without being asked (a ZooKeeper session, an etcd keep-alive). Backends with no
+     * such knowledge keep the default, which ignores the listener.
+     */
+    default void addGrantListener(GrantListener listener) {
+    }
+
+    /** Closes connections the backend created itself. Idempotent. */
+    @Override
+    void close();
+}

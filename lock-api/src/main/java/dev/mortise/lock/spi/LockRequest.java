@@ -1,0 +1,24 @@
+package dev.mortise.lock.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One request to a backend: take {@code key} for {@code owner} with {@code lease}.
+ * The core has validated every field: the key is non-blank and within the configured
+ * length, the owner is unique per hold and unguessable, the lease is positive.
+ *
+ * @param key     the user's key, unencoded; the backend encodes it injectively
+ * @param owner   the owner id to store with the hold (unique per hold)
+ * @param lease   how long the server keeps the hold without renewal
+ * @param renewed whether the watchdog will renew it (session-bound backends may use this
+ *                to choose between a shared session and a per-hold lease)
+ */
+public record LockRequest(String key, String owner, Duration lease, boolean renewed) {
+
+    public LockRequest {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(lease, "lease");
+    }
+}

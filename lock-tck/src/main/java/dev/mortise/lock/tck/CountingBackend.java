@@ -1,0 +1,78 @@
+package dev.mortise.lock.tck;
+
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Delegates to a real backend and counts the calls, so tests can see which operations reach the server. */
+public final class CountingBackend implements LockBackend {
+
+    private final LockBackend delegate;
+    /** Calls to tryAcquire plus calls to acquire. */
+    public final AtomicInteger acquireCalls = new AtomicInteger();
+    public final AtomicInteger renewCalls = new AtomicInteger();
+    public final AtomicInteger releaseCalls = new AtomicInteger();
+
+    public CountingBackend(LockBackend delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return delegate.guarantees();
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        acquireCalls.incrementAndGet();
+        return delegate.tryAcquire(request);
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        acquireCalls.incrementAndGet();
+        return delegate.acquire(request, wait);
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        renewCalls.incrementAndGet();
+        return delegate.renew(grant, lease);
+    }
+
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        renewCalls.incrementAndGet();
+        return delegate.renewAll(grants, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        releaseCalls.incrementAndGet();
+        return delegate.release(grant);
+    }
+
+    @Override
+    public void addGrantListener(GrantListener listener) {
+        delegate.addGrantListener(listener);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

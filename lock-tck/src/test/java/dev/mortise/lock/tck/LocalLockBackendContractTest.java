@@ -1,0 +1,36 @@
+package dev.mortise.lock.tck;
+
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.local.LocalLockBackend;
+import dev.mortise.lock.local.LocalLockServer;
+import dev.mortise.lock.spi.LockBackend;
+
+import java.time.Duration;
+
+/** The in-process backend against the whole contract: several backends on one {@link LocalLockServer}. */
+class LocalLockBackendContractTest extends LockBackendContractTest {
+
+    private final LocalLockServer server = new LocalLockServer("tck");
+
+    @Override
+    protected LockBackend newBackend() {
+        return new LocalLockBackend(server);
+    }
+
+    @Override
+    protected void breakHold(LockLease lease) {
+        server.forget(lease.key());
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) {
+        LocalLockServer stopped = new LocalLockServer("stopped");
+        stopped.stop();
+        return new LocalLockBackend(stopped);
+    }
+
+    @Override
+    protected int residueOnServer(String key) {
+        return server.isHeld(key) ? 1 : 0;
+    }
+}
