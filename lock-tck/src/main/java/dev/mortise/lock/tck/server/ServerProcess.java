@@ -1,0 +1,246 @@
+package dev.mortise.lock.tck.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real server process for tests: started on a free loopback port with a temp directory
+ * of its own, and stoppable, killable (SIGKILL), pausable (SIGSTOP/SIGCONT) and
+ * restartable on the same port and directory, so fault tests can do to it what
+ * production does. Output goes to {@code server.log} in its directory; a failed start
+ * reports the end of that log.
+ *
+ * <p>Not thread-safe: one test thread drives one server.
+ */
+public abstract class ServerProcess implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    protected final String name;
+    protected final Path dir;
+    protected final int port;
+    private Process process;
+
+    protected ServerProcess(String name, int port) {
+        this.name = name;
+        this.port = port;
+        try {
+            this.dir = Files.createTempDirectory("mortise-" + name + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temp directory for " + name, e);
+        }
+    }
+
+    /** The command that runs the server in the foreground. */
+    protected abstract List<String> command();
+
+    /** Whether the server answers requests (default: the port accepts connections). */
+    protected boolean isReady() {
+        return FreePorts.accepts(port);
+    }
+
+    /** One-time preparation before the first start (initdb, install-db). */
+    protected void prepare() throws IOException, InterruptedException {
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** The server process id, for signals from outside. */
+    public long pid() {
+        if (process == null) {
+            throw new IllegalStateException(name + " is not started");
+        }
+        return process.pid();
+    }
+
+    private boolean prepared;
+
+    /** Starts the server and waits until it is ready. */
+    public ServerProcess start() {
+        launch();
+        return awaitReady();
+    }
+
+    /** Starts the process without waiting (members of a cluster start together, then wait). */
+    public ServerProcess launch() {
+        if (isRunning()) {
+            return this;
+        }
+        try {
+            if (!prepared) {
+                prepare();
+                prepared = true;
+            }
+            ProcessBuilder builder = new ProcessBuilder(command()).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()));
+            process = builder.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not start " + name + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while preparing " + name, e);
+        }
+        return this;
+    }
+
+    /** Waits until a launched server is ready, failing with the end of its log. */
+    public ServerProcess awaitReady() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (!isReady()) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with code " + process.exitValue() + " on port " + port
+                        + ". End of " + dir.resolve("server.log") + ":\n" + logTail());
+            }
+            if (System.nanoTime() - deadline > 0) {
+                kill();
+                throw new IllegalStateException(name + " was not ready within " + START_TIMEOUT + " on port " + port
+                        + ". End of its log:\n" + logTail());
+            }
+            sleep(50);
+        }
+        return this;
+    }
+
+    /** Stops the server gracefully (with {@link #stopSignal()}), waiting for it to exit. */
+    public void stop() {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        resume();
+        signal(stopSignal());
+        waitForExit(Duration.ofSeconds(30));
+    }
+
+    /** The signal that shuts the server down without waiting for clients (default TERM). */
+    protected String stopSignal() {
+        return "TERM";
+    }
+
+    /** Kills the server at once (SIGKILL), as a crash would. */
+    public void kill() {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        List<ProcessHandle> children = process.descendants().toList();
+        process.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+        waitForExit(Duration.ofSeconds(30));
+    }
+
+    /** Freezes the server and its child processes (SIGSTOP), as a long GC pause or a hung host would. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Thaws a paused server (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    /** Stops and starts again on the same port and directory. */
+    public ServerProcess restart() {
+        stop();
+        return start();
+    }
+
+    private void signal(String signal) {
+        if (!isRunning()) {
+            return;
+        }
+        List<String> command = new ArrayList<>(List.of("kill", "-" + signal, Long.toString(process.pid())));
+        if (signal.equals("STOP") || signal.equals("CONT")) {
+            process.descendants().forEach(p -> command.add(Long.toString(p.pid())));
+        }
+        try {
+            Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " failed for " + name + ": "
+                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void waitForExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (FreePorts.accepts(port) && System.nanoTime() - deadline < 0) {
+            sleep(20);
+        }
+    }
+
+    /** The last lines of the server's log, for failure messages. */
+    public String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.log"), StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Runs a helper command to completion (initdb, install-db), failing with its output. */
+    protected void run(List<String> command, Duration timeout) throws IOException, InterruptedException {
+        Process helper = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        byte[] out = helper.getInputStream().readAllBytes();
+        if (!helper.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || helper.exitValue() != 0) {
+            helper.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", command) + " failed for " + name + ":\n"
+                    + new String(out, StandardCharsets.UTF_8));
+        }
+    }
+
+    protected static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** Kills the server and deletes its directory. */
+    @Override
+    public void close() {
+        kill();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "@127.0.0.1:" + port;
+    }
+}

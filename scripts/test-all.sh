@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the whole Mortise test suite on a fresh Debian/Ubuntu machine.
+#
+# Installs what the tests need and is missing (a JDK 17+, and the real servers the tests
+# start on their own loopback ports: redis-server, etcd, PostgreSQL, MariaDB), then runs
+# ./mvnw verify. ZooKeeper runs inside the tests (curator-test), so it needs no package.
+# Extra arguments go to Maven, e.g. ./scripts/test-all.sh -pl lock-api,lock-tck
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || missing+=(curl)
+command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing test prerequisites: ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  # The packages' own services are not needed: tests start private servers on free ports.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+exec ./mvnw -B verify "$@"
