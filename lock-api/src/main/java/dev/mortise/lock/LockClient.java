@@ -98,6 +98,23 @@ public interface LockClient extends AutoCloseable {
      */
     Lock asLock(String key);
 
+    /**
+     * Ends this client's hold on {@code key} at once, whichever owner opened it: its open
+     * leases become lost ({@link LostReason#FORCE_RELEASED}, {@code onLost} fires) and the
+     * server hold is released. For operators (the actuator endpoint), not for normal flow.
+     *
+     * @return true if this client held {@code key}
+     * @throws LockBackendException if the server release failed (the hold then expires)
+     */
+    boolean forceRelease(String key);
+
+    /**
+     * One round trip to the backend's server, for health checks.
+     *
+     * @throws LockBackendException if it cannot be reached within the operation timeout
+     */
+    void ping();
+
     /** The backend's name, as in exception messages and metrics. */
     String backendName();
 

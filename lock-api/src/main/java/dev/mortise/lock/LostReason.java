@@ -10,6 +10,8 @@ public enum LostReason {
     MISSING_AT_RELEASE,
     /** The session the hold was bound to (ZooKeeper session, etcd lease) ended. */
     SESSION_LOST,
+    /** An operator ended the hold through {@link LockClient#forceRelease} (the actuator endpoint). */
+    FORCE_RELEASED,
     /** The client was closed while the lease was open. */
     CLIENT_CLOSED
 }

@@ -371,10 +371,40 @@ public final class DefaultLockClient implements LockClient {
             case MISSING_AT_RELEASE -> "when it was released the server no longer had it (it expired or was removed "
                     + "while the work ran)";
             case CLIENT_CLOSED -> "the LockClient was closed while it was held";
+            case FORCE_RELEASED -> "an operator force-released it (LockClient.forceRelease, the actuator endpoint)";
         };
     }
 
     // ---- the rest ----------------------------------------------------------------------
+
+    @Override
+    public boolean forceRelease(String key) {
+        Hold hold = holdsByKey.get(arguments.key(key));
+        if (hold == null || !hold.isActive()) {
+            return false;
+        }
+        lose(hold, LostReason.FORCE_RELEASED, null);
+        try {
+            backend.release(hold.grant);
+        } catch (RuntimeException e) {
+            throw new LockBackendException("Force-releasing lock '" + Arguments.abbreviate(key) + "' on backend '"
+                    + backendName + "' failed: " + e + ". The hold ends when its lease runs out (at most "
+                    + hold.lease + ").", key, backendName, e);
+        }
+        return true;
+    }
+
+    @Override
+    public void ping() {
+        try {
+            backend.ping();
+        } catch (LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockBackendException("Backend '" + backendName + "' did not answer a ping: " + e
+                    + ". Check that the server is reachable.", null, backendName, e);
+        }
+    }
 
     @Override
     public String backendName() {

@@ -75,6 +75,11 @@ public final class LocalLockBackend implements LockBackend {
     }
 
     @Override
+    public void ping() {
+        server.ping();
+    }
+
+    @Override
     public void close() {
         // Nothing to close: the server belongs to whoever made it.
     }

@@ -135,6 +135,10 @@ public final class LocalLockServer {
         }
     }
 
+    void ping() {
+        checkUp("(ping)");
+    }
+
     /** Test hook: drops the hold on {@code key}, as if it had expired; waiters are woken. */
     public void forget(String key) {
         lock.lock();

@@ -90,6 +90,15 @@ public interface LockBackend extends AutoCloseable {
     default void addGrantListener(GrantListener listener) {
     }
 
+    /**
+     * One cheap round trip to the server (Redis PING, a ZooKeeper exists, {@code SELECT 1}),
+     * for health checks. Takes no lock and leaves nothing behind.
+     *
+     * @throws dev.mortise.lock.LockBackendException if the server cannot be reached within
+     *                                               the operation timeout
+     */
+    void ping();
+
     /** Closes connections the backend created itself. Idempotent. */
     @Override
     void close();

@@ -67,6 +67,11 @@ public final class CountingBackend implements LockBackend {
     }
 
     @Override
+    public void ping() {
+        delegate.ping();
+    }
+
+    @Override
     public void addGrantListener(GrantListener listener) {
         delegate.addGrantListener(listener);
     }

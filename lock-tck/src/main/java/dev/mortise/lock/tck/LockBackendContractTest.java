@@ -750,7 +750,31 @@ public abstract class LockBackendContractTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(operationTimeout().plus(SLACK));
     }
 
+    @Test
+    void pingAnswersAndAnUnreachablePingFails() {
+        a.ping();
+        assertThatThrownBy(() -> {
+            LockClient client = track(LockClient.builder(newUnreachableBackend(operationTimeout()))
+                    .defaultLease(watchdogLease()).build());
+            client.ping();
+        }).isInstanceOf(LockBackendException.class);
+    }
+
     // ---- the rest of the API -------------------------------------------------------------------
+
+    @Test
+    void forceReleaseEndsTheHoldAndFiresOnLost() throws Exception {
+        String key = key();
+        AtomicReference<LockLostEvent> lost = new AtomicReference<>();
+        LockLease lease = a.acquire(key, Duration.ofSeconds(5)).onLost(lost::set);
+        assertThat(a.forceRelease(key)).isTrue();
+        assertThat(lost.get()).isNotNull();
+        assertThat(lost.get().reason()).isEqualTo(LostReason.FORCE_RELEASED);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(b.tryAcquire(key)).hasValueSatisfying(LockLease::close);
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+        assertThat(a.forceRelease(key)).isFalse();
+    }
 
     @Test
     void callRunsTheWorkUnderTheLockAndReleases() throws Exception {
