@@ -1,0 +1,149 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.redis.internal.ReleaseSubscription;
+import dev.mortise.lock.redis.internal.ScriptRunner;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The Redis backend ({@code "redis"}): one Redis deployment — a single server, a Sentinel
+ * group or a Redis Cluster — reached through Redisson, which supplies connections,
+ * topology and pub/sub. The locking itself is our own Lua, one round trip per operation:
+ * the lock key holds the owner with the lease as its TTL, a counter key in the same
+ * cluster slot issues fencing tokens and never expires, release publishes to waiters.
+ *
+ * <pre>{@code
+ * LockBackend redis = RedisLockBackend.builder().address("redis://127.0.0.1:6379").build();
+ * LockClient locks = LockClient.builder(redis).build();
+ * }</pre>
+ *
+ * <p>Thread-safe; holds no per-lock state. Every operation waits at most the operation
+ * timeout (plus the replica wait, if one is configured) and reports failures as
+ * {@link LockBackendException}. {@link #close()} shuts the Redisson client down only if this
+ * backend built it. See {@code docs/redis.md} for what each deployment guarantees.
+ */
+public final class RedisLockBackend implements LockBackend {
+
+    /** The backend's name in messages, metrics and configuration. */
+    public static final String NAME = "redis";
+
+    private static final BackendGuarantees GUARANTEES = new BackendGuarantees(
+            BackendGuarantees.LeaseModel.TIME_BOUND, false, BackendGuarantees.Wakeup.PUSH,
+            "A per-key counter key (no TTL) in the lock's cluster slot, incremented by the acquire script: strictly "
+                    + "increasing while Redis keeps that key; a failover that loses unreplicated writes, a restart "
+                    + "without persistence, FLUSHALL or eviction of the counter can repeat tokens.",
+            Duration.ofMillis(1));
+
+    private final ScriptRunner runner;
+    private final LockCommands commands;
+    private final boolean ownsClient;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    RedisLockBackend(ScriptRunner runner, LockCommands commands, boolean ownsClient) {
+        this.runner = runner;
+        this.commands = commands;
+        this.ownsClient = ownsClient;
+    }
+
+    /** A builder; give it exactly one of an address, cluster nodes, a Sentinel group, a Config or a client. */
+    public static RedisLockBackendBuilder builder() {
+        return new RedisLockBackendBuilder();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return GUARANTEES;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        return commands.acquire(request);
+    }
+
+    /**
+     * Waits for a release message instead of polling: subscribes to the lock's channel
+     * (confirmed by the server), then retries, then sleeps until a release is published or
+     * the holder's lease runs out, whichever is first. Timeout and interruption close the
+     * subscription; no waiter record is ever written to Redis.
+     */
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        long deadline = Deadlines.after(System.nanoTime(), wait);
+        Attempt attempt = commands.acquire(request);
+        if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
+            return attempt.grant();
+        }
+        RedisKeys keys = commands.keys(request.key());
+        try (ReleaseSubscription released = ReleaseSubscription.open(runner, keys, request.key())) {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
+                }
+                released.drain();
+                attempt = commands.acquire(request);
+                if (attempt.isGranted()) {
+                    return attempt.grant();
+                }
+                long left = Deadlines.left(deadline);
+                if (left == 0) {
+                    return Optional.empty();
+                }
+                long holder = attempt.holderRemaining().map(Duration::toNanos).orElse(left);
+                // Wake just after the holder's lease ends: expiry publishes nothing.
+                released.await(Duration.ofNanos(Math.min(left, holder + TimeUnit.MILLISECONDS.toNanos(1))));
+            }
+        }
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        return !commands.renewAll(Set.of(grant), lease).contains(grant);
+    }
+
+    /** One script call per cluster slot, pipelined per node: one round trip per node. */
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        return commands.renewAll(grants, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return commands.release(grant);
+    }
+
+    @Override
+    public void ping() {
+        commands.ping();
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true) && ownsClient) {
+            runner.client().shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockBackend[" + runner.where() + "]";
+    }
+}

@@ -1,0 +1,173 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedissonClients;
+import dev.mortise.lock.redis.internal.ScriptRunner;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Builds a {@link RedisLockBackend}. Give it exactly one connection source:
+ * {@link #address} (one server), {@link #clusterNodes} (Redis Cluster), {@link #sentinel}
+ * (a Sentinel group), {@link #config} (any Redisson {@link Config}; the backend builds and
+ * owns the client) or {@link #client} (your {@link RedissonClient}; the backend never
+ * closes it). Each setter validates its argument and throws {@link IllegalArgumentException}
+ * naming the fix. Not thread-safe; build once.
+ *
+ * <p>Clients the backend builds connect lazily (Redisson's {@code lazyInitialization}), so
+ * {@link #build()} never blocks on the network: an unreachable server shows up as a
+ * {@link dev.mortise.lock.LockBackendException} on first use, within the operation timeout.
+ */
+public final class RedisLockBackendBuilder {
+
+    private RedissonClient client;
+    private Config config;
+    private String address;
+    private List<String> clusterNodes;
+    private String sentinelMaster;
+    private List<String> sentinels;
+    private String username;
+    private String password;
+    private URL trustStore;
+    private String trustStorePassword;
+    private Consumer<Config> customizer = c -> {
+    };
+    private Duration operationTimeout = Duration.ofSeconds(3);
+    private String keyPrefix = "mortise";
+    private int replicas;
+    private Duration replicaTimeout = Duration.ofMillis(500);
+
+    RedisLockBackendBuilder() {
+    }
+
+    /** One Redis server, {@code redis://host:port} or {@code rediss://host:port} for TLS. */
+    public RedisLockBackendBuilder address(String address) {
+        this.address = RedissonClients.checkAddress(address, "address");
+        return this;
+    }
+
+    /** Seed nodes of a Redis Cluster; Redisson discovers the rest and follows resharding. */
+    public RedisLockBackendBuilder clusterNodes(String... nodes) {
+        this.clusterNodes = RedissonClients.checkAddresses(nodes, "clusterNodes");
+        return this;
+    }
+
+    /** A Sentinel-monitored master: its name and the Sentinel addresses. */
+    public RedisLockBackendBuilder sentinel(String masterName, String... sentinelAddresses) {
+        if (masterName == null || masterName.isBlank()) {
+            throw new IllegalArgumentException("sentinel master name must not be blank: give the name from "
+                    + "'sentinel monitor <name> ...' (backend 'redis')");
+        }
+        this.sentinelMaster = masterName;
+        this.sentinels = RedissonClients.checkAddresses(sentinelAddresses, "sentinel addresses");
+        return this;
+    }
+
+    /** A full Redisson configuration (any mode, any option); the backend creates and owns the client. */
+    public RedisLockBackendBuilder config(Config config) {
+        this.config = Objects.requireNonNull(config, "config must not be null (backend 'redis')");
+        return this;
+    }
+
+    /** Your Redisson client, shared with the rest of the application; {@link RedisLockBackend#close()} leaves it open. */
+    public RedisLockBackendBuilder client(RedissonClient client) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null (backend 'redis'): pass a RedissonClient "
+                    + "or use address(...)");
+        }
+        this.client = client;
+        return this;
+    }
+
+    /** AUTH: a password alone ({@code requirepass}) or an ACL user and password; {@code username} may be null. */
+    public RedisLockBackendBuilder credentials(String username, String password) {
+        if (password == null || password.isEmpty()) {
+            throw new IllegalArgumentException("password must not be empty (backend 'redis'); omit credentials(...) "
+                    + "for a server without AUTH");
+        }
+        this.username = username;
+        this.password = password;
+        return this;
+    }
+
+    /** TLS trust store for {@code rediss://} addresses (passed to Redisson's {@code sslTruststore}). */
+    public RedisLockBackendBuilder trustStore(URL trustStore, String password) {
+        this.trustStore = Objects.requireNonNull(trustStore, "trustStore must not be null (backend 'redis')");
+        this.trustStorePassword = password;
+        return this;
+    }
+
+    /** Changes anything else in the Config the backend builds (pool sizes, threads, SSL key store...). */
+    public RedisLockBackendBuilder configure(Consumer<Config> customizer) {
+        this.customizer = Objects.requireNonNull(customizer, "customizer must not be null (backend 'redis')");
+        return this;
+    }
+
+    /** The longest any single operation waits for Redis (default 3 s); also Redisson's response timeout. */
+    public RedisLockBackendBuilder operationTimeout(Duration timeout) {
+        this.operationTimeout = RedissonClients.checkPositive(timeout, "operationTimeout");
+        return this;
+    }
+
+    /** Prefix of every key and channel (default {@code mortise}); must not contain braces. */
+    public RedisLockBackendBuilder keyPrefix(String prefix) {
+        if (prefix == null || prefix.isBlank() || prefix.contains("{") || prefix.contains("}")) {
+            throw new IllegalArgumentException("keyPrefix must be non-blank and contain no '{' or '}' (braces would "
+                    + "change the cluster hash tag), was '" + prefix + "' (backend 'redis')");
+        }
+        this.keyPrefix = prefix;
+        return this;
+    }
+
+    /**
+     * Replication safety: a grant or renewal counts only after {@code replicas} replicas
+     * acknowledged it ({@code WAIT replicas timeout}, sent with the script in one pipeline).
+     * A grant that is not acknowledged in time is withdrawn and reported as a
+     * {@link dev.mortise.lock.LockBackendException}. Narrows, but does not close, the window in
+     * which a failover loses a lock: see {@code docs/redis.md}.
+     */
+    public RedisLockBackendBuilder waitForReplicas(int replicas, Duration timeout) {
+        if (replicas < 0) {
+            throw new IllegalArgumentException("waitForReplicas needs 0 or more replicas, was " + replicas
+                    + " (backend 'redis')");
+        }
+        this.replicas = replicas;
+        this.replicaTimeout = RedissonClients.checkPositive(timeout, "waitForReplicas timeout");
+        return this;
+    }
+
+    /**
+     * @throws IllegalStateException if not exactly one connection source was given
+     */
+    public RedisLockBackend build() {
+        long sources = java.util.stream.Stream.of(client, config, address, clusterNodes, sentinelMaster)
+                .filter(Objects::nonNull).count();
+        if (sources != 1) {
+            throw new IllegalStateException("Give exactly one of address(...), clusterNodes(...), sentinel(...), "
+                    + "config(...) or client(...) to build the 'redis' backend; " + sources + " were given");
+        }
+        boolean owns = client == null;
+        RedissonClient redisson;
+        String where;
+        if (client != null) {
+            redisson = client;
+            where = "Redis via the supplied RedissonClient";
+        } else {
+            Config built = config != null ? new Config(config) : RedissonClients.config(address, clusterNodes,
+                    sentinelMaster, sentinels, operationTimeout);
+            RedissonClients.security(built, username, password, trustStore, trustStorePassword);
+            customizer.accept(built);
+            where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels);
+            redisson = RedissonClients.create(built, where);
+        }
+        ScriptRunner runner = new ScriptRunner(redisson, operationTimeout, RedisLockBackend.NAME, where);
+        boolean cluster = redisson.getConfig().isClusterConfig();
+        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, cluster, replicas, replicaTimeout), owns);
+    }
+}

@@ -1,0 +1,31 @@
+package dev.mortise.lock.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+
+/** The CRC16 (XMODEM) that Redis Cluster uses to map a hash tag to one of 16384 slots. */
+final class Crc16 {
+
+    private static final int[] TABLE = new int[256];
+
+    static {
+        for (int i = 0; i < 256; i++) {
+            int crc = i << 8;
+            for (int bit = 0; bit < 8; bit++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+            TABLE[i] = crc & 0xffff;
+        }
+    }
+
+    private Crc16() {
+    }
+
+    /** The slot of a key whose hash tag is {@code tag} (the tag's UTF-8 bytes, mod 16384). */
+    static int slot(String tag) {
+        int crc = 0;
+        for (byte b : tag.getBytes(StandardCharsets.UTF_8)) {
+            crc = ((crc << 8) ^ TABLE[((crc >>> 8) ^ b) & 0xff]) & 0xffff;
+        }
+        return crc & 16383;
+    }
+}

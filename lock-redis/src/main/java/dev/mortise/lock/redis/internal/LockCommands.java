@@ -1,0 +1,192 @@
+package dev.mortise.lock.redis.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockRequest;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RScript;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lock operations on one Redis deployment, as script calls: acquire, renew (batched
+ * by slot), release, ping; and, when replicas are required, each write followed by
+ * {@code WAIT} on the same connection. Thread-safe.
+ */
+public final class LockCommands {
+
+    private final ScriptRunner runner;
+    private final String prefix;
+    private final boolean cluster;
+    private final int replicas;
+    private final Duration replicaTimeout;
+
+    /**
+     * @param cluster        whether keys of different slots must go in different script calls
+     * @param replicas       replicas that must acknowledge a grant or renewal (0: none)
+     * @param replicaTimeout how long {@code WAIT} waits for them
+     */
+    public LockCommands(ScriptRunner runner, String prefix, boolean cluster, int replicas, Duration replicaTimeout) {
+        this.runner = runner;
+        this.prefix = prefix;
+        this.cluster = cluster;
+        this.replicas = replicas;
+        this.replicaTimeout = replicaTimeout;
+    }
+
+    public ScriptRunner runner() {
+        return runner;
+    }
+
+    public RedisKeys keys(String key) {
+        return RedisKeys.of(prefix, key);
+    }
+
+    // ---- asynchronous primitives (Redlock sends them to many nodes at once) -------------------
+
+    public static ScriptCall acquireCall(RedisKeys keys, LockRequest request) {
+        return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST, List.of(keys.lock(), keys.fence()),
+                request.owner(), Long.toString(Math.max(1, request.lease().toMillis())));
+    }
+
+    public CompletableFuture<List<Object>> acquireAsync(RedisKeys keys, LockRequest request) {
+        return runner.callAsync(acquireCall(keys, request));
+    }
+
+    public CompletableFuture<Long> releaseAsync(RedisKeys keys, String owner) {
+        return runner.callAsync(ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner,
+                keys.channel()));
+    }
+
+    public CompletableFuture<Long> raiseFenceAsync(RedisKeys keys, String owner, long token) {
+        return runner.callAsync(ScriptCall.of(Scripts.RAISE_FENCE, RScript.ReturnType.LONG,
+                List.of(keys.lock(), keys.fence()), owner, Long.toString(token)));
+    }
+
+    /** Renews grants that all live in one slot (or on one non-cluster server); one flag per grant. */
+    public CompletableFuture<List<Object>> renewAsync(List<Grant> grants, Duration lease) {
+        return runner.callAsync(renewCall(grants, lease));
+    }
+
+    private static ScriptCall renewCall(List<Grant> grants, Duration lease) {
+        List<Object> keys = new ArrayList<>(grants.size());
+        Object[] args = new Object[grants.size() + 1];
+        args[0] = Long.toString(Math.max(1, lease.toMillis()));
+        for (int i = 0; i < grants.size(); i++) {
+            keys.add(grants.get(i).<RedisKeys>state().lock());
+            args[i + 1] = grants.get(i).owner();
+        }
+        return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, keys, args);
+    }
+
+    /** Reads an acquire reply: {1, token} granted, {0, pttl} busy. */
+    public static Attempt toAttempt(List<Object> reply, LockRequest request, RedisKeys keys, long requestedAt) {
+        long value = ((Number) reply.get(1)).longValue();
+        if (((Number) reply.get(0)).longValue() == 1) {
+            return Attempt.granted(new Grant(request.key(), request.owner(), value, requestedAt, keys));
+        }
+        return Attempt.busy(value >= 0 ? Duration.ofMillis(value) : null);
+    }
+
+    // ---- synchronous operations of the single-deployment backend -------------------------------
+
+    public Attempt acquire(LockRequest request) {
+        RedisKeys keys = keys(request.key());
+        long requestedAt = System.nanoTime();
+        List<Object> reply;
+        int synced = replicas;
+        try {
+            if (replicas == 0) {
+                reply = runner.call(acquireCall(keys, request), request.key(), "acquire");
+            } else {
+                BatchResult<?> result = runner.batch(List.of(acquireCall(keys, request)), withWait(), replicaTimeout,
+                        request.key(), "acquire");
+                reply = cast(result.getResponses().get(0));
+                synced = result.getSyncedSlaves();
+            }
+        } catch (LockBackendException e) {
+            // The script may still run after we gave up: take back whatever it granted.
+            releaseAsync(keys, request.owner());
+            throw e;
+        }
+        Attempt attempt = toAttempt(reply, request, keys, requestedAt);
+        if (attempt.isGranted() && synced < replicas) {
+            releaseAsync(keys, request.owner());
+            throw new LockBackendException("Backend 'redis' (" + runner.where() + ") granted lock '"
+                    + ScriptRunner.abbreviate(request.key()) + "' but only " + synced + " of the required " + replicas
+                    + " replica(s) acknowledged it within " + replicaTimeout.toMillis() + " ms, so the grant was "
+                    + "withdrawn. Check replication (INFO replication), raise replicaTimeout or lower waitForReplicas.",
+                    request.key(), "redis", null);
+        }
+        return attempt;
+    }
+
+    /** Renews every grant: one script call per slot, pipelined per node. Returns the grants that are gone. */
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        if (grants.isEmpty()) {
+            return Set.of();
+        }
+        Map<Integer, List<Grant>> groups = new LinkedHashMap<>();
+        for (Grant grant : grants) {
+            int group = cluster ? grant.<RedisKeys>state().slot() : 0;
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(grant);
+        }
+        List<List<Grant>> ordered = new ArrayList<>(groups.values());
+        List<List<Object>> replies = new ArrayList<>(ordered.size());
+        String key = grants.isEmpty() ? null : grants.iterator().next().key();
+        String what = grants.size() == 1 ? "renew" : "renew " + grants.size() + " locks including";
+        if (ordered.size() == 1 && replicas == 0) {
+            replies.add(runner.call(renewCall(ordered.get(0), lease), key, what));
+        } else {
+            List<ScriptCall> calls = ordered.stream().map(g -> renewCall(g, lease)).toList();
+            BatchResult<?> result = runner.batch(calls, replicas == 0 ? BatchOptions.defaults() : withWait(),
+                    replicaTimeout, key, what);
+            if (result.getSyncedSlaves() < replicas) {
+                throw new LockBackendException("Backend 'redis' (" + runner.where() + ") renewed lock(s) such as '"
+                        + ScriptRunner.abbreviate(key) + "' but only " + result.getSyncedSlaves() + " of the required "
+                        + replicas + " replica(s) acknowledged within " + replicaTimeout.toMillis() + " ms; the leases "
+                        + "are not counted as renewed. Check replication (INFO replication).", key, "redis", null);
+            }
+            result.getResponses().forEach(r -> replies.add(cast(r)));
+        }
+        Set<Grant> gone = new HashSet<>();
+        for (int g = 0; g < ordered.size(); g++) {
+            List<Grant> group = ordered.get(g);
+            for (int i = 0; i < group.size(); i++) {
+                if (((Number) replies.get(g).get(i)).longValue() != 1) {
+                    gone.add(group.get(i));
+                }
+            }
+        }
+        return gone;
+    }
+
+    public boolean release(Grant grant) {
+        Long released = runner.await(releaseAsync(grant.state(), grant.owner()), runner.timeout(), grant.key(), "release");
+        return released == 1;
+    }
+
+    public void ping() {
+        runner.call(ScriptCall.of(Scripts.PING, RScript.ReturnType.LONG, List.of()), null, "answer a ping");
+    }
+
+    private BatchOptions withWait() {
+        return BatchOptions.defaults().syncSlaves(replicas, replicaTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> cast(Object reply) {
+        return (List<Object>) reply;
+    }
+}

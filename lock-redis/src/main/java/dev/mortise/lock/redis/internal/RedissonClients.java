@@ -1,0 +1,116 @@
+package dev.mortise.lock.redis.internal;
+
+import dev.mortise.lock.LockBackendException;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.Config;
+import org.redisson.config.ConstantDelay;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/** Argument checks and Redisson configuration shared by the Redis and Redlock builders. */
+public final class RedissonClients {
+
+    private RedissonClients() {
+    }
+
+    /** {@code redis://host:port} or {@code rediss://host:port}. */
+    public static String checkAddress(String address, String what) {
+        if (address == null || address.isBlank()) {
+            throw new IllegalArgumentException(what + " must not be blank: give redis://host:port (backend 'redis')");
+        }
+        try {
+            URI uri = new URI(address.trim());
+            if (!("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme())) || uri.getHost() == null
+                    || uri.getPort() <= 0 || uri.getPort() > 65535) {
+                throw new URISyntaxException(address, "not redis://host:port");
+            }
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(what + " '" + address + "' is not a Redis address: write "
+                    + "redis://host:port (or rediss://host:port for TLS) (backend 'redis')", e);
+        }
+        return address.trim();
+    }
+
+    public static List<String> checkAddresses(String[] addresses, String what) {
+        if (addresses == null || addresses.length == 0) {
+            throw new IllegalArgumentException(what + " needs at least one redis://host:port address (backend 'redis')");
+        }
+        return Arrays.stream(addresses).map(a -> checkAddress(a, what)).toList();
+    }
+
+    public static Duration checkPositive(Duration duration, String what) {
+        if (duration == null || duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + duration + " (backend 'redis')");
+        }
+        return duration;
+    }
+
+    /** A lazily connecting Config for one of the three modes, with timeouts that fit the operation timeout. */
+    public static Config config(String address, List<String> clusterNodes, String sentinelMaster,
+                                List<String> sentinels, Duration timeout) {
+        Config config = new Config();
+        config.setLazyInitialization(true);
+        BaseConfig<?> base;
+        if (address != null) {
+            base = config.useSingleServer().setAddress(address).setConnectionMinimumIdleSize(2)
+                    .setSubscriptionConnectionMinimumIdleSize(1);
+        } else if (clusterNodes != null) {
+            base = config.useClusterServers().addNodeAddress(clusterNodes.toArray(String[]::new))
+                    .setMasterConnectionMinimumIdleSize(2).setSlaveConnectionMinimumIdleSize(1);
+        } else {
+            base = config.useSentinelServers().setMasterName(sentinelMaster)
+                    .addSentinelAddress(sentinels.toArray(String[]::new)).setMasterConnectionMinimumIdleSize(2)
+                    .setSlaveConnectionMinimumIdleSize(1);
+        }
+        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        // One quick retry fits inside the operation timeout; more would outlive it.
+        base.setTimeout(millis).setConnectTimeout(millis).setRetryAttempts(1)
+                .setRetryDelay(new ConstantDelay(Duration.ofMillis(Math.max(1, Math.min(500, millis / 4)))));
+        return config;
+    }
+
+    /** AUTH/ACL and TLS settings, passed to Redisson as given. */
+    public static void security(Config config, String username, String password, URL trustStore, String trustPassword) {
+        if (password != null) {
+            config.setPassword(password);
+            if (username != null) {
+                config.setUsername(username);
+            }
+        }
+        if (trustStore != null) {
+            config.setSslTruststore(trustStore);
+            config.setSslTruststorePassword(trustPassword);
+        }
+    }
+
+    public static String describe(String address, List<String> clusterNodes, String sentinelMaster,
+                                  List<String> sentinels) {
+        if (address != null) {
+            return "Redis at " + address;
+        }
+        if (clusterNodes != null) {
+            return "Redis Cluster via " + String.join(",", clusterNodes);
+        }
+        if (sentinelMaster != null) {
+            return "Redis master '" + sentinelMaster + "' via Sentinels " + String.join(",", sentinels);
+        }
+        return "Redis from the supplied Redisson Config";
+    }
+
+    /** Creates the client; Redisson's own failures become a {@link LockBackendException}. */
+    public static RedissonClient create(Config config, String where) {
+        try {
+            return Redisson.create(config);
+        } catch (RuntimeException e) {
+            throw new LockBackendException("Could not create the Redisson client for " + where + ": " + e
+                    + ". Check the addresses, credentials and TLS settings.", null, "redis", e);
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package dev.mortise.lock.redis.internal;
+
+import dev.mortise.lock.LockBackendException;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs our Lua scripts on one Redis deployment through Redisson: {@code EVALSHA} first, and
+ * {@code EVAL} (which also caches the script) only when the server answers {@code NOSCRIPT}
+ * after a restart or {@code SCRIPT FLUSH}. Every wait is bounded by the operation timeout
+ * and every failure becomes a {@link LockBackendException} naming the key, the backend and
+ * the fix. Thread-safe.
+ */
+public final class ScriptRunner {
+
+    private final RedissonClient client;
+    private final Duration timeout;
+    private final String backend;
+    private final String where;
+
+    /**
+     * @param backend the backend's name, for messages
+     * @param where   what the client points at ("Redis at redis://127.0.0.1:6379"), for messages
+     */
+    public ScriptRunner(RedissonClient client, Duration timeout, String backend, String where) {
+        this.client = client;
+        this.timeout = timeout;
+        this.backend = backend;
+        this.where = where;
+    }
+
+    public RedissonClient client() {
+        return client;
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    public String where() {
+        return where;
+    }
+
+    /** Starts one script call. */
+    public <T> CompletableFuture<T> callAsync(ScriptCall call) {
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        CompletableFuture<T> first = start(script, call, false);
+        return first.exceptionallyCompose(e -> isNoScript(e) ? start(script, call, true) : CompletableFuture.failedFuture(e));
+    }
+
+    /** Runs one script call and waits for it, at most the operation timeout. */
+    public <T> T call(ScriptCall call, String key, String what) {
+        return await(callAsync(call), timeout, key, what);
+    }
+
+    /**
+     * Sends the calls as one pipelined batch (one round trip per node), optionally followed
+     * by {@code WAIT replicas} on the same connection; waits at most the operation timeout
+     * plus {@code extra}.
+     */
+    public BatchResult<?> batch(List<ScriptCall> calls, BatchOptions options, Duration extra, String key, String what) {
+        CompletableFuture<BatchResult<?>> result = startBatch(calls, options, false)
+                .exceptionallyCompose(e -> isNoScript(e) ? startBatch(calls, options, true) : CompletableFuture.failedFuture(e));
+        return await(result, timeout.plus(extra), key, what);
+    }
+
+    private CompletableFuture<BatchResult<?>> startBatch(List<ScriptCall> calls, BatchOptions options, boolean eval) {
+        RBatch batch = client.createBatch(options);
+        RScriptAsync script = batch.getScript(StringCodec.INSTANCE);
+        for (ScriptCall call : calls) {
+            start(script, call, eval);
+        }
+        return batch.executeAsync().toCompletableFuture();
+    }
+
+    private static <T> CompletableFuture<T> start(RScriptAsync script, ScriptCall call, boolean eval) {
+        RFuture<T> future;
+        if (call.routingKey() == null) {
+            future = eval ? script.evalAsync(RScript.Mode.READ_WRITE, call.script().source(), call.returnType())
+                    : script.evalShaAsync(RScript.Mode.READ_WRITE, call.script().sha(), call.returnType());
+        } else if (eval) {
+            future = script.evalAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().source(),
+                    call.returnType(), call.keys(), call.args());
+        } else {
+            future = script.evalShaAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().sha(),
+                    call.returnType(), call.keys(), call.args());
+        }
+        return future.toCompletableFuture();
+    }
+
+    static boolean isNoScript(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.redisson.client.RedisNoScriptException
+                    || (t.getMessage() != null && t.getMessage().contains("NOSCRIPT"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Waits for {@code future} at most {@code max}, without being interruptible: each wait
+     * is bounded, and abandoning a write half-way would leave its outcome unknown. The
+     * interrupt flag is restored.
+     */
+    public <T> T await(CompletableFuture<T> future, Duration max, String key, String what) {
+        long deadline = System.nanoTime() + max.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    future.cancel(false);
+                    throw new LockBackendException(prefix(key, what) + "got no answer within the operation timeout ("
+                            + max.toMillis() + " ms). Check that the server is up and reachable, or raise operationTimeout.",
+                            key, backend, e);
+                } catch (ExecutionException | CompletionException e) {
+                    throw failure(key, what, e.getCause() == null ? e : e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A failure of {@code what} on {@code key}, with the cause and the fix. */
+    public LockBackendException failure(String key, String what, Throwable cause) {
+        if (cause instanceof LockBackendException known) {
+            return known;
+        }
+        return new LockBackendException(prefix(key, what) + "failed: " + cause
+                + ". Check that the server is up and reachable and that the credentials (username/password) and TLS "
+                + "settings are right; nothing was granted that the server did not confirm.", key, backend, cause);
+    }
+
+    private String prefix(String key, String what) {
+        return "Backend '" + backend + "' (" + where + ") could not " + what
+                + (key == null ? ": " : " lock '" + abbreviate(key) + "': ");
+    }
+
+    static String abbreviate(String key) {
+        return key.length() <= 200 ? key : key.substring(0, 200) + "…";
+    }
+}

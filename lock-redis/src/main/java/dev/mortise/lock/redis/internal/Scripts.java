@@ -1,0 +1,80 @@
+package dev.mortise.lock.redis.internal;
+
+/**
+ * The Lua scripts of the Redis backend. Each runs atomically on the node that owns the
+ * lock's slot; every key a script touches shares one hash tag, so Redis Cluster accepts it.
+ * Lock keys hold the owner id and carry the lease as their TTL; fence keys are plain
+ * counters with no TTL, so a token survives release and expiry.
+ */
+public final class Scripts {
+
+    private Scripts() {
+    }
+
+    /**
+     * KEYS: lock, fence. ARGV: owner, lease ms. Takes the lock if free or already the
+     * owner's and returns {1, token}; otherwise {0, holder's PTTL}. A new holder bumps the
+     * fence counter; the same owner asking again (a retried request) keeps its token.
+     */
+    public static final LuaScript ACQUIRE = LuaScript.of("acquire", """
+            local holder = redis.call('GET', KEYS[1])
+            if holder == false then
+              redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+              return {1, redis.call('INCR', KEYS[2])}
+            end
+            if holder == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              return {1, tonumber(redis.call('GET', KEYS[2]) or '0')}
+            end
+            return {0, redis.call('PTTL', KEYS[1])}
+            """);
+
+    /**
+     * KEYS: lock. ARGV: owner, release channel. Deletes the lock only if the owner still
+     * holds it, and tells waiters on the channel. Returns 1 if it was the owner's, else 0.
+     */
+    public static final LuaScript RELEASE = LuaScript.of("release", """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+              redis.call('DEL', KEYS[1])
+              redis.call('PUBLISH', ARGV[2], 'released')
+              return 1
+            end
+            return 0
+            """);
+
+    /**
+     * KEYS: lock keys (one slot). ARGV: lease ms, then one owner per key. Extends each lock
+     * still held by its owner; returns one 1 (renewed) or 0 (gone) per key, in order.
+     */
+    public static final LuaScript RENEW = LuaScript.of("renew", """
+            local result = {}
+            for i, key in ipairs(KEYS) do
+              if redis.call('GET', key) == ARGV[i + 1] then
+                redis.call('PEXPIRE', key, ARGV[1])
+                result[i] = 1
+              else
+                result[i] = 0
+              end
+            end
+            return result
+            """);
+
+    /**
+     * KEYS: lock, fence. ARGV: owner, token. Redlock's second round: raises the fence
+     * counter to at least the token, only while the owner holds the lock. Returns 1 if
+     * held (and raised), else 0.
+     */
+    public static final LuaScript RAISE_FENCE = LuaScript.of("raise-fence", """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+              return 0
+            end
+            local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+            if current < tonumber(ARGV[2]) then
+              redis.call('SET', KEYS[2], ARGV[2])
+            end
+            return 1
+            """);
+
+    /** No keys: one cheap round trip for health checks. */
+    public static final LuaScript PING = LuaScript.of("ping", "return 1");
+}
