@@ -1,0 +1,234 @@
+package dev.mortise.lock.zookeeper;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
+import dev.mortise.lock.zookeeper.internal.LockPaths;
+import dev.mortise.lock.zookeeper.internal.LockQueue;
+import dev.mortise.lock.zookeeper.internal.NodeRef;
+import dev.mortise.lock.zookeeper.internal.SessionGuard;
+import dev.mortise.lock.zookeeper.internal.ZkOps;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The ZooKeeper backend ({@code "zookeeper"}), on Apache Curator: one ephemeral sequential
+ * node per hold or waiter under a container node per key; the lowest sequence owns the
+ * lock; waiters watch only their predecessor; the fencing token is the lock node's czxid.
+ *
+ * <p>Holds are bound to the ZooKeeper session, which is the lease: the core's watchdog
+ * renewal confirms that the connection is up and each node still exists (one pipelined
+ * round trip for all holds). When the connection is SUSPENDED every hold stops being
+ * valid at once; when the session is LOST every hold is reported lost; on RECONNECTED
+ * with the same session a hold is valid again once its node is confirmed. Explicit
+ * (non-renewed) leases additionally end on the server when they run out: this backend
+ * deletes their node then.
+ *
+ * <p>Thread-safe; a grant may be released from any thread. Every server call is bounded
+ * by the operation timeout and fails with {@link LockBackendException}, never hangs.
+ *
+ * <pre>{@code
+ * LockBackend backend = ZookeeperLockBackend.builder().connectString("zk1:2181,zk2:2181,zk3:2181").build();
+ * LockClient locks = LockClient.builder(backend).build();
+ * }</pre>
+ */
+public final class ZookeeperLockBackend implements LockBackend {
+
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperLockBackend.class);
+
+    static final BackendGuarantees GUARANTEES = new BackendGuarantees(
+            BackendGuarantees.LeaseModel.SESSION_BOUND, true, BackendGuarantees.Wakeup.PUSH,
+            "The czxid of the lock node (the zxid of the transaction that created it): strictly increasing across "
+                    + "the ensemble for as long as it keeps its transaction log; it breaks if the ensemble's data is "
+                    + "wiped or restored from an older snapshot, or clients move to another ensemble.",
+            Duration.ofMillis(1));
+
+    private final CuratorFramework client;
+    private final boolean ownsClient;
+    private final LockPaths paths;
+    private final ZkOps ops;
+    private final LockQueue queue;
+    private final SessionGuard guard;
+    private final LeaseExpiry expiry;
+    private final AtomicBoolean leaseWarned = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    ZookeeperLockBackend(CuratorFramework client, boolean ownsClient, String rootPath, Duration operationTimeout,
+                         String ensemble) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.paths = new LockPaths(rootPath);
+        this.ops = new ZkOps(client, operationTimeout, ensemble);
+        this.queue = new LockQueue(ops, paths);
+        this.guard = new SessionGuard(ops);
+        this.expiry = new LeaseExpiry(ops, guard);
+        client.getConnectionStateListenable().addListener(guard);
+    }
+
+    /** A builder; give it either a connect string or a started {@link CuratorFramework}. */
+    public static ZookeeperLockBackendBuilder builder() {
+        return new ZookeeperLockBackendBuilder();
+    }
+
+    @Override
+    public String name() {
+        return "zookeeper";
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return GUARANTEES;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        return queue.tryAcquire(request).map(owned -> Attempt.granted(granted(request, owned)))
+                .orElseGet(() -> Attempt.busy(null));
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        return queue.acquire(request, wait).map(owned -> granted(request, owned));
+    }
+
+    private Grant granted(LockRequest request, LockQueue.Owned owned) {
+        NodeRef node = owned.node();
+        Grant grant = new Grant(request.key(), request.owner(), node.czxid(), owned.requestedAtNanos(), node);
+        guard.add(grant);
+        if (!request.renewed()) {
+            expiry.schedule(grant, request.lease());
+        } else {
+            warnIfLeaseOutlivesSession(request.lease());
+        }
+        return grant;
+    }
+
+    /**
+     * A renewed lease longer than the session lets a paused holder think itself valid after
+     * the server expired its session; at most the session timeout keeps local validity a
+     * real guard (see docs/zookeeper.md).
+     */
+    private void warnIfLeaseOutlivesSession(Duration lease) {
+        if (leaseWarned.get()) {
+            return;
+        }
+        try {
+            int session = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (session > 0 && lease.toMillis() > session && leaseWarned.compareAndSet(false, true)) {
+                log.warn("The default lease ({} ms) is longer than the negotiated ZooKeeper session timeout ({} ms): "
+                        + "a holder paused longer than the session may still see its lease as valid after the server "
+                        + "ended it. Use LockClientBuilder.defaultLease no longer than the session timeout.",
+                        lease.toMillis(), session);
+            }
+        } catch (Exception e) {
+            log.debug("Could not read the negotiated session timeout", e);
+        }
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        return renewAll(List.of(grant), lease).isEmpty();
+    }
+
+    /**
+     * Confirms every hold in one pipelined round trip: the connection is up, the node
+     * exists and belongs to the current session. Throws (so the core retries and lets
+     * leases expire locally) when the connection is suspended or a call fails.
+     */
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        if (!guard.isConnected()) {
+            throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the connection is "
+                    + "suspended (backend 'zookeeper'). Leases stay invalid until it is back; check the ensemble.",
+                    null, name(), null);
+        }
+        long session = guard.currentSession();
+        Set<Grant> gone = new HashSet<>();
+        Map<Grant, CompletableFuture<org.apache.curator.framework.api.CuratorEvent>> checks = new LinkedHashMap<>();
+        for (Grant grant : grants) {
+            NodeRef node = grant.state();
+            if (node.sessionId() != session) {
+                gone.add(grant);
+            } else {
+                checks.put(grant, ops.existsAsync(node.path(), grant.key()));
+            }
+        }
+        long deadline = System.nanoTime() + ops.timeout().toNanos();
+        for (Map.Entry<Grant, CompletableFuture<org.apache.curator.framework.api.CuratorEvent>> check : checks.entrySet()) {
+            NodeRef node = check.getKey().state();
+            Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
+            if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
+                gone.add(check.getKey());
+            }
+        }
+        gone.forEach(guard::remove);
+        return gone;
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        NodeRef node = grant.state();
+        expiry.cancel(grant);
+        guard.remove(grant);
+        return ops.delete(node.path(), grant.key());
+    }
+
+    @Override
+    public void addGrantListener(GrantListener listener) {
+        guard.addListener(listener);
+    }
+
+    @Override
+    public void ping() {
+        ops.ping(paths.root());
+    }
+
+    /** Watch notifications that woke waiters of this backend so far (what the herd test measures). */
+    long watchNotifications() {
+        return queue.notifications();
+    }
+
+    /** The parent node under which {@code key}'s lock nodes live (for operators and tests). */
+    public String lockPath(String key) {
+        return paths.parent(key);
+    }
+
+    /**
+     * Stops watching the connection and, if this backend built the client, closes it —
+     * which ends the session and so every node it holds. A client you supplied stays open.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        client.getConnectionStateListenable().removeListener(guard);
+        expiry.shutdown();
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZookeeperLockBackend[root=" + paths.root() + ", holds=" + guard.size() + "]";
+    }
+}

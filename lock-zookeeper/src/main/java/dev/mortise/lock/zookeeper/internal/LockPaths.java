@@ -1,0 +1,112 @@
+package dev.mortise.lock.zookeeper.internal;
+
+import dev.mortise.lock.spi.KeyEncoding;
+import org.apache.curator.utils.PathUtils;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Where a key's lock lives: {@code <root>/<segment(key)>/<protected-prefix>lock-<sequence>}.
+ * Each key gets its own parent (a container node), so a key never waits for keys it is a
+ * prefix of, and the server deletes the parent once it is empty.
+ */
+public final class LockPaths {
+
+    /** The name ZooKeeper appends the sequence number to. */
+    public static final String NODE_NAME = "lock-";
+    /** Longest parent segment; longer encodings keep a readable prefix plus a SHA-256. */
+    static final int MAX_SEGMENT = 240;
+    private static final int SEQUENCE_DIGITS = 10;
+
+    private final String root;
+
+    /** @param root an absolute path such as {@code /mortise/locks}, validated by the builder */
+    public LockPaths(String root) {
+        this.root = root;
+    }
+
+    public String root() {
+        return root;
+    }
+
+    /** The parent node of {@code key}'s lock nodes. */
+    public String parent(String key) {
+        return root + "/" + segment(key);
+    }
+
+    /**
+     * One legal path segment per key, injective: percent-encoding leaves only ASCII letters,
+     * digits and {@code - _ . : ~}; the two segments ZooKeeper forbids ({@code .} and
+     * {@code ..}) become {@code %2E} and {@code %2E%2E}, which percent-encoding itself
+     * never produces (it emits {@code %2E} only for an unsafe '.', and '.' is safe here).
+     */
+    public static String segment(String key) {
+        String encoded = KeyEncoding.percentEncode(key, KeyEncoding::isPlainChar);
+        if (encoded.equals(".") || encoded.equals("..")) {
+            encoded = encoded.replace(".", "%2E");
+        }
+        return KeyEncoding.bounded(encoded, MAX_SEGMENT);
+    }
+
+    /**
+     * Our lock nodes among {@code children}, in sequence order (oldest first). Names that
+     * are not lock nodes are ignored, so a stray node never blocks the queue.
+     */
+    public static List<String> sortedLockNodes(List<String> children) {
+        List<String> nodes = new ArrayList<>(children.size());
+        for (String child : children) {
+            if (sequenceOf(child) != null) {
+                nodes.add(child);
+            }
+        }
+        nodes.sort(Comparator.comparingLong(LockPaths::sequenceOf));
+        return nodes;
+    }
+
+    /**
+     * The sequence number ZooKeeper appended, or {@code null} if {@code name} is not a
+     * lock node. The protected prefix Curator adds ({@code _c_<uuid>-}) comes first, so
+     * the sequence is always the last ten characters.
+     */
+    static Long sequenceOf(String name) {
+        int at = name.lastIndexOf(NODE_NAME);
+        if (at < 0 || name.length() - at - NODE_NAME.length() < SEQUENCE_DIGITS) {
+            return null;
+        }
+        try {
+            return Long.parseLong(name.substring(at + NODE_NAME.length()));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** The last segment of {@code path}. */
+    public static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    /**
+     * Checks a root path given to the builder.
+     *
+     * @throws IllegalArgumentException naming the problem and the fix
+     */
+    public static String validateRoot(String root) {
+        if (root == null || root.isBlank()) {
+            throw new IllegalArgumentException("ZooKeeper rootPath must not be null or blank (backend 'zookeeper'); "
+                    + "use an absolute path such as /mortise/locks");
+        }
+        if (root.equals("/") || root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
+            throw new IllegalArgumentException("ZooKeeper rootPath '" + root + "' is not allowed (backend 'zookeeper'):"
+                    + " locks need a node of their own, and /zookeeper is reserved; use e.g. /mortise/locks");
+        }
+        try {
+            PathUtils.validatePath(root);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("ZooKeeper rootPath '" + root + "' is not a valid absolute path without "
+                    + "a trailing slash (backend 'zookeeper'): " + e.getMessage(), e);
+        }
+        return root;
+    }
+}

@@ -1,0 +1,124 @@
+package dev.mortise.lock.zookeeper.internal;
+
+import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The queue protocol on one key's parent node: every acquirer creates an ephemeral
+ * sequential node, the lowest sequence owns the lock, and a waiter watches only the node
+ * just ahead of it, so a release wakes exactly one waiter (no herd). Nodes of attempts
+ * that fail, time out or are interrupted are deleted before the call returns.
+ */
+public final class LockQueue {
+
+    private final ZkOps ops;
+    private final LockPaths paths;
+    private final AtomicLong notifications = new AtomicLong();
+
+    public LockQueue(ZkOps ops, LockPaths paths) {
+        this.ops = ops;
+        this.paths = paths;
+    }
+
+    /** A node that owns its key, and when the request that proved it was sent. */
+    public record Owned(NodeRef node, long requestedAtNanos) {
+    }
+
+    /** One attempt that never waits: our node is deleted again unless it is first. */
+    public Optional<Owned> tryAcquire(LockRequest request) {
+        long requestedAt = System.nanoTime();
+        String parent = paths.parent(request.key());
+        NodeRef node = ops.create(parent, request.owner(), request.key());
+        boolean owned = false;
+        try {
+            owned = predecessor(parent, node, request.key()) == null;
+            return owned ? Optional.of(new Owned(node, requestedAt)) : Optional.empty();
+        } finally {
+            if (!owned) {
+                deleteOurNode(node, request.key());
+            }
+        }
+    }
+
+    /**
+     * Queues and waits up to {@code wait} for our node to become first.
+     *
+     * @throws InterruptedException if interrupted while waiting; our node is deleted first
+     */
+    public Optional<Owned> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        long requestedAt = System.nanoTime();
+        long deadline = Deadlines.after(requestedAt, wait);
+        String parent = paths.parent(request.key());
+        NodeRef node = ops.create(parent, request.owner(), request.key());
+        boolean owned = false;
+        try {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
+                }
+                String ahead = predecessor(parent, node, request.key());
+                if (ahead == null) {
+                    owned = true;
+                    return Optional.of(new Owned(node, requestedAt));
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+                PredecessorWatch watch = new PredecessorWatch(notifications);
+                if (ops.watch(parent + "/" + ahead, watch, request.key())) {
+                    watch.await(left);
+                }
+                // Ownership is proved by the next listing; validity counts from just before it.
+                requestedAt = System.nanoTime();
+            }
+        } finally {
+            if (!owned) {
+                deleteOurNode(node, request.key());
+            }
+        }
+    }
+
+    /**
+     * The node just ahead of ours, or {@code null} if ours is first.
+     *
+     * @throws dev.mortise.lock.LockBackendException if our node is gone (its session ended):
+     *                                               a missing node is never taken for ownership
+     */
+    private String predecessor(String parent, NodeRef node, String key) {
+        List<String> queue = LockPaths.sortedLockNodes(ops.children(parent, key));
+        int at = queue.indexOf(node.name());
+        if (at < 0) {
+            throw Failures.sessionEndedWhileWaiting(key, node.path());
+        }
+        return at == 0 ? null : queue.get(at - 1);
+    }
+
+    /**
+     * Deletes our node with the interrupt flag cleared, so an interrupt that ended the wait
+     * cannot also cut the cleanup short; the flag is restored afterwards.
+     */
+    private void deleteOurNode(NodeRef node, String key) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            ops.delete(node.path(), key);
+        } catch (RuntimeException e) {
+            // Guaranteed delete keeps retrying in the background; the session's end removes it at the latest.
+            org.slf4j.LoggerFactory.getLogger(LockQueue.class).debug("Cleaning up lock node {} failed", node.path(), e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Watch notifications received by waiters so far (for the herd measurement). */
+    public long notifications() {
+        return notifications.get();
+    }
+}

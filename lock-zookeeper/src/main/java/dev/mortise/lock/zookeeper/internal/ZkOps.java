@@ -1,0 +1,225 @@
+package dev.mortise.lock.zookeeper.internal;
+
+import dev.mortise.lock.LockBackendException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The ZooKeeper calls the backend makes, each bounded by the operation timeout whatever
+ * the client's own retry policy and connection timeout say: every call runs in Curator's
+ * background mode and we wait for its callback at most that long. Waiting here is
+ * deliberately not interruptible (a round trip is short and bounded): an interrupt is
+ * kept in the thread's flag for the caller to act on between calls, so a node we created
+ * is never abandoned half-way.
+ */
+public final class ZkOps {
+
+    private static final Logger log = LoggerFactory.getLogger(ZkOps.class);
+
+    private final CuratorFramework client;
+    private final Duration timeout;
+    private final String ensemble;
+
+    /**
+     * @param ensemble how to name the servers in messages (the connect string)
+     */
+    public ZkOps(CuratorFramework client, Duration timeout, String ensemble) {
+        this.client = client;
+        this.timeout = timeout;
+        this.ensemble = ensemble;
+    }
+
+    public CuratorFramework client() {
+        return client;
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /**
+     * Creates an ephemeral sequential lock node under {@code parent} (creating the parent
+     * as a container if needed), protected against lost create responses: if the
+     * connection drops before the answer arrives, Curator finds the node by its protected
+     * id instead of creating a second one. The czxid comes from the create response.
+     *
+     * <p>If the answer comes after we gave up waiting, the late node is deleted at once,
+     * so a timed-out create leaves nothing that would block the queue.
+     */
+    public NodeRef create(String parent, String owner, String key) {
+        Stat stat = new Stat();
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "create a lock node under " + parent, () -> client.create()
+                .storingStatIn(stat)
+                .creatingParentContainersIfNeeded()
+                .withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .inBackground((c, event) -> {
+                    if (!result.complete(event) && event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                        log.debug("Deleting lock node {} whose create answered after the caller gave up", event.getName());
+                        deleteLater(event.getName());
+                    }
+                })
+                .forPath(parent + "/" + LockPaths.NODE_NAME, owner.getBytes(StandardCharsets.UTF_8)));
+        CuratorEvent event = await(result, "create a lock node under " + parent, key);
+        check(event, key, "create a lock node under " + parent);
+        Stat created = event.getStat() != null ? event.getStat() : stat;
+        return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
+    }
+
+    /** The children of {@code parent}; empty if it does not exist. */
+    public List<String> children(String parent, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "list " + parent, () -> client.getChildren().inBackground((c, e) -> result.complete(e))
+                .forPath(parent));
+        CuratorEvent event = await(result, "list " + parent, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return List.of();
+        }
+        check(event, key, "list " + parent);
+        return event.getChildren();
+    }
+
+    /**
+     * Watches {@code path} for deletion. Uses getData, not exists: exists on a missing
+     * node would leave a watch behind that nobody waits for.
+     *
+     * @return false if the node is already gone (no watch was set)
+     */
+    public boolean watch(String path, Watcher watcher, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "watch " + path, () -> client.getData().usingWatcher(watcher)
+                .inBackground((c, e) -> result.complete(e)).forPath(path));
+        CuratorEvent event = await(result, "watch " + path, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return false;
+        }
+        check(event, key, "watch " + path);
+        return true;
+    }
+
+    /**
+     * Deletes {@code path} and waits for the answer. Guaranteed: if the connection fails,
+     * Curator keeps retrying in the background after we stop waiting.
+     *
+     * @return false if the node did not exist
+     */
+    public boolean delete(String path, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "delete " + path, () -> client.delete().guaranteed().inBackground((c, e) -> result.complete(e))
+                .forPath(path));
+        CuratorEvent event = await(result, "delete " + path, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return false;
+        }
+        check(event, key, "delete " + path);
+        return true;
+    }
+
+    /** Deletes {@code path} without waiting (guaranteed; errors are logged). */
+    public void deleteLater(String path) {
+        try {
+            client.delete().guaranteed().inBackground((c, e) -> {
+                int code = e.getResultCode();
+                if (code != KeeperException.Code.OK.intValue() && code != KeeperException.Code.NONODE.intValue()) {
+                    log.debug("Background delete of {} answered {}", path, KeeperException.Code.get(code));
+                }
+            }).forPath(path);
+        } catch (Exception e) {
+            log.debug("Background delete of {} could not be sent; the session's end removes it", path, e);
+        }
+    }
+
+    /** Starts an exists call on {@code path}; the answer comes through the returned future. */
+    public CompletableFuture<CuratorEvent> existsAsync(String path, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "check " + path, () -> client.checkExists().inBackground((c, e) -> result.complete(e))
+                .forPath(path));
+        return result;
+    }
+
+    /** One round trip: an exists on {@code path}. */
+    public void ping(String path) {
+        CuratorEvent event = await(existsAsync(path, null), "answer a ping (exists " + path + ")", null);
+        if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
+            check(event, null, "answer a ping (exists " + path + ")");
+        }
+    }
+
+    /** The answer to an exists call, or a failure naming the key. */
+    public Stat existsResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "check " + path, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return null;
+        }
+        check(event, key, "check " + path);
+        return event.getStat();
+    }
+
+    // ---- plumbing ----------------------------------------------------------------------
+
+    private interface Call {
+        Object send() throws Exception;
+    }
+
+    private void submit(String key, String what, Call call) {
+        try {
+            call.send();
+        } catch (Exception e) {
+            throw new LockBackendException("Could not send a request to " + what + (key == null ? "" : " for lock '"
+                    + Failures.abbreviate(key) + "'") + " (backend 'zookeeper', ensemble " + ensemble + "): " + e
+                    + ". Check that the CuratorFramework is started and not closed.", key, "zookeeper", e);
+        }
+    }
+
+    private CuratorEvent await(CompletableFuture<CuratorEvent> result, String what, String key) {
+        return awaitUntil(result, System.nanoTime() + timeout.toNanos(), what, key);
+    }
+
+    /** Waits uninterruptibly until the deadline; restores the interrupt flag if one came. */
+    CuratorEvent awaitUntil(CompletableFuture<CuratorEvent> result, long deadlineNanos, String what, String key) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return result.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    // Completing it exceptionally marks the call abandoned; a late answer then cleans up after itself.
+                    if (result.completeExceptionally(e)) {
+                        throw Failures.timeout(what, key, timeout, ensemble);
+                    }
+                } catch (ExecutionException e) {
+                    throw Failures.timeout(what, key, timeout, ensemble);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void check(CuratorEvent event, String key, String what) {
+        int code = event.getResultCode();
+        if (code != KeeperException.Code.OK.intValue()) {
+            throw Failures.keeper(what, key, KeeperException.create(KeeperException.Code.get(code), event.getPath()),
+                    ensemble);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.mortise.lock.zookeeper;
+
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.zookeeper.internal.LockPaths;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.time.Duration;
+import java.util.List;
+
+/** The whole contract against a real (in-process) ZooKeeper server, every client with its own session. */
+class ZookeeperLockBackendContractTest extends LockBackendContractTest {
+
+    private static TestingServer server;
+    private static CuratorFramework admin;
+    private static final LockPaths PATHS = new LockPaths(ZookeeperLockBackendBuilder.DEFAULT_ROOT);
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = ZookeeperTestServers.startServer();
+        admin = ZookeeperTestServers.admin(server.getConnectString());
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (admin != null) {
+            admin.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected LockBackend newBackend() {
+        return ZookeeperLockBackend.builder().connectString(server.getConnectString())
+                .sessionTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    /** Deletes the holder's node (the lowest in the queue), as an operator or a bug on the server would. */
+    @Override
+    protected void breakHold(LockLease lease) throws Exception {
+        String parent = PATHS.parent(lease.key());
+        List<String> queue = LockPaths.sortedLockNodes(ZookeeperTestServers.children(admin, parent));
+        admin.delete().forPath(parent + "/" + queue.get(0));
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) throws Exception {
+        return ZookeeperLockBackend.builder().connectString("127.0.0.1:" + ZookeeperTestServers.closedPort())
+                .connectionTimeout(operationTimeout).operationTimeout(operationTimeout).build();
+    }
+
+    @Override
+    protected int residueOnServer(String key) throws Exception {
+        return ZookeeperTestServers.children(admin, PATHS.parent(key)).size();
+    }
+}
