@@ -55,13 +55,14 @@ public final class LockCommands {
 
     // ---- asynchronous primitives (Redlock sends them to many nodes at once) -------------------
 
-    public static ScriptCall acquireCall(RedisKeys keys, LockRequest request) {
+    private static ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease) {
         return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST, List.of(keys.lock(), keys.fence()),
-                request.owner(), Long.toString(Math.max(1, request.lease().toMillis())));
+                owner, Long.toString(Math.max(1, lease.toMillis())));
     }
 
-    public CompletableFuture<List<Object>> acquireAsync(RedisKeys keys, LockRequest request) {
-        return runner.callAsync(acquireCall(keys, request));
+    /** Replies {1, token} if {@code owner} now holds the lock, else {0, holder's PTTL}. */
+    public CompletableFuture<List<Object>> acquireAsync(RedisKeys keys, String owner, Duration lease) {
+        return runner.callAsync(acquireCall(keys, owner, lease));
     }
 
     public CompletableFuture<Long> releaseAsync(RedisKeys keys, String owner) {
@@ -74,20 +75,26 @@ public final class LockCommands {
                 List.of(keys.lock(), keys.fence()), owner, Long.toString(token)));
     }
 
-    /** Renews grants that all live in one slot (or on one non-cluster server); one flag per grant. */
-    public CompletableFuture<List<Object>> renewAsync(List<Grant> grants, Duration lease) {
-        return runner.callAsync(renewCall(grants, lease));
+    /**
+     * Renews holds that all live in one slot (or on one non-cluster server): lock keys and
+     * their owners, in the same order. Replies one flag (1 renewed, 0 gone) per hold.
+     */
+    public CompletableFuture<List<Object>> renewAsync(List<String> lockKeys, List<String> owners, Duration lease) {
+        return runner.callAsync(renewCall(lockKeys, owners, lease));
     }
 
     private static ScriptCall renewCall(List<Grant> grants, Duration lease) {
-        List<Object> keys = new ArrayList<>(grants.size());
-        Object[] args = new Object[grants.size() + 1];
+        return renewCall(grants.stream().map(g -> g.<RedisKeys>state().lock()).toList(),
+                grants.stream().map(Grant::owner).toList(), lease);
+    }
+
+    private static ScriptCall renewCall(List<String> lockKeys, List<String> owners, Duration lease) {
+        Object[] args = new Object[owners.size() + 1];
         args[0] = Long.toString(Math.max(1, lease.toMillis()));
-        for (int i = 0; i < grants.size(); i++) {
-            keys.add(grants.get(i).<RedisKeys>state().lock());
-            args[i + 1] = grants.get(i).owner();
+        for (int i = 0; i < owners.size(); i++) {
+            args[i + 1] = owners.get(i);
         }
-        return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, keys, args);
+        return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, new ArrayList<>(lockKeys), args);
     }
 
     /** Reads an acquire reply: {1, token} granted, {0, pttl} busy. */
@@ -108,9 +115,9 @@ public final class LockCommands {
         int synced = replicas;
         try {
             if (replicas == 0) {
-                reply = runner.call(acquireCall(keys, request), request.key(), "acquire");
+                reply = runner.call(acquireCall(keys, request.owner(), request.lease()), request.key(), "acquire");
             } else {
-                BatchResult<?> result = runner.batch(List.of(acquireCall(keys, request)), withWait(), replicaTimeout,
+                BatchResult<?> result = runner.batch(List.of(acquireCall(keys, request.owner(), request.lease())), withWait(), replicaTimeout,
                         request.key(), "acquire");
                 reply = cast(result.getResponses().get(0));
                 synced = result.getSyncedSlaves();
@@ -175,6 +182,10 @@ public final class LockCommands {
     public boolean release(Grant grant) {
         Long released = runner.await(releaseAsync(grant.state(), grant.owner()), runner.timeout(), grant.key(), "release");
         return released == 1;
+    }
+
+    public CompletableFuture<Long> pingAsync() {
+        return runner.callAsync(ScriptCall.of(Scripts.PING, RScript.ReturnType.LONG, List.of()));
     }
 
     public void ping() {

@@ -61,18 +61,18 @@ public final class Scripts {
 
     /**
      * KEYS: lock, fence. ARGV: owner, token. Redlock's second round: raises the fence
-     * counter to at least the token, only while the owner holds the lock. Returns 1 if
-     * held (and raised), else 0.
+     * counter to at least the token (on every node, held or not, so that more nodes carry
+     * it), and returns 1 if the owner still holds the lock here, else 0.
      */
     public static final LuaScript RAISE_FENCE = LuaScript.of("raise-fence", """
-            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-              return 0
-            end
             local current = tonumber(redis.call('GET', KEYS[2]) or '0')
             if current < tonumber(ARGV[2]) then
               redis.call('SET', KEYS[2], ARGV[2])
             end
-            return 1
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+              return 1
+            end
+            return 0
             """);
 
     /** No keys: one cheap round trip for health checks. */

@@ -1,0 +1,237 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.NodeReplies;
+import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.redis.internal.RedlockHold;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The Redlock backend ({@code "redlock"}): one lock over N independent Redis masters (no
+ * replication between them), granted when a majority took it within the lease. Each
+ * round goes to every node at once with a short per-node timeout, so up to N − majority
+ * dead or slow nodes cost one timeout and nothing more.
+ *
+ * <p>Acquire: (1) the acquire script on every node, each returning its own fence
+ * counter; (2) with a majority, the client takes the largest counter T and raises the
+ * counter on every node it can reach to at least T, and the grant counts only if a majority
+ * still holds the lock for us after that round and the whole attempt took less than
+ * {@code lease − drift}. Any later majority overlaps the nodes that stored T, so its token
+ * is larger — as long as the assumptions in {@code docs/redis.md} hold (a node that loses
+ * its state does so alone or stays out; clocks drift within the allowance). Otherwise the
+ * attempt releases on every node, including those that did not answer.
+ *
+ * <p>Renewal and release go to every node; a hold counts as renewed (released) when a
+ * majority renewed (had) it. Waiting polls with backoff bounded by the holders' remaining
+ * leases. Thread-safe; {@link #close()} shuts down the clients this backend built.
+ */
+public final class RedlockBackend implements LockBackend {
+
+    /** The backend's name in messages, metrics and configuration. */
+    public static final String NAME = "redlock";
+
+    private static final BackendGuarantees GUARANTEES = new BackendGuarantees(
+            BackendGuarantees.LeaseModel.TIME_BOUND, false, BackendGuarantees.Wakeup.POLL,
+            "The maximum of the per-node counters of a majority, raised on every reachable node before the grant "
+                    + "counts: strictly increasing while every later majority meets a node that stored it, i.e. "
+                    + "unless nodes that were part of that round lose their state (restart without persistence) "
+                    + "in larger numbers than the overlap, or clocks drift beyond the allowance.",
+            Duration.ofMillis(1));
+
+    private final List<LockCommands> nodes;
+    private final List<Runnable> closers;
+    private final int quorum;
+    private final Duration nodeTimeout;
+    private final double driftFactor;
+    private final Duration driftFixed;
+    private final String prefix;
+    private final AtomicLong attempts = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    RedlockBackend(List<LockCommands> nodes, List<Runnable> closers, Duration nodeTimeout, double driftFactor,
+                   Duration driftFixed, String prefix) {
+        this.nodes = List.copyOf(nodes);
+        this.closers = List.copyOf(closers);
+        this.quorum = nodes.size() / 2 + 1;
+        this.nodeTimeout = nodeTimeout;
+        this.driftFactor = driftFactor;
+        this.driftFixed = driftFixed;
+        this.prefix = prefix;
+    }
+
+    /** A builder; give it the addresses of the independent masters (or clients for them). */
+    public static RedlockBackendBuilder builder() {
+        return new RedlockBackendBuilder();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return GUARANTEES;
+    }
+
+    /** How many nodes must agree: a strict majority. */
+    public int quorum() {
+        return quorum;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        RedisKeys keys = RedisKeys.of(prefix, request.key());
+        RedlockHold hold = new RedlockHold(keys, request.owner() + "/" + attempts.incrementAndGet());
+        long start = System.nanoTime();
+        NodeReplies<List<Object>> taken = NodeReplies.gather(nodes,
+                n -> n.acquireAsync(keys, hold.serverOwner(), request.lease()), nodeTimeout);
+        long token = Long.MIN_VALUE;
+        int granted = 0;
+        long holderRemaining = Long.MAX_VALUE;
+        for (int i = 0; i < taken.size(); i++) {
+            if (taken.answered(i)) {
+                long value = ((Number) taken.value(i).get(1)).longValue();
+                if (((Number) taken.value(i).get(0)).longValue() == 1) {
+                    granted++;
+                    token = Math.max(token, value);
+                } else if (value >= 0) {
+                    holderRemaining = Math.min(holderRemaining, value);
+                }
+            }
+        }
+        if (granted >= quorum && raiseFence(hold, token, start, request.lease())) {
+            return Attempt.granted(new Grant(request.key(), request.owner(), token, start, hold));
+        }
+        releaseEverywhere(hold);
+        if (taken.answeredCount() < quorum) {
+            throw new LockBackendException("Backend 'redlock' could not acquire lock '" + request.key() + "': only "
+                    + taken.answeredCount() + " of " + nodes.size() + " Redis nodes answered within " + nodeTimeout.toMillis()
+                    + " ms and a majority of " + quorum + " is needed (first failure: " + taken.firstFailure()
+                    + "). Bring the nodes back or raise nodeTimeout; nothing was granted.", request.key(), NAME,
+                    taken.firstFailure());
+        }
+        return Attempt.busy(holderRemaining == Long.MAX_VALUE ? null : Duration.ofMillis(holderRemaining));
+    }
+
+    /**
+     * Round two: raise every reachable node's counter to the token; true if a majority
+     * still holds the lock for us and the attempt ended within {@code lease − drift}.
+     */
+    private boolean raiseFence(RedlockHold hold, long token, long start, Duration lease) {
+        NodeReplies<Long> raised = NodeReplies.gather(nodes, n -> n.raiseFenceAsync(hold.keys(), hold.serverOwner(), token),
+                nodeTimeout);
+        int holding = 0;
+        for (int i = 0; i < raised.size(); i++) {
+            if (raised.answered(i) && raised.value(i) == 1) {
+                holding++;
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        return holding >= quorum && elapsed + drift(lease) < lease.toNanos();
+    }
+
+    private long drift(Duration lease) {
+        return (long) (lease.toNanos() * driftFactor) + driftFixed.toNanos();
+    }
+
+    /** Owner-checked release on every node, answered or not (a timed-out SET may still have landed). */
+    private NodeReplies<Long> releaseEverywhere(RedlockHold hold) {
+        return NodeReplies.gather(nodes, n -> n.releaseAsync(hold.keys(), hold.serverOwner()), nodeTimeout);
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        return !renewAll(List.of(grant), lease).contains(grant);
+    }
+
+    /** One script call per node for all grants; a grant is renewed if a majority renewed it. */
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        if (grants.isEmpty()) {
+            return Set.of();
+        }
+        List<Grant> ordered = new ArrayList<>(grants);
+        List<String> lockKeys = ordered.stream().map(g -> g.<RedlockHold>state().keys().lock()).toList();
+        List<String> owners = ordered.stream().map(g -> g.<RedlockHold>state().serverOwner()).toList();
+        NodeReplies<List<Object>> renewed = NodeReplies.gather(nodes, n -> n.renewAsync(lockKeys, owners, lease),
+                nodeTimeout);
+        if (renewed.answeredCount() < quorum) {
+            throw new LockBackendException("Backend 'redlock' could not renew " + ordered.size() + " lock(s) such as '"
+                    + ordered.get(0).key() + "': only " + renewed.answeredCount() + " of " + nodes.size()
+                    + " nodes answered within " + nodeTimeout.toMillis() + " ms (first failure: " + renewed.firstFailure()
+                    + "); the leases run out locally unless a later renewal succeeds.", ordered.get(0).key(), NAME,
+                    renewed.firstFailure());
+        }
+        Set<Grant> gone = new HashSet<>();
+        for (int g = 0; g < ordered.size(); g++) {
+            int held = 0;
+            for (int i = 0; i < renewed.size(); i++) {
+                if (renewed.answered(i) && ((Number) renewed.value(i).get(g)).longValue() == 1) {
+                    held++;
+                }
+            }
+            if (held < quorum) {
+                gone.add(ordered.get(g));
+            }
+        }
+        return gone;
+    }
+
+    /** Releases on every node; true if a majority still had the hold. */
+    @Override
+    public boolean release(Grant grant) {
+        RedlockHold hold = grant.state();
+        NodeReplies<Long> released = releaseEverywhere(hold);
+        int had = 0;
+        for (int i = 0; i < released.size(); i++) {
+            if (released.answered(i) && released.value(i) == 1) {
+                had++;
+            }
+        }
+        if (had < quorum && released.answeredCount() < quorum) {
+            throw new LockBackendException("Backend 'redlock' could not release lock '" + grant.key() + "': only "
+                    + released.answeredCount() + " of " + nodes.size() + " nodes answered (first failure: "
+                    + released.firstFailure() + "); the hold ends when its lease runs out.", grant.key(), NAME,
+                    released.firstFailure());
+        }
+        return had >= quorum;
+    }
+
+    @Override
+    public void ping() {
+        NodeReplies<Long> pinged = NodeReplies.gather(nodes, LockCommands::pingAsync, nodeTimeout);
+        if (pinged.answeredCount() < quorum) {
+            throw new LockBackendException("Backend 'redlock': only " + pinged.answeredCount() + " of " + nodes.size()
+                    + " Redis nodes answered a ping within " + nodeTimeout.toMillis() + " ms; a majority of " + quorum
+                    + " is needed to grant locks (first failure: " + pinged.firstFailure() + ").", null, NAME,
+                    pinged.firstFailure());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            closers.forEach(Runnable::run);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockBackend[" + nodes.size() + " nodes, quorum " + quorum + "]";
+    }
+}

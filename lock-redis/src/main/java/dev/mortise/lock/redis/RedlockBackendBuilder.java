@@ -1,0 +1,156 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedissonClients;
+import dev.mortise.lock.redis.internal.ScriptRunner;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.redisson.config.ConstantDelay;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Builds a {@link RedlockBackend} over at least three independent Redis masters (odd
+ * numbers are best: five tolerates two failures). Give either {@link #nodes} (the backend
+ * builds and owns one lazily connecting client per address) or {@link #clients} (yours,
+ * one per master, never closed by the backend). Each setter validates its argument and
+ * throws {@link IllegalArgumentException} naming the fix. Not thread-safe; build once.
+ */
+public final class RedlockBackendBuilder {
+
+    private List<String> addresses;
+    private List<RedissonClient> clients;
+    private Duration nodeTimeout = Duration.ofMillis(200);
+    private double driftFactor = 0.01;
+    private Duration driftFixed = Duration.ofMillis(2);
+    private String keyPrefix = "mortise";
+    private String username;
+    private String password;
+    private Consumer<Config> customizer = c -> {
+    };
+
+    RedlockBackendBuilder() {
+    }
+
+    /** The masters, {@code redis://host:port} each; they must not replicate to one another. */
+    public RedlockBackendBuilder nodes(String... addresses) {
+        List<String> checked = RedissonClients.checkAddresses(addresses, "Redlock nodes");
+        if (checked.size() < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 independent masters (5 tolerates 2 failures), "
+                    + "got " + checked.size() + "; for one server use RedisLockBackend (backend 'redlock')");
+        }
+        if (checked.stream().distinct().count() != checked.size()) {
+            throw new IllegalArgumentException("Redlock nodes must be distinct, got " + checked + " (backend 'redlock')");
+        }
+        this.addresses = checked;
+        return this;
+    }
+
+    /** Your clients, one per independent master (single-server mode each). */
+    public RedlockBackendBuilder clients(RedissonClient... clients) {
+        if (clients == null || clients.length < 3 || List.of(clients).contains(null)) {
+            throw new IllegalArgumentException("Redlock needs at least 3 non-null clients, one per independent master "
+                    + "(backend 'redlock')");
+        }
+        this.clients = List.of(clients);
+        return this;
+    }
+
+    /**
+     * How long each node may take per round (default 200 ms): short against the lease, so
+     * a dead node costs little. Also the Redisson response and connect timeout of built clients.
+     */
+    public RedlockBackendBuilder nodeTimeout(Duration timeout) {
+        this.nodeTimeout = RedissonClients.checkPositive(timeout, "nodeTimeout");
+        return this;
+    }
+
+    /**
+     * The clock drift allowed between client and nodes: {@code lease × factor + fixed}
+     * (default 1% + 2 ms). An attempt that ends later than {@code lease − drift} is not granted.
+     */
+    public RedlockBackendBuilder clockDrift(double factor, Duration fixed) {
+        if (!(factor >= 0 && factor < 1)) {
+            throw new IllegalArgumentException("clock drift factor must be in [0, 1), was " + factor + " (backend 'redlock')");
+        }
+        if (fixed == null || fixed.isNegative()) {
+            throw new IllegalArgumentException("fixed clock drift must be zero or positive, was " + fixed
+                    + " (backend 'redlock')");
+        }
+        this.driftFactor = factor;
+        this.driftFixed = fixed;
+        return this;
+    }
+
+    /** Prefix of every key (default {@code mortise}); must not contain braces. */
+    public RedlockBackendBuilder keyPrefix(String prefix) {
+        if (prefix == null || prefix.isBlank() || prefix.contains("{") || prefix.contains("}")) {
+            throw new IllegalArgumentException("keyPrefix must be non-blank and contain no '{' or '}', was '" + prefix
+                    + "' (backend 'redlock')");
+        }
+        this.keyPrefix = prefix;
+        return this;
+    }
+
+    /** AUTH for every built client: a password alone or an ACL user and password. */
+    public RedlockBackendBuilder credentials(String username, String password) {
+        if (password == null || password.isEmpty()) {
+            throw new IllegalArgumentException("password must not be empty (backend 'redlock')");
+        }
+        this.username = username;
+        this.password = password;
+        return this;
+    }
+
+    /** Changes anything else in each built client's Config (TLS stores, threads...). */
+    public RedlockBackendBuilder configure(Consumer<Config> customizer) {
+        this.customizer = Objects.requireNonNull(customizer, "customizer must not be null (backend 'redlock')");
+        return this;
+    }
+
+    /**
+     * @throws IllegalStateException if neither or both of nodes(...) and clients(...) were given
+     */
+    public RedlockBackend build() {
+        if ((addresses == null) == (clients == null)) {
+            throw new IllegalStateException("Give exactly one of nodes(...) or clients(...) to build the 'redlock' backend");
+        }
+        List<LockCommands> nodes = new ArrayList<>();
+        List<Runnable> closers = new ArrayList<>();
+        int count = addresses != null ? addresses.size() : clients.size();
+        for (int i = 0; i < count; i++) {
+            RedissonClient client;
+            String where;
+            if (addresses != null) {
+                where = "Redlock node " + addresses.get(i);
+                client = RedissonClients.create(nodeConfig(addresses.get(i)), where);
+                RedissonClient owned = client;
+                closers.add(() -> owned.shutdown(0, 2, TimeUnit.SECONDS));
+            } else {
+                client = clients.get(i);
+                where = "Redlock node " + (i + 1) + " of " + count + " (supplied client)";
+            }
+            ScriptRunner runner = new ScriptRunner(client, nodeTimeout, RedlockBackend.NAME, where);
+            nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO));
+        }
+        return new RedlockBackend(nodes, closers, nodeTimeout, driftFactor, driftFixed, keyPrefix);
+    }
+
+    private Config nodeConfig(String address) {
+        Config config = new Config();
+        config.setLazyInitialization(true);
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, nodeTimeout.toMillis()));
+        // No retries: a node that fails this round is simply not counted.
+        config.useSingleServer().setAddress(address).setTimeout(millis).setConnectTimeout(millis).setRetryAttempts(0)
+                .setRetryDelay(new ConstantDelay(Duration.ofMillis(1))).setConnectionMinimumIdleSize(1)
+                .setSubscriptionConnectionMinimumIdleSize(0);
+        RedissonClients.security(config, username, password, null, null);
+        customizer.accept(config);
+        return config;
+    }
+}

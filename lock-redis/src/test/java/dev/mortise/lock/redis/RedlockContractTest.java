@@ -1,0 +1,69 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.server.FreePorts;
+import dev.mortise.lock.tck.server.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The whole contract against Redlock over five independent redis-servers. */
+class RedlockContractTest extends LockBackendContractTest {
+
+    private static final List<RedisServer> servers = new ArrayList<>();
+
+    @BeforeAll
+    static void startServers() {
+        for (int i = 0; i < 5; i++) {
+            servers.add(new RedisServer());
+            servers.get(i).launch();
+        }
+        servers.forEach(RedisServer::awaitReady);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        servers.forEach(RedisServer::close);
+        servers.clear();
+    }
+
+    @Override
+    protected LockBackend newBackend() {
+        return RedlockBackend.builder().nodes(servers.stream().map(RedisServer::address).toArray(String[]::new))
+                .nodeTimeout(Duration.ofSeconds(1)).build();
+    }
+
+    /** Deletes the lock key on every node, as expiry everywhere would. */
+    @Override
+    protected void breakHold(LockLease lease) throws Exception {
+        int deleted = 0;
+        for (RedisServer server : servers) {
+            deleted += Integer.parseInt(server.command("DEL", RedisKeys.of("mortise", lease.key()).lock()).substring(1));
+        }
+        if (deleted < 3) {
+            throw new AssertionError("the lock was on " + deleted + " nodes, fewer than a majority");
+        }
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) {
+        return RedlockBackend.builder().nodes("redis://127.0.0.1:" + FreePorts.next(), "redis://127.0.0.1:" + FreePorts.next(),
+                "redis://127.0.0.1:" + FreePorts.next()).nodeTimeout(operationTimeout).build();
+    }
+
+    /** Lock keys for the key summed over the nodes. */
+    @Override
+    protected int residueOnServer(String key) throws Exception {
+        int count = 0;
+        for (RedisServer server : servers) {
+            count += Integer.parseInt(server.command("EXISTS", RedisKeys.of("mortise", key).lock()).substring(1));
+        }
+        return count;
+    }
+}
