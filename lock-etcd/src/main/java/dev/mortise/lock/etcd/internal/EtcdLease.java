@@ -1,0 +1,87 @@
+package dev.mortise.lock.etcd.internal;
+
+import dev.mortise.lock.spi.Grant;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One etcd lease as this backend sees it: either the shared session lease of renewed
+ * holds (kept alive in the background) or the lease of one explicit-lease hold (kept
+ * alive only while its owner waits, then left to expire).
+ *
+ * <p>{@link #aliveUntilNanos()} is a lower bound on when etcd can expire it: the send time
+ * of the last request etcd confirmed, plus the TTL it answered. Thread-safe.
+ */
+public final class EtcdLease {
+
+    private final long id;
+    private final long ttlSeconds;
+    private final boolean shared;
+    private final AtomicBoolean lost = new AtomicBoolean();
+    private final Set<Grant> grants = ConcurrentHashMap.newKeySet();
+    private volatile long aliveUntilNanos;
+    private volatile ScheduledFuture<?> keepAlive;
+
+    EtcdLease(long id, long ttlSeconds, boolean shared, long sentAtNanos) {
+        this.id = id;
+        this.ttlSeconds = ttlSeconds;
+        this.shared = shared;
+        this.aliveUntilNanos = sentAtNanos + ttlSeconds * 1_000_000_000L;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    /** The TTL etcd granted (at least what was asked: etcd raises TTLs below its minimum). */
+    public long ttlSeconds() {
+        return ttlSeconds;
+    }
+
+    /** Whether this is a session lease shared by every renewed hold of one TTL. */
+    public boolean shared() {
+        return shared;
+    }
+
+    long aliveUntilNanos() {
+        return aliveUntilNanos;
+    }
+
+    /** Records that etcd confirmed {@code ttlSeconds} for a request sent at {@code sentAtNanos}. */
+    synchronized void confirmed(long sentAtNanos, long ttl) {
+        long until = sentAtNanos + ttl * 1_000_000_000L;
+        if (until - aliveUntilNanos > 0) {
+            aliveUntilNanos = until;
+        }
+    }
+
+    boolean isLost() {
+        return lost.get();
+    }
+
+    /** @return true for the one caller that marks it lost */
+    boolean markLost() {
+        ScheduledFuture<?> task = keepAlive;
+        if (task != null) {
+            task.cancel(false);
+        }
+        return lost.compareAndSet(false, true);
+    }
+
+    void keepAliveTask(ScheduledFuture<?> task) {
+        this.keepAlive = task;
+    }
+
+    Set<Grant> grants() {
+        return grants;
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLease[" + Long.toHexString(id) + ", ttl=" + ttlSeconds + "s" + (shared ? ", session" : "")
+                + (lost.get() ? ", lost" : "") + "]";
+    }
+}

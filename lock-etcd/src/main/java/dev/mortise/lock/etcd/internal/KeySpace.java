@@ -1,0 +1,50 @@
+package dev.mortise.lock.etcd.internal;
+
+import dev.mortise.lock.spi.KeyEncoding;
+import io.etcd.jetcd.ByteSequence;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Where a lock lives in etcd: {@code <namespace><encoded key>/<encoded owner>~<round>}.
+ *
+ * <p>The user's key is percent-encoded so that the encoded form never contains {@code /};
+ * the lock's prefix ends with the first {@code /} after the namespace, so no lock's prefix
+ * is a prefix of another lock's keys ({@code a/} never matches {@code a%2Fb/x}), and two
+ * different keys never share a prefix (percent-encoding is injective). Immutable.
+ */
+public final class KeySpace {
+
+    private final String namespace;
+
+    /** @param namespace the string every lock key starts with (may be empty, may contain {@code /}) */
+    public KeySpace(String namespace) {
+        this.namespace = namespace;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    /** The prefix under which every waiter and the holder of {@code key} put their own key. */
+    public ByteSequence prefix(String key) {
+        return bytes(namespace + KeyEncoding.percentEncode(key, KeyEncoding::isPlainChar) + "/");
+    }
+
+    /**
+     * The key of one hold or waiter: unique per owner (the core makes owners unique per
+     * hold) and per round (a waiter whose key vanished enqueues again under a new one).
+     */
+    public ByteSequence ownKey(ByteSequence prefix, String owner, int round) {
+        return prefix.concat(bytes(KeyEncoding.percentEncode(owner, KeyEncoding::isPlainChar) + "~" + round));
+    }
+
+    static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return "KeySpace[" + namespace + "]";
+    }
+}

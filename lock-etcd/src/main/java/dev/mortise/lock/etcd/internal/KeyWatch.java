@@ -1,0 +1,52 @@
+package dev.mortise.lock.etcd.internal;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+
+import java.util.concurrent.Semaphore;
+
+/**
+ * A watch for the deletion of one key from a given revision on, which releases a
+ * semaphore when the key is deleted or the watch breaks (a broken watch is replaced, and
+ * the waiter looks again rather than trusting it). Watching from a revision replays
+ * what happened since, so a deletion between our read and the watch is never missed.
+ */
+final class KeyWatch implements AutoCloseable {
+
+    private final Watch.Watcher watcher;
+    private volatile boolean broken;
+
+    KeyWatch(Watch watch, ByteSequence key, long fromRevision, Semaphore wake) {
+        WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true)
+                .withRequireLeader(true).build();
+        this.watcher = watch.watch(key, option, Watch.listener(response -> {
+            for (WatchEvent event : response.getEvents()) {
+                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                    wake.release();
+                    return;
+                }
+            }
+        }, error -> {
+            broken = true;
+            wake.release();
+        }, () -> {
+            broken = true;
+            wake.release();
+        }));
+    }
+
+    boolean broken() {
+        return broken;
+    }
+
+    @Override
+    public void close() {
+        try {
+            watcher.close();
+        } catch (RuntimeException ignored) {
+            // closing a watch on a closed client: nothing left to stop
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package dev.mortise.lock.etcd.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Grants, keeps alive and revokes leases. Renewed holds share one session lease per TTL,
+ * kept alive every third of its TTL by one daemon thread; when etcd says it is gone, or it
+ * could not be confirmed before it would have run out, every hold on it is reported lost
+ * through the core's {@link GrantListener}s at once. Explicit-lease holds get a lease of
+ * their own. Thread-safe.
+ */
+public final class LeaseKeeper implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    private final Lease leases;
+    private final Rpc rpc;
+    private final List<GrantListener> listeners = new CopyOnWriteArrayList<>();
+    private final Map<Long, EtcdLease> sessions = new HashMap<>(); // by TTL; guarded by this
+    private final ScheduledThreadPoolExecutor scheduler;
+
+    public LeaseKeeper(Lease leases, Rpc rpc) {
+        this.leases = leases;
+        this.rpc = rpc;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "mortise-etcd-keepalive");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    /** etcd TTLs are whole seconds: rounded up, so the server never keeps a hold shorter than asked. */
+    public static long ttlSeconds(Duration lease) {
+        long seconds = lease.getSeconds() + (lease.getNano() > 0 ? 1 : 0);
+        return Math.max(1, seconds);
+    }
+
+    public void addListener(GrantListener listener) {
+        listeners.add(listener);
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /** The live session lease for renewed holds of {@code lease}, granted on first use. */
+    synchronized EtcdLease session(Duration lease, String key) {
+        long ttl = ttlSeconds(lease);
+        EtcdLease session = sessions.get(ttl);
+        if (session != null && !session.isLost()) {
+            return session;
+        }
+        session = grant(ttl, true, key);
+        sessions.put(ttl, session);
+        long period = Math.max(100, session.ttlSeconds() * 1000 / 3);
+        EtcdLease keep = session;
+        session.keepAliveTask(scheduler.scheduleWithFixedDelay(() -> tick(keep), period, period, TimeUnit.MILLISECONDS));
+        return session;
+    }
+
+    /** A lease of its own for one explicit-lease hold; nobody keeps it alive once granted. */
+    EtcdLease perLock(Duration lease, String key) {
+        return grant(ttlSeconds(lease), false, key);
+    }
+
+    private EtcdLease grant(long ttl, boolean shared, String key) {
+        long sentAt = System.nanoTime();
+        LeaseGrantResponse response = rpc.await(leases.grant(ttl), key, "grant a lease of " + ttl + " s");
+        return new EtcdLease(response.getID(), Math.max(ttl, response.getTTL()), shared, sentAt);
+    }
+
+    /** Starts one keep-alive; complete it with {@link #settle}. */
+    CompletableFuture<LeaseKeepAliveResponse> keepAliveAsync(EtcdLease lease) {
+        return leases.keepAliveOnce(lease.id());
+    }
+
+    /**
+     * Interprets the answer to a keep-alive sent at {@code sentAt}.
+     *
+     * @return true if the lease is alive (and now known to last its TTL from {@code sentAt});
+     *         false if etcd says it is gone, in which case it is marked lost
+     * @throws LockBackendException if etcd could not be asked
+     */
+    boolean settle(EtcdLease lease, long sentAt, CompletableFuture<LeaseKeepAliveResponse> answer, long deadline,
+                   String key) throws InterruptedException {
+        try {
+            LeaseKeepAliveResponse response = rpc.awaitInterruptibly(answer, deadline, key, "keep lease "
+                    + Long.toHexString(lease.id()) + " alive");
+            if (response.getTTL() > 0) {
+                lease.confirmed(sentAt, response.getTTL());
+                return true;
+            }
+        } catch (LockBackendException e) {
+            if (!Rpc.isLeaseNotFound(e)) {
+                throw e;
+            }
+        }
+        lost(lease, new IllegalStateException("etcd lease " + Long.toHexString(lease.id())
+                + " expired or was revoked"));
+        return false;
+    }
+
+    private void tick(EtcdLease session) {
+        if (session.isLost()) {
+            return;
+        }
+        long sentAt = System.nanoTime();
+        try {
+            settle(session, sentAt, keepAliveAsync(session), rpc.deadline(), "(session)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            if (System.nanoTime() - session.aliveUntilNanos() >= 0) {
+                lost(session, e);
+            } else {
+                log.warn("Keeping etcd session lease {} alive failed; retrying until it would expire", session, e);
+            }
+        }
+    }
+
+    /** Marks {@code lease} lost and reports every hold on it to the core, once. */
+    void lost(EtcdLease lease, Throwable cause) {
+        if (!lease.markLost()) {
+            return;
+        }
+        synchronized (this) {
+            sessions.remove(lease.ttlSeconds(), lease);
+        }
+        List<Grant> holds = new ArrayList<>(lease.grants());
+        if (!holds.isEmpty()) {
+            log.warn("etcd lease {} is gone: {} hold(s) on it are lost", lease, holds.size(), cause);
+        }
+        for (Grant grant : holds) {
+            for (GrantListener listener : listeners) {
+                try {
+                    listener.lost(grant, cause);
+                } catch (RuntimeException e) {
+                    log.warn("Grant listener failed for lock '{}'; ignored", grant.key(), e);
+                }
+            }
+        }
+    }
+
+    /** Revokes a lease without waiting: its keys go with it. Failure leaves it to expire. */
+    void revokeQuietly(EtcdLease lease) {
+        lease.markLost();
+        leases.revoke(lease.id()).whenComplete((r, e) -> {
+            if (e != null && !Rpc.isLeaseNotFound(e)) {
+                log.debug("Revoking etcd lease {} failed; it expires within {} s", lease, lease.ttlSeconds(), e);
+            }
+        });
+    }
+
+    /** Revokes a lease and waits, so its keys are gone when this returns. */
+    void revoke(EtcdLease lease, String key) {
+        lease.markLost();
+        try {
+            rpc.await(leases.revoke(lease.id()), key, "revoke lease " + Long.toHexString(lease.id()));
+        } catch (LockBackendException e) {
+            if (!Rpc.isLeaseNotFound(e)) {
+                throw e;
+            }
+        }
+    }
+
+    /** Stops keep-alives and revokes every session lease, so the server drops our holds and waiters now. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        List<EtcdLease> open;
+        synchronized (this) {
+            open = new ArrayList<>(sessions.values());
+            sessions.clear();
+        }
+        for (EtcdLease session : open) {
+            try {
+                revoke(session, "(closing)");
+            } catch (RuntimeException e) {
+                log.warn("Revoking etcd session lease {} on close failed; it expires within {} s", session,
+                        session.ttlSeconds(), e);
+            }
+        }
+    }
+}

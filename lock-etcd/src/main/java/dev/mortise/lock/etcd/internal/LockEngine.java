@@ -1,0 +1,187 @@
+package dev.mortise.lock.etcd.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.LockRequest;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The etcd lock protocol behind {@link dev.mortise.lock.etcd.EtcdLockBackend}: queue under
+ * the lock's prefix, hold when first, wait on the predecessor, clean up on every way out.
+ * Thread-safe; it keeps no per-lock state beyond the holds on each lease (to report their
+ * loss).
+ */
+public final class LockEngine implements AutoCloseable {
+
+    private final KeySpace keys;
+    private final Rpc rpc;
+    private final LeaseKeeper leases;
+    private final LockQueue queue;
+    private final Renewal renewal;
+    private final Client client;
+
+    public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
+        this.client = client;
+        this.keys = keys;
+        this.rpc = new Rpc(operationTimeout);
+        this.leases = new LeaseKeeper(client.getLeaseClient(), rpc);
+        this.queue = new LockQueue(client.getKVClient(), rpc, leases.scheduler());
+        this.renewal = new Renewal(leases, queue, rpc);
+    }
+
+    public void addGrantListener(GrantListener listener) {
+        leases.addListener(listener);
+    }
+
+    public Attempt tryAcquire(LockRequest request) {
+        String key = request.key();
+        ByteSequence prefix = keys.prefix(key);
+        ByteSequence ownKey = keys.ownKey(prefix, request.owner(), 0);
+        long requestedAt = System.nanoTime();
+        EtcdLease lease = lease(request);
+        LockQueue.Enqueued queued = enqueue(request, prefix, ownKey, lease);
+        if (queued.predecessor() == null) {
+            return Attempt.granted(grant(request, ownKey, queued.revision(), lease, requestedAt));
+        }
+        // Busy: never leave a waiter key behind for an attempt that does not wait.
+        leaveQueue(ownKey, queued.revision(), lease, key);
+        return Attempt.busy(null);
+    }
+
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        String key = request.key();
+        long deadline = Deadlines.after(System.nanoTime(), wait);
+        ByteSequence prefix = keys.prefix(key);
+        Waiter waiter = new Waiter(leases, queue, client.getWatchClient(), rpc);
+        for (int round = 0; ; round++) {
+            ByteSequence ownKey = keys.ownKey(prefix, request.owner(), round);
+            long requestedAt = System.nanoTime();
+            EtcdLease lease = lease(request);
+            LockQueue.Enqueued queued = enqueue(request, prefix, ownKey, lease);
+            if (queued.predecessor() == null) {
+                return Optional.of(grant(request, ownKey, queued.revision(), lease, requestedAt));
+            }
+            Waiter.Outcome outcome;
+            try {
+                outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), lease, deadline, key);
+            } catch (InterruptedException | RuntimeException e) {
+                leaveQueueOrLater(ownKey, queued.revision(), lease, key);
+                throw e;
+            }
+            switch (outcome) {
+                case GRANTED -> {
+                    return Optional.of(grant(request, ownKey, queued.revision(), lease, waiter.grantedRequestedAt()));
+                }
+                case TIMED_OUT -> {
+                    leaveQueueOrLater(ownKey, queued.revision(), lease, key);
+                    return Optional.empty();
+                }
+                case GONE -> {
+                    // Our key vanished with its lease (or was deleted): queue again under a fresh one.
+                    if (!lease.shared()) {
+                        leases.revokeQuietly(lease);
+                    }
+                    if (deadline - System.nanoTime() <= 0) {
+                        return Optional.empty();
+                    }
+                }
+            }
+        }
+    }
+
+    public boolean renew(Grant grant) {
+        return renewal.renewAll(java.util.List.of(grant)).isEmpty();
+    }
+
+    public java.util.Set<Grant> renewAll(java.util.Collection<Grant> grants) {
+        return renewal.renewAll(grants);
+    }
+
+    public boolean release(Grant grant) {
+        HoldState state = grant.state();
+        boolean held;
+        try {
+            held = queue.delete(state.ownKey(), state.revision(), grant.key());
+        } catch (RuntimeException e) {
+            queue.deleteLater(state.ownKey());
+            throw e;
+        } finally {
+            state.lease().grants().remove(grant);
+        }
+        if (!state.lease().shared()) {
+            leases.revokeQuietly(state.lease());
+        }
+        return held;
+    }
+
+    public void ping() {
+        rpc.await(queue.ping(KeySpace.bytes(keys.namespace() + "~ping")), "(ping)", "answer a ping");
+    }
+
+    private EtcdLease lease(LockRequest request) {
+        return request.renewed() ? leases.session(request.lease(), request.key())
+                : leases.perLock(request.lease(), request.key());
+    }
+
+    private LockQueue.Enqueued enqueue(LockRequest request, ByteSequence prefix, ByteSequence ownKey, EtcdLease lease) {
+        try {
+            return queue.enqueue(prefix, ownKey, KeySpace.bytes(request.owner()), lease.id(), request.key());
+        } catch (LockBackendException e) {
+            if (Rpc.isLeaseNotFound(e)) {
+                leases.lost(lease, e);
+            } else {
+                // The put may have been applied although we got no answer.
+                queue.deleteLater(ownKey);
+            }
+            if (!lease.shared()) {
+                leases.revokeQuietly(lease);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A grant whose local validity counts from {@code requestedAt}, or from earlier if the
+     * lease was last confirmed so long ago that it could run out sooner.
+     */
+    private Grant grant(LockRequest request, ByteSequence ownKey, long revision, EtcdLease lease, long requestedAt) {
+        long from = Math.min(requestedAt, lease.aliveUntilNanos() - request.lease().toNanos());
+        Grant grant = new Grant(request.key(), request.owner(), revision, from, new HoldState(ownKey, revision, lease));
+        lease.grants().add(grant);
+        return grant;
+    }
+
+    /** Takes our key out of the queue now, so nothing is left when the caller returns. */
+    private void leaveQueue(ByteSequence ownKey, long revision, EtcdLease lease, String key) {
+        try {
+            if (lease.shared()) {
+                queue.delete(ownKey, revision, key);
+            } else {
+                leases.revoke(lease, key);
+            }
+        } catch (RuntimeException e) {
+            queue.deleteLater(ownKey);
+            throw e;
+        }
+    }
+
+    private void leaveQueueOrLater(ByteSequence ownKey, long revision, EtcdLease lease, String key) {
+        try {
+            leaveQueue(ownKey, revision, lease, key);
+        } catch (RuntimeException e) {
+            // already retried in the background by leaveQueue
+        }
+    }
+
+    @Override
+    public void close() {
+        leases.close();
+    }
+}

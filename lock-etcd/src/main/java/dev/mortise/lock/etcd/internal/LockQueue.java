@@ -1,0 +1,153 @@
+package dev.mortise.lock.etcd.internal;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The queue of one lock in etcd, as transactions. Every key under a lock's prefix is one
+ * hold or waiter; the one with the lowest create revision holds the lock, each waiter
+ * watches only the key created just before its own. Every write is checked against our
+ * own key's create revision, so nothing here ever touches another owner's key.
+ * Thread-safe.
+ */
+final class LockQueue {
+
+    private static final Logger log = LoggerFactory.getLogger(LockQueue.class);
+
+    private final KV kv;
+    private final Rpc rpc;
+    private final ScheduledExecutorService scheduler;
+
+    LockQueue(KV kv, Rpc rpc, ScheduledExecutorService scheduler) {
+        this.kv = kv;
+        this.rpc = rpc;
+        this.scheduler = scheduler;
+    }
+
+    /** Our key was put at {@code revision}; {@code predecessor} is the key created just before it, or null. */
+    record Enqueued(long revision, ByteSequence predecessor) {
+    }
+
+    /**
+     * Puts our key on {@code leaseId} and, in the same transaction, reads the newest key
+     * before it: the predecessor to watch, or none, in which case we hold the lock.
+     */
+    Enqueued enqueue(ByteSequence prefix, ByteSequence ownKey, ByteSequence value, long leaseId, String key) {
+        TxnResponse response = rpc.await(kv.txn()
+                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.get(prefix, newest(0)), Op.put(ownKey, value, PutOption.builder().withLeaseId(leaseId).build()))
+                .commit(), key, "queue for the lock");
+        if (!response.isSucceeded()) {
+            throw new IllegalStateException("etcd key " + ownKey + " already exists: owners must be unique per hold");
+        }
+        return new Enqueued(response.getHeader().getRevision(), firstKey(response.getGetResponses().get(0)));
+    }
+
+    /** What a waiter learns when it looks again. */
+    sealed interface Check permits Gone, Owner, Behind {
+    }
+
+    /** Our key is gone (its lease expired or it was deleted): we are not in the queue any more. */
+    record Gone() implements Check {
+    }
+
+    /** No key before ours: we hold the lock. */
+    record Owner() implements Check {
+    }
+
+    /** {@code predecessor} is still before us, as of {@code revision}. */
+    record Behind(ByteSequence predecessor, long revision) implements Check {
+    }
+
+    /** Reads, only if our key still has {@code revision}, the newest key created before it. */
+    CompletableFuture<TxnResponse> recheck(ByteSequence prefix, ByteSequence ownKey, long revision) {
+        return kv.txn()
+                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.get(prefix, newest(revision - 1)))
+                .commit();
+    }
+
+    static Check check(TxnResponse response) {
+        if (!response.isSucceeded()) {
+            return new Gone();
+        }
+        ByteSequence predecessor = firstKey(response.getGetResponses().get(0));
+        return predecessor == null ? new Owner() : new Behind(predecessor, response.getHeader().getRevision());
+    }
+
+    /** Deletes our key if it is still the one created at {@code revision}. @return whether it was there */
+    boolean delete(ByteSequence ownKey, long revision, String key) {
+        return rpc.await(kv.txn()
+                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.delete(ownKey, DeleteOption.DEFAULT))
+                .commit(), key, "delete our lock key").isSucceeded();
+    }
+
+    /** Reads whether each of {@code ownKeys} exists, in one transaction. */
+    CompletableFuture<TxnResponse> present(List<ByteSequence> ownKeys) {
+        Op[] gets = ownKeys.stream().map(k -> Op.get(k, GetOption.builder().withKeysOnly(true).build()))
+                .toArray(Op[]::new);
+        return kv.txn().Then(gets).commit();
+    }
+
+    /** Linearizable read of one key that never exists: a round trip through the leader. */
+    CompletableFuture<GetResponse> ping(ByteSequence probe) {
+        return kv.get(probe, GetOption.builder().withCountOnly(true).build());
+    }
+
+    /**
+     * Deletes our key in the background until etcd confirms it: after a write whose outcome
+     * is unknown (a timeout), a key on the session lease would otherwise block the lock for
+     * as long as this process lives. Our key holds nobody else's data, so a plain delete is safe.
+     */
+    void deleteLater(ByteSequence ownKey) {
+        deleteLater(ownKey, 0);
+    }
+
+    private void deleteLater(ByteSequence ownKey, int attempt) {
+        kv.delete(ownKey).orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
+            if (e == null) {
+                return;
+            }
+            log.debug("Deleting orphan etcd key {} failed (attempt {}); retrying", ownKey, attempt + 1, e);
+            try {
+                scheduler.schedule(() -> deleteLater(ownKey, attempt + 1), Math.min(5000, 250L << Math.min(attempt, 5)),
+                        TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                // the backend is closing and revokes its session lease, which removes the key
+            }
+        });
+    }
+
+    /** Keys under the prefix created up to {@code maxCreateRevision} (0: any), newest first, at most one. */
+    private static GetOption newest(long maxCreateRevision) {
+        GetOption.Builder option = GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND);
+        if (maxCreateRevision > 0) {
+            option.withMaxCreateRevision(maxCreateRevision);
+        }
+        return option.build();
+    }
+
+    private static ByteSequence firstKey(GetResponse response) {
+        List<KeyValue> kvs = response.getKvs();
+        return kvs.isEmpty() ? null : kvs.get(0).getKey();
+    }
+}

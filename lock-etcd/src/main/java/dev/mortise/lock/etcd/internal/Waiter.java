@@ -1,0 +1,92 @@
+package dev.mortise.lock.etcd.internal;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One waiter's stay in a lock's queue under one key: it watches the key just before its
+ * own (no herd) and its own key, and looks again when either is deleted, its watch breaks,
+ * or a third of its lease TTL passes (which also keeps an explicit lease alive while
+ * waiting). Not thread-safe: one acquiring thread uses one waiter.
+ *
+ * <p>It reports a grant only when, in the same look, our key still exists with its
+ * revision and nothing is before it, <em>and</em> a keep-alive sent after the look began
+ * confirms the lease: the Jepsen etcd 3.4.3 finding (etcd#11456) was a lock granted on a
+ * lease that had expired while its owner waited.
+ */
+final class Waiter {
+
+    /** How a stay in the queue ended. */
+    enum Outcome { GRANTED, GONE, TIMED_OUT }
+
+    private final LeaseKeeper leases;
+    private final LockQueue queue;
+    private final Watch watch;
+    private final Rpc rpc;
+    private long grantedRequestedAt;
+
+    Waiter(LeaseKeeper leases, LockQueue queue, Watch watch, Rpc rpc) {
+        this.leases = leases;
+        this.queue = queue;
+        this.watch = watch;
+        this.rpc = rpc;
+    }
+
+    /** {@link System#nanoTime()} before the look that granted, after {@link Outcome#GRANTED}. */
+    long grantedRequestedAt() {
+        return grantedRequestedAt;
+    }
+
+    Outcome await(ByteSequence prefix, ByteSequence ownKey, long revision, ByteSequence predecessor,
+                  EtcdLease lease, long deadline, String key) throws InterruptedException {
+        Semaphore wake = new Semaphore(0);
+        long recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
+        KeyWatch own = new KeyWatch(watch, ownKey, revision + 1, wake);
+        KeyWatch before = new KeyWatch(watch, predecessor, revision + 1, wake);
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Outcome.TIMED_OUT;
+                }
+                if (wake.tryAcquire(Math.min(left, recheckNanos), TimeUnit.NANOSECONDS)) {
+                    wake.drainPermits();
+                } else if (deadline - System.nanoTime() <= 0) {
+                    return Outcome.TIMED_OUT;
+                }
+                long requestedAt = System.nanoTime();
+                CompletableFuture<LeaseKeepAliveResponse> alive = leases.keepAliveAsync(lease);
+                CompletableFuture<TxnResponse> look = queue.recheck(prefix, ownKey, revision);
+                long callDeadline = rpc.deadline();
+                LockQueue.Check check = LockQueue.check(rpc.awaitInterruptibly(look, callDeadline, key,
+                        "look at the lock's queue"));
+                if (!leases.settle(lease, requestedAt, alive, callDeadline, key) || check instanceof LockQueue.Gone) {
+                    return Outcome.GONE;
+                }
+                if (check instanceof LockQueue.Owner) {
+                    grantedRequestedAt = requestedAt;
+                    return Outcome.GRANTED;
+                }
+                LockQueue.Behind behind = (LockQueue.Behind) check;
+                if (!behind.predecessor().equals(predecessor) || before.broken()) {
+                    before.close();
+                    predecessor = behind.predecessor();
+                    before = new KeyWatch(watch, predecessor, behind.revision() + 1, wake);
+                }
+                if (own.broken()) {
+                    own.close();
+                    own = new KeyWatch(watch, ownKey, behind.revision() + 1, wake);
+                }
+            }
+        } finally {
+            own.close();
+            before.close();
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.mortise.lock.etcd;
+
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.server.EtcdServer;
+import io.etcd.jetcd.Client;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The whole contract against a real single-member etcd. The launcher's 1 s election
+ * timeout makes etcd's minimum lease TTL 2 s (1.5 election timeouts, rounded up), so the
+ * short and watchdog leases are 2 s and 3 s.
+ */
+class EtcdLockBackendContractTest extends LockBackendContractTest {
+
+    private static EtcdServer server;
+    private static Client admin;
+    private static EtcdTestSupport etcd;
+
+    @BeforeAll
+    static void startServer() {
+        server = new EtcdServer();
+        server.start();
+        admin = Client.builder().endpoints(server.endpoint()).build();
+        etcd = new EtcdTestSupport(admin);
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (admin != null) {
+            admin.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected LockBackend newBackend() {
+        return EtcdTestSupport.backend(List.of(server.endpoint())).build();
+    }
+
+    @Override
+    protected void breakHold(LockLease lease) throws Exception {
+        etcd.revokeLeaseOf(lease);
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) {
+        return EtcdTestSupport.unreachable(operationTimeout);
+    }
+
+    @Override
+    protected int residueOnServer(String key) throws Exception {
+        return etcd.keysOf(key).size();
+    }
+
+    @Override
+    protected Duration shortLease() {
+        return Duration.ofSeconds(2);
+    }
+
+    @Override
+    protected Duration watchdogLease() {
+        return Duration.ofSeconds(3);
+    }
+}
