@@ -77,8 +77,8 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.ownsClient = ownsClient;
         this.paths = new LockPaths(rootPath);
         this.ops = new ZkOps(client, operationTimeout, ensemble);
-        this.queue = new LockQueue(ops, paths);
         this.guard = new SessionGuard(ops);
+        this.queue = new LockQueue(ops, paths, guard::currentSession);
         this.expiry = new LeaseExpiry(ops, guard);
         client.getConnectionStateListenable().addListener(guard);
     }

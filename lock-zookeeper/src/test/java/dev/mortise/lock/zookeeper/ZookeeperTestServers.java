@@ -3,12 +3,16 @@ package dev.mortise.lock.zookeeper;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /** Shared test plumbing: an in-process ZooKeeper, an admin client, and looks at the lock tree. */
 final class ZookeeperTestServers {
@@ -23,6 +27,44 @@ final class ZookeeperTestServers {
 
     static TestingServer startServer() throws Exception {
         return new TestingServer(true);
+    }
+
+    /**
+     * A server with the given tick: it grants session timeouts between 2 and 20 ticks, so
+     * session tests can use short sessions.
+     */
+    static TestingServer startServer(int tickMillis) throws Exception {
+        return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, tickMillis, -1), true);
+    }
+
+    /** A started client with its own session, connected. */
+    static CuratorFramework curator(String connectString, Duration session) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, (int) session.toMillis(), 3_000,
+                new RetryOneTime(100));
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("client could not connect to " + connectString);
+        }
+        return client;
+    }
+
+    static void await(Duration max, BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("Timed out after " + max + " waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Every lock or waiter node under the root, over all keys. */
+    static int lockNodesUnder(CuratorFramework admin, String root) throws Exception {
+        int count = 0;
+        for (String parent : children(admin, root)) {
+            count += children(admin, root + "/" + parent).size();
+        }
+        return count;
     }
 
     static CuratorFramework admin(String connectString) throws InterruptedException {

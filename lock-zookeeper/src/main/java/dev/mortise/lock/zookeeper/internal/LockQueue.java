@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The queue protocol on one key's parent node: every acquirer creates an ephemeral
@@ -18,11 +19,14 @@ public final class LockQueue {
 
     private final ZkOps ops;
     private final LockPaths paths;
+    private final LongSupplier currentSession;
     private final AtomicLong notifications = new AtomicLong();
 
-    public LockQueue(ZkOps ops, LockPaths paths) {
+    /** @param currentSession the id of the client's live session (0 if none) */
+    public LockQueue(ZkOps ops, LockPaths paths, LongSupplier currentSession) {
         this.ops = ops;
         this.paths = paths;
+        this.currentSession = currentSession;
     }
 
     /** A node that owns its key, and when the request that proved it was sent. */
@@ -87,13 +91,17 @@ public final class LockQueue {
     /**
      * The node just ahead of ours, or {@code null} if ours is first.
      *
-     * @throws dev.mortise.lock.LockBackendException if our node is gone (its session ended):
-     *                                               a missing node is never taken for ownership
+     * @throws dev.mortise.lock.LockBackendException if our node is gone or belongs to a
+     *                                               session that ended: neither is ever taken
+     *                                               for ownership
      */
     private String predecessor(String parent, NodeRef node, String key) {
         List<String> queue = LockPaths.sortedLockNodes(ops.children(parent, key));
         int at = queue.indexOf(node.name());
-        if (at < 0) {
+        // After an expiry the client reconnects with a new session while the server may still
+        // show our old node for up to a session timeout; it will vanish, so it must not win.
+        // Read after the listing: if the session is still ours now, it was when the server answered.
+        if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
         return at == 0 ? null : queue.get(at - 1);

@@ -56,11 +56,16 @@ public final class SessionGuard implements ConnectionStateListener {
 
     /** The current session id, or 0 if there is no live handle. */
     public long currentSession() {
-        try {
-            return ops.client().getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            return 0;
+        // getZooKeeper() also reports (once) an exception queued by a background operation;
+        // that says nothing about the session, so ask again.
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                return ops.client().getZookeeperClient().getZooKeeper().getSessionId();
+            } catch (Exception e) {
+                log.debug("Reading the session id failed; asking again", e);
+            }
         }
+        return 0;
     }
 
     public boolean isConnected() {

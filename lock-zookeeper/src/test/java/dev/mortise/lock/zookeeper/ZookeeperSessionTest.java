@@ -1,0 +1,186 @@
+package dev.mortise.lock.zookeeper;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LostReason;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockRequest;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.KillSession;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.mortise.lock.zookeeper.ZookeeperTestServers.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The session is the lease: suspension, reconnection and expiry against a real server,
+ * with expiry injected into the client ({@link KillSession}) as a GC pause or a partition
+ * longer than the session timeout would cause it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ZookeeperSessionTest {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private TestingServer server;
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private void startServer(int tickMillis) throws Exception {
+        server = ZookeeperTestServers.startServer(tickMillis);
+    }
+
+    private CuratorFramework curator(Duration session) throws InterruptedException {
+        return track(ZookeeperTestServers.curator(server.getConnectString(), session));
+    }
+
+    private ZookeeperLockBackend backend(CuratorFramework curator) {
+        return track(ZookeeperLockBackend.builder().client(curator).operationTimeout(Duration.ofSeconds(3)).build());
+    }
+
+    private LockClient client(CuratorFramework curator, Duration lease) {
+        return track(LockClient.builder(backend(curator)).defaultLease(lease).build());
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private static String key(String name) {
+        return "session:" + name + ":" + UUID.randomUUID();
+    }
+
+    @Test
+    void sessionExpiryWhileHoldingFiresOnLostAndFreesTheLock() throws Exception {
+        startServer(500);
+        CuratorFramework holder = curator(Duration.ofSeconds(3));
+        LockClient a = client(holder, Duration.ofSeconds(3));
+        LockClient b = client(curator(Duration.ofSeconds(3)), Duration.ofSeconds(3));
+        String key = key("holding");
+        AtomicReference<LockLostEvent> lost = new AtomicReference<>();
+        AtomicInteger fired = new AtomicInteger();
+        LockLease lease = a.acquire(key, Duration.ofSeconds(5)).onLost(e -> {
+            fired.incrementAndGet();
+            lost.set(e);
+        });
+
+        KillSession.kill(holder.getZookeeperClient().getZooKeeper());
+
+        await(Duration.ofSeconds(10), () -> lost.get() != null, "onLost after the session expired");
+        // The session guard (LOST) or the watchdog (node of a dead session) tells first; both mean "gone".
+        assertThat(lost.get().reason()).isIn(LostReason.SESSION_LOST, LostReason.RENEWAL_REJECTED);
+        assertThat(lease.isValid()).isFalse();
+        try (LockLease next = b.acquire(key, Duration.ofSeconds(20))) {
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        }
+        assertThat(fired.get()).isEqualTo(1);
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
+    void sessionExpiryWhileWaitingIsNeverReportedAsGranted() throws Exception {
+        startServer(500);
+        LockClient a = client(curator(Duration.ofSeconds(3)), Duration.ofSeconds(3));
+        CuratorFramework waiterSession = curator(Duration.ofSeconds(3));
+        LockClient b = client(waiterSession, Duration.ofSeconds(3));
+        CuratorFramework admin = curator(Duration.ofSeconds(10));
+        String key = key("waiting");
+        String parent = new dev.mortise.lock.zookeeper.internal.LockPaths(ZookeeperLockBackendBuilder.DEFAULT_ROOT)
+                .parent(key);
+        LockLease held = a.acquire(key, Duration.ofSeconds(5));
+        CompletableFuture<LockLease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, Duration.ofSeconds(60)));
+        await(Duration.ofSeconds(10), () -> childCount(admin, parent) == 2, "the waiter's node to be queued");
+
+        // Expire the waiter's session and free the lock at once: the waiter's old node is now
+        // first in the queue until the server reaps it, and must still not count as a grant.
+        KillSession.kill(waiterSession.getZookeeperClient().getZooKeeper());
+        held.close();
+
+        assertThatThrownBy(() -> waiter.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(LockBackendException.class);
+        await(Duration.ofSeconds(10), () -> childCount(admin, parent) == 0, "the waiter's node to be removed");
+        try (LockLease lease = b.acquire(key, Duration.ofSeconds(10))) {
+            assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void suspensionInvalidatesLeasesAtOnceAndReconnectionRestoresThem() throws Exception {
+        startServer(1000);
+        LockClient a = client(curator(Duration.ofSeconds(10)), Duration.ofSeconds(8));
+        AtomicInteger lost = new AtomicInteger();
+        LockLease lease = a.acquire(key("suspended"), Duration.ofSeconds(5)).onLost(e -> lost.incrementAndGet());
+        assertThat(lease.isValid()).isTrue();
+
+        server.stop();
+        await(Duration.ofSeconds(10), () -> !lease.isValid(), "the lease to turn invalid when the connection is suspended");
+        assertThatThrownBy(lease::ensureValid).isInstanceOf(LockLostException.class).hasMessageContaining("suspended");
+        server.restart();
+
+        await(Duration.ofSeconds(20), lease::isValid, "the lease to be valid again after reconnecting");
+        assertThat(lost.get()).isZero();
+        lease.close();
+    }
+
+    @Test
+    void backendReportsEveryHoldSuspendedRestoredThenLost() throws Exception {
+        startServer(1000);
+        CuratorFramework curator = curator(Duration.ofSeconds(10));
+        ZookeeperLockBackend backend = backend(curator);
+        RecordingGrantListener listener = new RecordingGrantListener();
+        backend.addGrantListener(listener);
+        List<Grant> grants = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            grants.add(backend.tryAcquire(new LockRequest(key("spi" + i), "owner-" + i, Duration.ofSeconds(10), true))
+                    .grant().orElseThrow());
+        }
+
+        server.stop();
+        await(Duration.ofSeconds(10), () -> listener.suspended.size() == 3, "every hold reported suspended");
+        server.restart();
+        await(Duration.ofSeconds(20), () -> listener.restored.size() == 3, "every hold reported restored");
+        assertThat(listener.restored).containsExactlyInAnyOrderElementsOf(grants);
+        assertThat(listener.lost).isEmpty();
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(10))).as("holds gone after reconnecting").isEmpty();
+
+        KillSession.kill(curator.getZookeeperClient().getZooKeeper());
+        await(Duration.ofSeconds(10), () -> listener.lost.size() == 3, "every hold reported lost");
+        assertThat(listener.lost).containsExactlyInAnyOrderElementsOf(grants);
+        await(Duration.ofSeconds(10), curator.getZookeeperClient()::isConnected, "a new session");
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(10))).as("holds of the dead session")
+                .containsExactlyInAnyOrderElementsOf(grants);
+    }
+
+    private static int childCount(CuratorFramework admin, String parent) {
+        try {
+            return ZookeeperTestServers.children(admin, parent).size();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
