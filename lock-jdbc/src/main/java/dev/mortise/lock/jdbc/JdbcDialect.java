@@ -1,0 +1,51 @@
+package dev.mortise.lock.jdbc;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The SQL dialects the JDBC backend speaks. Each one takes, renews and releases a lock in
+ * one statement, judges expiry by the database's clock, and ships its DDL as the resource
+ * {@link #schemaResource()}.
+ */
+public enum JdbcDialect {
+
+    /** PostgreSQL 9.5 or later: {@code INSERT … ON CONFLICT … DO UPDATE … RETURNING}, {@code LISTEN/NOTIFY}. */
+    POSTGRESQL("postgresql"),
+    /** MySQL 8 and MariaDB 10.3 or later: {@code INSERT … ON DUPLICATE KEY UPDATE} with {@code LAST_INSERT_ID(expr)}. */
+    MYSQL("mysql"),
+    /** H2 2.x (in memory, file, server or {@code AUTO_SERVER} mode): {@code MERGE … USING} in a {@code FINAL TABLE}. */
+    H2("h2");
+
+    private final String id;
+
+    JdbcDialect(String id) {
+        this.id = id;
+    }
+
+    /** The classpath resource holding this dialect's {@code CREATE TABLE}, with {@code ${table}} for the table name. */
+    public String schemaResource() {
+        return "dev/mortise/lock/jdbc/schema-" + id + ".sql";
+    }
+
+    /**
+     * The dialect for a JDBC {@code DatabaseMetaData.getDatabaseProductName()}, if known:
+     * {@code PostgreSQL}, {@code MySQL}, {@code MariaDB}, {@code H2}.
+     */
+    public static Optional<JdbcDialect> forProductName(String productName) {
+        if (productName == null) {
+            return Optional.empty();
+        }
+        String name = productName.toLowerCase(Locale.ROOT);
+        if (name.contains("postgresql")) {
+            return Optional.of(POSTGRESQL);
+        }
+        if (name.contains("mysql") || name.contains("mariadb")) {
+            return Optional.of(MYSQL);
+        }
+        if (name.equals("h2")) {
+            return Optional.of(H2);
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,44 @@
+package dev.mortise.lock.jdbc.internal;
+
+import dev.mortise.lock.jdbc.JdbcDialect;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+
+/** Builds the per-dialect pieces, keeping the optional PostgreSQL driver out of every other path. */
+public final class Dialects {
+
+    private static final Logger log = LoggerFactory.getLogger(Dialects.class);
+
+    private Dialects() {
+    }
+
+    public static LockSql sql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds) {
+        return switch (dialect) {
+            case POSTGRESQL -> new PostgresLockSql(table, queryTimeoutSeconds);
+            case MYSQL -> new MySqlLockSql(table, queryTimeoutSeconds);
+            case H2 -> new H2LockSql(table, queryTimeoutSeconds);
+        };
+    }
+
+    /**
+     * The LISTEN connection for PostgreSQL, or {@code null} when the dialect cannot push or
+     * the PostgreSQL driver is not on the class path (then waiters poll, and a warning says why).
+     */
+    public static ReleaseListener listener(JdbcDialect dialect, DataSource dataSource, TableName table,
+                                           ReleaseSignals signals, int queryTimeoutSeconds) {
+        if (dialect != JdbcDialect.POSTGRESQL) {
+            return null;
+        }
+        try {
+            Class.forName("org.postgresql.PGConnection", false, Dialects.class.getClassLoader());
+            return new PgReleaseListener(dataSource, table, signals, queryTimeoutSeconds);
+        } catch (ClassNotFoundException | LinkageError e) {
+            log.warn("The PostgreSQL driver (org.postgresql:postgresql) is not visible to Mortise, so waiters on lock table "
+                    + "'{}' poll instead of being woken by LISTEN/NOTIFY (backend 'jdbc'). Put the driver on the class path "
+                    + "next to lock-jdbc, or set listenForReleases(false) to silence this.", table);
+            return null;
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package dev.mortise.lock.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * H2: acquire is one {@code MERGE … USING} read through {@code FINAL TABLE}, which returns
+ * the row only when the merge took it. When busy, a second cheap primary-key read learns
+ * the holder's remaining lease (H2 has no way to return it from the same statement). Two
+ * first-time acquirers of a new key can race on the insert; the loser sees a duplicate key
+ * and retries once, then finds the row.
+ */
+final class H2LockSql extends SqlTemplate {
+
+    private static final String NOW = "CURRENT_TIMESTAMP";
+
+    private final String acquire = sql("""
+            SELECT fencing_token FROM FINAL TABLE (
+              MERGE INTO ${table} l
+              USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS VARCHAR))) s(k, o, ms, orig)
+              ON l.lock_key = s.k
+              WHEN MATCHED AND (l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = s.o) THEN UPDATE SET
+                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE l.fencing_token + 1 END,
+                acquired_at = CASE WHEN l.lock_owner = s.o THEN l.acquired_at ELSE %1$s END,
+                lock_owner = s.o,
+                expires_at = DATEADD(MILLISECOND, s.ms, %1$s)
+              WHEN NOT MATCHED THEN INSERT (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
+                VALUES (s.k, s.o, 1, %1$s, DATEADD(MILLISECOND, s.ms, %1$s), s.orig))""".formatted(NOW));
+
+    private final String remaining = sql("SELECT DATEDIFF(MILLISECOND, " + NOW + ", expires_at) FROM ${table}"
+            + " WHERE lock_key = ? AND lock_owner IS NOT NULL AND expires_at > " + NOW);
+
+    private final String renew = sql("UPDATE ${table} SET expires_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW
+            + ") WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
+
+    private final String release = sql("UPDATE ${table} SET lock_owner = NULL, expires_at = NULL"
+            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
+
+    H2LockSql(TableName table, int queryTimeoutSeconds) {
+        super(table, queryTimeoutSeconds);
+    }
+
+    @Override
+    public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
+            throws SQLException {
+        try {
+            return merge(connection, key, owner, leaseMillis, requestedAt);
+        } catch (SQLException e) {
+            if (!"23505".equals(e.getSQLState())) {
+                throw e;
+            }
+            // Another session inserted the key between our MERGE's lookup and its insert: the row exists now.
+            return merge(connection, key, owner, leaseMillis, requestedAt);
+        }
+    }
+
+    private Outcome merge(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
+            throws SQLException {
+        try (PreparedStatement statement = prepare(connection, acquire)) {
+            statement.setString(1, key.value());
+            statement.setString(2, owner);
+            statement.setLong(3, leaseMillis);
+            statement.setString(4, key.original());
+            requestedAt[0] = System.nanoTime();
+            try (ResultSet rows = statement.executeQuery()) {
+                if (rows.next()) {
+                    return Outcome.granted(rows.getLong(1));
+                }
+            }
+        }
+        try (PreparedStatement statement = prepare(connection, remaining)) {
+            statement.setString(1, key.value());
+            try (ResultSet rows = statement.executeQuery()) {
+                return Outcome.busy(rows.next() ? Math.max(0, rows.getLong(1)) : 0);
+            }
+        }
+    }
+
+    @Override
+    public boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
+        try (PreparedStatement statement = prepare(connection, renew)) {
+            statement.setLong(1, leaseMillis);
+            statement.setString(2, key);
+            statement.setString(3, owner);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public Set<String> renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException {
+        Set<String> renewed = new HashSet<>();
+        for (int from = 0; from < holds.size(); from += BATCH) {
+            List<Held> chunk = holds.subList(from, Math.min(holds.size(), from + BATCH));
+            String text = sql("SELECT lock_owner FROM FINAL TABLE (UPDATE ${table} SET expires_at = DATEADD(MILLISECOND, "
+                    + "CAST(? AS BIGINT), " + NOW + ") WHERE (lock_key, lock_owner) IN (" + pairs(chunk.size())
+                    + ") AND expires_at > " + NOW + ")");
+            try (PreparedStatement statement = prepare(connection, text)) {
+                int index = 1;
+                statement.setLong(index++, leaseMillis);
+                for (Held held : chunk) {
+                    statement.setString(index++, held.key());
+                    statement.setString(index++, held.owner());
+                }
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        renewed.add(rows.getString(1));
+                    }
+                }
+            }
+        }
+        return renewed;
+    }
+
+    @Override
+    public boolean release(Connection connection, String key, String owner) throws SQLException {
+        try (PreparedStatement statement = prepare(connection, release)) {
+            statement.setString(1, key);
+            statement.setString(2, owner);
+            return statement.executeUpdate() == 1;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.mortise.lock.jdbc.internal;
+
+import dev.mortise.lock.LockBackendException;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.time.Duration;
+
+/**
+ * Runs each lock operation on a connection of its own in autocommit mode, so it never
+ * joins, commits or rolls back a transaction of the caller's; a pooled connection that was
+ * handed out with autocommit off gets it back off. Turns every failure into a
+ * {@link LockBackendException} that names the key, the backend and a fix.
+ */
+public final class JdbcCalls {
+
+    /** One piece of work on a borrowed autocommit connection. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T apply(Connection connection) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+    private final TableName table;
+    private final Duration operationTimeout;
+
+    public JdbcCalls(DataSource dataSource, TableName table, Duration operationTimeout) {
+        this.dataSource = dataSource;
+        this.table = table;
+        this.operationTimeout = operationTimeout;
+    }
+
+    public <T> T run(String key, String action, Work<T> work) {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean restore = !connection.getAutoCommit();
+            if (restore) {
+                connection.setAutoCommit(true);
+            }
+            try {
+                return work.apply(connection);
+            } finally {
+                if (restore) {
+                    connection.setAutoCommit(false);
+                }
+            }
+        } catch (SQLException e) {
+            throw failure(key, action, e);
+        }
+    }
+
+    private LockBackendException failure(String key, String action, SQLException e) {
+        String what = key == null ? "" : " lock '" + abbreviate(key) + "'";
+        String fix = e instanceof SQLTimeoutException || e instanceof java.sql.SQLTransientConnectionException
+                ? "The database did not answer within the operation timeout (" + operationTimeout + ") or no pooled "
+                  + "connection was free: check that it is up and the pool is large enough (each backend also holds one "
+                  + "connection for LISTEN on PostgreSQL)."
+                : "Check that the database is reachable and that table '" + table + "' exists with the shipped DDL "
+                  + "(JdbcLockBackend.builder(dataSource).createTableIfMissing(true) creates it).";
+        return new LockBackendException("JDBC backend ('jdbc') could not " + action + what + ": " + e.getMessage()
+                + " [SQLState " + e.getSQLState() + "]. " + fix, key, "jdbc", e);
+    }
+
+    static String abbreviate(String key) {
+        return key.length() <= 200 ? key : key.substring(0, 200) + "…";
+    }
+}

@@ -1,0 +1,157 @@
+package dev.mortise.lock.jdbc.internal;
+
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one connection per backend that LISTENs for releases on PostgreSQL, on a daemon
+ * thread of its own, handing each notification to {@link ReleaseSignals}. If the connection
+ * drops it reconnects with backoff, and wakes every waiter after reconnecting (releases
+ * in between were not heard); while it is down, waiters fall back to polling. Silence is
+ * checked with a {@code SELECT 1} now and then, so a dead peer is noticed.
+ *
+ * <p>The only class that touches the PostgreSQL driver: loaded only for that dialect.
+ */
+final class PgReleaseListener implements ReleaseListener, Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(PgReleaseListener.class);
+    private static final int POLL_MILLIS = 250;
+    private static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MAX_BACKOFF_MILLIS = 5000;
+
+    private final DataSource dataSource;
+    private final TableName table;
+    private final ReleaseSignals signals;
+    private final int queryTimeoutSeconds;
+    private final Object state = new Object();
+    private boolean listening; // guarded by state
+    private volatile boolean closed;
+    private Thread thread;
+
+    PgReleaseListener(DataSource dataSource, TableName table, ReleaseSignals signals, int queryTimeoutSeconds) {
+        this.dataSource = dataSource;
+        this.table = table;
+        this.signals = signals;
+        this.queryTimeoutSeconds = queryTimeoutSeconds;
+    }
+
+    @Override
+    public boolean awaitListening(long nanos) throws InterruptedException {
+        synchronized (state) {
+            if (closed) {
+                return false;
+            }
+            if (thread == null) {
+                thread = new Thread(this, "mortise-jdbc-listen-" + table.channel());
+                thread.setDaemon(true);
+                thread.start();
+            }
+            long deadline = System.nanoTime() + nanos;
+            while (!listening) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(state, left);
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public boolean isListening() {
+        synchronized (state) {
+            return listening;
+        }
+    }
+
+    @Override
+    public void run() {
+        long backoff = 100;
+        while (!closed) {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(true);
+                try (Statement statement = connection.createStatement()) {
+                    statement.setQueryTimeout(queryTimeoutSeconds);
+                    statement.execute("LISTEN \"" + table.channel() + "\"");
+                }
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                setListening(true);
+                signals.fireAll();
+                backoff = 100;
+                listen(connection, pg);
+            } catch (SQLException | RuntimeException e) {
+                if (!closed) {
+                    log.warn("LISTEN connection for lock table '{}' failed (backend 'jdbc'); waiters poll until it is back, "
+                            + "retrying in {} ms: {}", table, backoff, e.toString());
+                }
+            } finally {
+                setListening(false);
+            }
+            sleepQuietly(backoff);
+            backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+    }
+
+    private void listen(Connection connection, PGConnection pg) throws SQLException {
+        long lastHeard = System.nanoTime();
+        while (!closed) {
+            PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
+            if (notifications != null && notifications.length > 0) {
+                for (PGNotification notification : notifications) {
+                    signals.fire(notification.getParameter());
+                }
+                lastHeard = System.nanoTime();
+            } else if (System.nanoTime() - lastHeard > HEARTBEAT_NANOS) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.setQueryTimeout(queryTimeoutSeconds);
+                    statement.execute("SELECT 1");
+                }
+                lastHeard = System.nanoTime();
+            }
+        }
+    }
+
+    private void setListening(boolean value) {
+        synchronized (state) {
+            listening = value;
+            state.notifyAll();
+        }
+    }
+
+    private void sleepQuietly(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!closed && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(Math.min(50, millis));
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (state) {
+            closed = true;
+            running = thread;
+            state.notifyAll();
+        }
+        if (running != null) {
+            try {
+                running.join(TimeUnit.SECONDS.toMillis(2) + POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

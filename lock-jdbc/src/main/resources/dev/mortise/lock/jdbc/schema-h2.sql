@@ -1,0 +1,10 @@
+-- Mortise lock table for H2 2.x. ${table} is the configured table name.
+-- Rows are never deleted by Mortise: release keeps fencing_token.
+CREATE TABLE IF NOT EXISTS ${table} (
+    lock_key      VARCHAR(255) NOT NULL PRIMARY KEY,
+    lock_owner    VARCHAR(255),
+    fencing_token BIGINT       NOT NULL,
+    acquired_at   TIMESTAMP(6) WITH TIME ZONE,
+    expires_at    TIMESTAMP(6) WITH TIME ZONE,
+    original_key  CHARACTER VARYING
+);

@@ -1,0 +1,12 @@
+-- Mortise lock table for MySQL 8 and MariaDB 10.3+. ${table} is the configured table name.
+-- lock_key is VARBINARY: exact byte equality, where every utf8mb4 collation would fold case
+-- or ignore trailing spaces and make two keys one lock. Times are UTC (UTC_TIMESTAMP(6)),
+-- so sessions in different time zones agree on expiry. Rows are never deleted by Mortise.
+CREATE TABLE IF NOT EXISTS ${table} (
+    lock_key      VARBINARY(255) NOT NULL PRIMARY KEY,
+    lock_owner    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    fencing_token BIGINT       NOT NULL,
+    acquired_at   DATETIME(6),
+    expires_at    DATETIME(6),
+    original_key  TEXT CHARACTER SET utf8mb4
+) ENGINE = InnoDB;

@@ -1,0 +1,12 @@
+-- Mortise lock table for PostgreSQL. ${table} is the configured table name (default mortise_locks).
+-- Rows are never deleted by Mortise: release clears lock_owner and expires_at and keeps
+-- fencing_token, so tokens of one key only ever grow. COLLATE "C" makes key equality
+-- exact byte equality whatever the database's default collation is.
+CREATE TABLE IF NOT EXISTS ${table} (
+    lock_key      VARCHAR(255) COLLATE "C" NOT NULL PRIMARY KEY,
+    lock_owner    VARCHAR(255),
+    fencing_token BIGINT       NOT NULL,
+    acquired_at   TIMESTAMP(6) WITH TIME ZONE,
+    expires_at    TIMESTAMP(6) WITH TIME ZONE,
+    original_key  TEXT
+);

@@ -1,0 +1,31 @@
+package dev.mortise.lock.jdbc;
+
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.tck.server.FreePorts;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+
+/** The whole contract on a real PostgreSQL server, waiters woken by LISTEN/NOTIFY. */
+class PostgresContractTest extends JdbcContractTest {
+
+    @Override
+    protected DataSource dataSource() {
+        return TestDatabases.postgres();
+    }
+
+    @Override
+    protected String now() {
+        return "CURRENT_TIMESTAMP";
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) {
+        PGSimpleDataSource closed = new PGSimpleDataSource();
+        closed.setURL("jdbc:postgresql://127.0.0.1:" + FreePorts.next() + "/postgres");
+        closed.setUser("postgres");
+        closed.setConnectTimeout((int) Math.max(1, operationTimeout.toSeconds()));
+        return JdbcLockBackend.builder(closed).dialect(JdbcDialect.POSTGRESQL).operationTimeout(operationTimeout).build();
+    }
+}
