@@ -1,0 +1,85 @@
+package dev.mortise.lock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding a distributed lock on a key computed from its
+ * arguments.
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "'order:' + #order.id", waitFor = "5s")
+ * public Receipt pay(Order order) { ... }
+ *
+ * @Scheduled(cron = "0 0 * * * *")
+ * @DistributedLock(key = "'billing-run'", onBusy = OnBusy.SKIP, holdAtLeast = "30s")
+ * public void bill() { ... }
+ * }</pre>
+ *
+ * <p>On a type, it applies to every public method of the type (a method's own annotation
+ * wins). Works through Spring AOP proxies, so a call from one method of the bean to
+ * another ({@code this.pay(order)}) is not intercepted; use AspectJ weaving or the
+ * {@link dev.mortise.lock.LockClient} API there.
+ *
+ * <p>The lock is taken before the method runs and released when it returns or throws;
+ * for methods returning {@code CompletionStage}, {@code Mono} or {@code Flux}, when the
+ * result completes. Nested annotated calls on the same key from the same thread re-enter
+ * the lock. Invalid attributes (a SpEL syntax error, an unparsable duration, an unknown
+ * backend) fail application start-up.
+ */
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface DistributedLock {
+
+    /**
+     * The lock key, a SpEL expression: arguments by name ({@code #order}, needs
+     * {@code -parameters}) or position ({@code #p0}, {@code #a0}), {@code #root.method},
+     * {@code #root.target}, {@code #root.args}, beans ({@code @clock}). A literal key is
+     * quoted: {@code "'billing-run'"}. Evaluating to {@code null} or blank is an error.
+     */
+    String key();
+
+    /**
+     * A stable, low-cardinality name for metrics ({@code name} tag). Defaults to the key
+     * expression (never to the evaluated key).
+     */
+    String name() default "";
+
+    /**
+     * How long to wait for a busy lock: {@code "5s"}, {@code "PT5S"},
+     * {@code "${locks.pay.wait:5s}"}. Empty: {@code mortise.lock.wait-for} for
+     * {@link OnBusy#WAIT}, no wait for {@link OnBusy#SKIP}. Not allowed with
+     * {@link OnBusy#FAIL}.
+     */
+    String waitFor() default "";
+
+    /**
+     * An explicit lease that is not renewed: the lock expires this long after it is
+     * granted even if the method still runs. Empty (the default): the lease is renewed in
+     * the background for as long as the method runs.
+     */
+    String lease() default "";
+
+    /** What to do when another owner holds the lock. */
+    OnBusy onBusy() default OnBusy.WAIT;
+
+    /**
+     * Keep the lock at least this long after it was granted, even if the method finished
+     * sooner (as ShedLock's {@code lockAtLeastFor}): stops other instances of a scheduled
+     * job from running it again when their clocks fire a little later. The release is
+     * scheduled, the caller does not wait. Empty: release on return.
+     */
+    String holdAtLeast() default "";
+
+    /**
+     * The configured backend to lock on ({@code "redis"}, {@code "etcd"}, a name under
+     * {@code mortise.lock.backends}); empty: the default backend ({@code mortise.lock.backend}).
+     */
+    String backend() default "";
+}

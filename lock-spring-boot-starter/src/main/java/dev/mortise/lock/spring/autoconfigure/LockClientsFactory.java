@@ -1,0 +1,106 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockClientBuilder;
+import dev.mortise.lock.LockListener;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spring.LockClients;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Names the backend beans, picks the default and builds one client per backend. A
+ * backend is named by {@link LockBackend#name()}, or by its bean name when several
+ * backends share that name (two Redis deployments, say).
+ */
+final class LockClientsFactory {
+
+    private final MortiseLockProperties properties;
+    private final List<LockListener> listeners;
+    private final List<LockClientBuilderCustomizer> customizers;
+
+    LockClientsFactory(MortiseLockProperties properties, List<LockListener> listeners,
+                       List<LockClientBuilderCustomizer> customizers) {
+        this.properties = properties;
+        this.listeners = listeners;
+        this.customizers = customizers;
+    }
+
+    LockClients create(Map<String, LockBackend> backendsByBeanName) {
+        Map<String, LockBackend> named = name(backendsByBeanName);
+        String defaultName = defaultName(named);
+        checkBackendSettings(named);
+        Map<String, LockClient> clients = new LinkedHashMap<>();
+        try {
+            named.forEach((name, backend) -> clients.put(name, build(name, backend)));
+        } catch (RuntimeException e) {
+            clients.values().forEach(LockClient::close);
+            throw e;
+        }
+        return new LockClients(clients, defaultName);
+    }
+
+    private static Map<String, LockBackend> name(Map<String, LockBackend> byBeanName) {
+        Map<String, Integer> counts = new HashMap<>();
+        byBeanName.values().forEach(backend -> counts.merge(backend.name(), 1, Integer::sum));
+        Map<String, LockBackend> named = new LinkedHashMap<>();
+        byBeanName.forEach((beanName, backend) ->
+                named.put(counts.get(backend.name()) == 1 ? backend.name() : beanName, backend));
+        return named;
+    }
+
+    private String defaultName(Map<String, LockBackend> named) {
+        String wanted = properties.getBackend();
+        if (named.isEmpty()) {
+            throw new IllegalStateException("No lock backend is configured" + (wanted == null ? "" : " (mortise.lock"
+                    + ".backend=" + wanted + ")") + ": add a backend module (lock-redis, lock-etcd, lock-zookeeper, "
+                    + "lock-jdbc) with its settings, define a LockBackend bean, or set mortise.lock.backend=local "
+                    + "for in-process locks (tests, single-instance services).");
+        }
+        if (wanted != null && !wanted.isBlank()) {
+            if (!named.containsKey(wanted)) {
+                throw new IllegalStateException("mortise.lock.backend=" + wanted + " but no backend of that name is "
+                        + "configured; configured: " + named.keySet() + ". Add the backend's module and settings "
+                        + "(mortise.lock." + wanted + ".*), or set mortise.lock.backend to a configured name.");
+            }
+            return wanted;
+        }
+        if (named.size() > 1) {
+            throw new IllegalStateException("Several lock backends are configured " + named.keySet()
+                    + "; set mortise.lock.backend to the one @DistributedLock uses by default (others are chosen "
+                    + "per annotation with backend = \"...\").");
+        }
+        return named.keySet().iterator().next();
+    }
+
+    private void checkBackendSettings(Map<String, LockBackend> named) {
+        for (String name : properties.getBackends().keySet()) {
+            if (!named.containsKey(name)) {
+                throw new IllegalStateException("mortise.lock.backends." + name + ".* is set but no backend named '"
+                        + name + "' is configured; configured: " + named.keySet() + ". Fix the name or add the "
+                        + "backend.");
+            }
+        }
+    }
+
+    private LockClient build(String name, LockBackend backend) {
+        MortiseLockProperties.Backend settings = properties.getBackends().get(name);
+        LockClientBuilder builder = LockClient.builder(backend);
+        try {
+            builder.defaultLease(settings != null && settings.getDefaultLease() != null ? settings.getDefaultLease()
+                    : properties.getDefaultLease());
+            builder.maxKeyBytes(settings != null && settings.getMaxKeyBytes() != null ? settings.getMaxKeyBytes()
+                    : properties.getMaxKeyBytes());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("Invalid settings for lock backend '" + name + "': " + e.getMessage()
+                    + ". Fix mortise.lock.default-lease / max-key-bytes (or mortise.lock.backends." + name
+                    + ".*).", e);
+        }
+        listeners.forEach(builder::listener);
+        customizers.forEach(customizer -> customizer.customize(name, builder));
+        return builder.build();
+    }
+}

@@ -1,0 +1,192 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Configuration of Mortise locks ({@code mortise.lock.*}).
+ */
+@ConfigurationProperties("mortise.lock")
+public class MortiseLockProperties {
+
+    /** Default advisor order: before (outside) {@code @Transactional}, whose advisor has the lowest precedence. */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+    /**
+     * Whether to auto-configure Mortise locks.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Name of the default backend: "redis", "etcd", "zookeeper", "jdbc", "local", or any
+     * configured backend name. May be omitted when exactly one backend is configured.
+     * "local" locks within this JVM only (tests, single-instance services).
+     */
+    private String backend;
+
+    /**
+     * Lease of holds without an explicit lease. They are renewed every third of it while
+     * held, so it bounds how long a crashed holder blocks others.
+     */
+    private Duration defaultLease = Duration.ofSeconds(30);
+
+    /**
+     * How long @DistributedLock methods with onBusy = WAIT wait for a busy lock when the
+     * annotation gives no waitFor.
+     */
+    private Duration waitFor = Duration.ofSeconds(10);
+
+    /**
+     * Longest lock key accepted, in UTF-8 bytes.
+     */
+    private int maxKeyBytes = 512;
+
+    /**
+     * Order of the @DistributedLock advice among other advice. The default puts the lock
+     * outside @Transactional (taken before the transaction begins, released after it
+     * completes); a value at or above the transaction advisor's order puts it inside.
+     */
+    private int order = DEFAULT_ORDER;
+
+    /**
+     * How @DistributedLock is applied: "proxy" (Spring AOP proxies; calls from a bean to
+     * itself are not locked) or "aspectj" (the application weaves DistributedLockAspect).
+     */
+    private Mode mode = Mode.PROXY;
+
+    /**
+     * The in-process backend.
+     */
+    private final Local local = new Local();
+
+    /**
+     * Client settings per backend name, overriding the global ones.
+     */
+    private final Map<String, Backend> backends = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getBackend() {
+        return backend;
+    }
+
+    public void setBackend(String backend) {
+        this.backend = backend;
+    }
+
+    public Duration getDefaultLease() {
+        return defaultLease;
+    }
+
+    public void setDefaultLease(Duration defaultLease) {
+        this.defaultLease = defaultLease;
+    }
+
+    public Duration getWaitFor() {
+        return waitFor;
+    }
+
+    public void setWaitFor(Duration waitFor) {
+        this.waitFor = waitFor;
+    }
+
+    public int getMaxKeyBytes() {
+        return maxKeyBytes;
+    }
+
+    public void setMaxKeyBytes(int maxKeyBytes) {
+        this.maxKeyBytes = maxKeyBytes;
+    }
+
+    public int getOrder() {
+        return order;
+    }
+
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    public Local getLocal() {
+        return local;
+    }
+
+    public Map<String, Backend> getBackends() {
+        return backends;
+    }
+
+    /** How the annotation is applied. */
+    public enum Mode {
+        /** Spring AOP proxies. */
+        PROXY,
+        /** AspectJ weaving of DistributedLockAspect, done by the application. */
+        ASPECTJ
+    }
+
+    /** The in-process backend. */
+    public static class Local {
+
+        /**
+         * Whether to register the in-process backend ("local") even when it is not the
+         * default backend. It is registered anyway when mortise.lock.backend=local.
+         */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** Client settings of one backend. */
+    public static class Backend {
+
+        /**
+         * Lease of holds without an explicit lease on this backend; defaults to
+         * mortise.lock.default-lease.
+         */
+        private Duration defaultLease;
+
+        /**
+         * Longest key accepted on this backend, in UTF-8 bytes; defaults to
+         * mortise.lock.max-key-bytes.
+         */
+        private Integer maxKeyBytes;
+
+        public Duration getDefaultLease() {
+            return defaultLease;
+        }
+
+        public void setDefaultLease(Duration defaultLease) {
+            this.defaultLease = defaultLease;
+        }
+
+        public Integer getMaxKeyBytes() {
+            return maxKeyBytes;
+        }
+
+        public void setMaxKeyBytes(Integer maxKeyBytes) {
+            this.maxKeyBytes = maxKeyBytes;
+        }
+    }
+}

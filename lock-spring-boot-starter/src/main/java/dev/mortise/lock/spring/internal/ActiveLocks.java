@@ -1,0 +1,65 @@
+package dev.mortise.lock.spring.internal;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The annotated locks whose methods are running on this thread, innermost last. Lets a
+ * nested annotated call re-enter a lock held under an explicit owner, and lets a
+ * transaction begun inside a locked method check the leases before it commits.
+ */
+public final class ActiveLocks {
+
+    private static final ThreadLocal<Deque<Entry>> STACK = ThreadLocal.withInitial(ArrayDeque::new);
+
+    private ActiveLocks() {
+    }
+
+    /** One running annotated call. {@code owner} is {@code null} for the thread. */
+    record Entry(LockClient client, String key, String owner, LockLease lease) {
+    }
+
+    static void push(Entry entry) {
+        STACK.get().addLast(entry);
+    }
+
+    static void pop(Entry entry) {
+        Deque<Entry> stack = STACK.get();
+        stack.removeLastOccurrence(entry);
+        if (stack.isEmpty()) {
+            STACK.remove();
+        }
+    }
+
+    /** The entry for {@code key} on {@code client} on this thread, innermost, or {@code null}. */
+    static Entry find(LockClient client, String key) {
+        Iterator<Entry> it = STACK.get().descendingIterator();
+        while (it.hasNext()) {
+            Entry entry = it.next();
+            if (entry.client() == client && entry.key().equals(key)) {
+                return entry;
+            }
+        }
+        return null;
+    }
+
+    /** The leases of the annotated calls running on this thread, outermost first. */
+    public static List<LockLease> leases() {
+        Deque<Entry> stack = STACK.get();
+        if (stack.isEmpty()) {
+            STACK.remove();
+            return List.of();
+        }
+        List<LockLease> leases = new ArrayList<>(stack.size());
+        for (Entry entry : stack) {
+            leases.add(entry.lease());
+        }
+        return leases;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.mortise.lock.spring.internal;
+
+import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.LockClients;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Checks every {@code @DistributedLock} of every bean when the bean is created: durations,
+ * policies, the key's SpEL syntax, and (once all singletons exist) that the named backend
+ * is configured. A mistake fails start-up with the method and the fix, not the first call.
+ */
+public final class LockAnnotationValidator implements BeanPostProcessor, SmartInitializingSingleton {
+
+    private final ObjectProvider<LockOperationSource> operations;
+    private final ObjectProvider<LockKeyEvaluator> keys;
+    private final ObjectProvider<LockClients> clients;
+    private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
+    private final Map<String, String> backendsInUse = new ConcurrentHashMap<>();
+    private volatile boolean started;
+
+    public LockAnnotationValidator(ObjectProvider<LockOperationSource> operations, ObjectProvider<LockKeyEvaluator> keys,
+                                   ObjectProvider<LockClients> clients) {
+        this.operations = operations;
+        this.keys = keys;
+        this.clients = clients;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        Class<?> type = AopUtils.getTargetClass(bean);
+        if (checked.putIfAbsent(type, Boolean.TRUE) != null || !annotated(type)) {
+            return bean;
+        }
+        LockOperationSource source = operations.getObject();
+        LockKeyEvaluator evaluator = keys.getObject();
+        ReflectionUtils.doWithMethods(type, method -> source.find(method, type).ifPresent(operation -> {
+            evaluator.validate(operation, type);
+            if (!operation.backend().isEmpty()) {
+                backendsInUse.putIfAbsent(operation.backend(), operation.describeMethod());
+                if (started) {
+                    checkBackends();
+                }
+            }
+        }), method -> method.getDeclaringClass() != Object.class && !method.isSynthetic());
+        return bean;
+    }
+
+    /** A cheap look first, so that unrelated beans (this one's own dependencies) resolve nothing. */
+    private static boolean annotated(Class<?> type) {
+        if (!AnnotationUtils.isCandidateClass(type, DistributedLock.class)) {
+            return false;
+        }
+        if (AnnotatedElementUtils.hasAnnotation(type, DistributedLock.class)) {
+            return true;
+        }
+        boolean[] found = {false};
+        ReflectionUtils.doWithMethods(type, method -> found[0] = true,
+                method -> !found[0] && AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class));
+        return found[0];
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        started = true;
+        checkBackends();
+    }
+
+    private void checkBackends() {
+        if (backendsInUse.isEmpty()) {
+            return;
+        }
+        LockClients configured = clients.getObject();
+        backendsInUse.forEach((backend, method) -> {
+            if (!configured.contains(backend)) {
+                throw new IllegalStateException("@DistributedLock(backend = \"" + backend + "\") on " + method
+                        + " names a backend that is not configured; configured: " + configured.names()
+                        + ". Add the backend's module and mortise.lock.backends." + backend
+                        + ".* settings, or use one of the configured names.");
+            }
+        });
+    }
+}

@@ -1,0 +1,130 @@
+package dev.mortise.lock.spring.internal;
+
+import dev.mortise.lock.LockException;
+import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.spring.LockClients;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The engine behind {@code @DistributedLock}, shared by the Spring AOP interceptor and the
+ * AspectJ aspect: finds the operation, evaluates the key, and runs the call under the
+ * lock — synchronously, or through a {@link ReturnTypeHandler} for results that complete
+ * later. Thread-safe.
+ */
+public final class LockInvoker {
+
+    private final LockOperationSource operations;
+    private final LockKeyEvaluator keys;
+    private final Supplier<LockClients> clients;
+    private final Supplier<LockObserver> observer;
+    private final List<ReturnTypeHandler> handlers;
+    private final TransactionBinding transactionBinding;
+    private final LeaseReleaser releaser;
+
+    /**
+     * @param clients            looked up at the first call, so that building the AOP
+     *                           infrastructure does not start backends early
+     * @param observer           looked up at the first call; {@link LockObserver#NOOP} for none
+     * @param transactionBinding {@code null} without Spring transactions
+     */
+    public LockInvoker(LockOperationSource operations, LockKeyEvaluator keys, Supplier<LockClients> clients,
+                       Supplier<LockObserver> observer, List<ReturnTypeHandler> handlers,
+                       TransactionBinding transactionBinding, LeaseReleaser releaser) {
+        this.operations = operations;
+        this.keys = keys;
+        this.clients = memoize(clients);
+        this.observer = memoize(observer);
+        this.handlers = List.copyOf(handlers);
+        this.transactionBinding = transactionBinding;
+        this.releaser = releaser;
+    }
+
+    /** Runs {@code invocation}, under its lock if its method is annotated. */
+    public Object invoke(LockInvocation invocation) throws Throwable {
+        Optional<LockOperation> found = operations.find(invocation.method(), invocation.targetClass());
+        if (found.isEmpty()) {
+            return invocation.proceed(invocation.arguments());
+        }
+        LockOperation operation = found.get();
+        String key = keys.key(operation, invocation.arguments(), invocation.target(), invocation.targetClass());
+        LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), key, invocation, this);
+        Class<?> returnType = invocation.method().getReturnType();
+        for (ReturnTypeHandler handler : handlers) {
+            if (handler.supports(returnType)) {
+                return handler.handle(call);
+            }
+        }
+        return invokeBlocking(call);
+    }
+
+    private Object invokeBlocking(LockedCall call) throws Throwable {
+        Optional<LockedCall.Held> acquired = call.acquire(call.owner(false));
+        if (acquired.isEmpty()) {
+            return SkipValues.forType(call.returnType());
+        }
+        LockedCall.Held held = acquired.get();
+        boolean bound;
+        try {
+            bound = call.bindToTransaction(held);
+        } catch (RuntimeException | Error e) {
+            call.release(held);
+            throw e;
+        }
+        Object result;
+        try {
+            result = call.proceed(held);
+        } catch (Throwable failure) {
+            if (!bound) {
+                releaseAfterFailure(call, held, failure);
+            }
+            throw failure;
+        }
+        if (!bound) {
+            call.release(held);
+        }
+        return result;
+    }
+
+    /** As {@code LockClient.call}: a loss wins over the method's failure, which is suppressed into it. */
+    static void releaseAfterFailure(LockedCall call, LockedCall.Held held, Throwable failure) {
+        try {
+            call.release(held);
+        } catch (LockLostException lost) {
+            lost.addSuppressed(failure);
+            throw lost;
+        } catch (LockException closeFailure) {
+            failure.addSuppressed(closeFailure);
+        }
+    }
+
+    LockObserver observer() {
+        return observer.get();
+    }
+
+    LeaseReleaser releaser() {
+        return releaser;
+    }
+
+    TransactionBinding transactionBinding() {
+        return transactionBinding;
+    }
+
+    private static <T> Supplier<T> memoize(Supplier<T> supplier) {
+        return new Supplier<>() {
+            private volatile T value;
+
+            @Override
+            public T get() {
+                T current = value;
+                if (current == null) {
+                    current = supplier.get();
+                    value = current;
+                }
+                return current;
+            }
+        };
+    }
+}
