@@ -1,0 +1,179 @@
+package dev.mortise.lock.jdbc;
+
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What each dialect's statements do to the row, seen through the SPI and the table itself:
+ * busy answers carry the holder's remaining lease (judged by the database), release keeps
+ * the row and its token, renewAll tells the gone holds apart, a row written with an
+ * expiry in the database's future is not taken, hashed keys keep their original.
+ */
+abstract class JdbcBehaviourTest {
+
+    protected JdbcLockBackend backend;
+
+    protected abstract DataSource dataSource();
+
+    /** SQL for the database's time plus {@code seconds}, for rows written by hand. */
+    protected abstract String nowPlusSeconds(int seconds);
+
+    @BeforeEach
+    void createBackend() {
+        backend = JdbcLockBackend.builder(dataSource()).createTableIfMissing(true).build();
+    }
+
+    @AfterEach
+    void closeBackend() {
+        backend.close();
+    }
+
+    static String key(String name) {
+        return "behaviour:" + name + ":" + UUID.randomUUID();
+    }
+
+    static LockRequest request(String key, String owner, Duration lease) {
+        return new LockRequest(key, owner, lease, false);
+    }
+
+    @Test
+    void busyAnswerCarriesTheHoldersRemainingLease() {
+        String key = key("busy");
+        assertThat(backend.tryAcquire(request(key, "holder", Duration.ofSeconds(60))).isGranted()).isTrue();
+        Attempt busy = backend.tryAcquire(request(key, "other", Duration.ofSeconds(5)));
+        assertThat(busy.isGranted()).isFalse();
+        assertThat(busy.holderRemaining()).hasValueSatisfying(remaining ->
+                assertThat(remaining).isGreaterThan(Duration.ofSeconds(50)).isLessThanOrEqualTo(Duration.ofSeconds(60)));
+    }
+
+    @Test
+    void releaseKeepsTheRowAndTheTokenOnlyGrows() throws SQLException {
+        String key = key("token");
+        Grant first = backend.tryAcquire(request(key, "one", Duration.ofSeconds(30))).grant().orElseThrow();
+        assertThat(backend.release(first)).isTrue();
+        assertThat(backend.release(first)).as("second release: no longer ours").isFalse();
+        assertThat(rows(key)).isEqualTo(1);
+        Grant second = backend.tryAcquire(request(key, "two", Duration.ofSeconds(30))).grant().orElseThrow();
+        assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        assertThat(backend.release(first)).as("a stale owner cannot release").isFalse();
+        assertThat(backend.tryAcquire(request(key, "three", Duration.ofSeconds(30))).isGranted()).isFalse();
+        backend.release(second);
+    }
+
+    @Test
+    void reacquireBySameOwnerKeepsTheToken() {
+        String key = key("same-owner");
+        Grant first = backend.tryAcquire(request(key, "one", Duration.ofSeconds(30))).grant().orElseThrow();
+        Grant again = backend.tryAcquire(request(key, "one", Duration.ofSeconds(30))).grant().orElseThrow();
+        assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+        backend.release(again);
+    }
+
+    @Test
+    void renewAllRenewsOursAndReportsTheGoneOnes() throws Exception {
+        String live = key("live");
+        String expired = key("expired");
+        String stolen = key("stolen");
+        Grant liveGrant = backend.tryAcquire(request(live, "a1", Duration.ofSeconds(2))).grant().orElseThrow();
+        Grant expiredGrant = backend.tryAcquire(request(expired, "a2", Duration.ofMillis(200))).grant().orElseThrow();
+        Grant stolenGrant = backend.tryAcquire(request(stolen, "a3", Duration.ofMillis(200))).grant().orElseThrow();
+        Thread.sleep(400);
+        assertThat(backend.tryAcquire(request(stolen, "thief", Duration.ofSeconds(30))).isGranted()).isTrue();
+        Set<Grant> gone = backend.renewAll(List.of(liveGrant, expiredGrant, stolenGrant), Duration.ofSeconds(60));
+        assertThat(gone).containsExactlyInAnyOrder(expiredGrant, stolenGrant);
+        Attempt busy = backend.tryAcquire(request(live, "b", Duration.ofSeconds(1)));
+        assertThat(busy.holderRemaining()).hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofSeconds(30)));
+        assertThat(backend.renew(expiredGrant, Duration.ofSeconds(5))).isFalse();
+        assertThat(backend.renew(liveGrant, Duration.ofSeconds(5))).isTrue();
+    }
+
+    @Test
+    void releaseOfAnExpiredHoldReportsItGone() throws Exception {
+        String key = key("expired-release");
+        Grant grant = backend.tryAcquire(request(key, "one", Duration.ofMillis(100))).grant().orElseThrow();
+        Thread.sleep(300);
+        assertThat(backend.release(grant)).isFalse();
+        assertThat(backend.tryAcquire(request(key, "two", Duration.ofSeconds(5))).grant())
+                .hasValueSatisfying(g -> assertThat(g.fencingToken()).isGreaterThan(grant.fencingToken()));
+    }
+
+    /**
+     * The database's clock alone decides: a row whose expiry is an hour ahead of the
+     * database's time is held, one a second behind it is free, whatever this JVM's clock
+     * says — the statements carry no time of ours (see {@link NoApplicationTimeTest}).
+     */
+    @Test
+    void expiryIsJudgedByTheDatabaseClock() throws SQLException {
+        String held = key("db-future");
+        String lapsed = key("db-past");
+        insertRow(held, "someone", 41, nowPlusSeconds(3600));
+        insertRow(lapsed, "someone", 41, nowPlusSeconds(-1));
+        Attempt busy = backend.tryAcquire(request(held, "me", Duration.ofSeconds(5)));
+        assertThat(busy.isGranted()).isFalse();
+        assertThat(busy.holderRemaining()).hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofMinutes(59)));
+        assertThat(backend.tryAcquire(request(lapsed, "me", Duration.ofSeconds(5))).grant())
+                .hasValueSatisfying(g -> assertThat(g.fencingToken()).isEqualTo(42));
+    }
+
+    @Test
+    void longKeysAreStoredHashedWithTheOriginalKept() throws SQLException {
+        String key = key("long") + "é".repeat(200);
+        String similar = key.substring(0, key.length() - 1) + "è";
+        Grant grant = backend.tryAcquire(request(key, "one", Duration.ofSeconds(30))).grant().orElseThrow();
+        assertThat(backend.tryAcquire(request(similar, "two", Duration.ofSeconds(30))).isGranted()).isTrue();
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT original_key FROM mortise_locks WHERE lock_key = ?")) {
+            s.setString(1, JdbcContractTest.stored(key));
+            try (ResultSet rows = s.executeQuery()) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getString(1)).isEqualTo(key);
+            }
+        }
+        assertThat(JdbcContractTest.stored(key)).contains("#").isNotEqualTo(JdbcContractTest.stored(similar));
+        backend.release(grant);
+    }
+
+    @Test
+    void pingAnswers() {
+        backend.ping();
+    }
+
+    private int rows(String key) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM mortise_locks WHERE lock_key = ?")) {
+            s.setString(1, JdbcContractTest.stored(key));
+            try (ResultSet rows = s.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
+    }
+
+    private void insertRow(String key, String owner, long token, String expiresAt) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("INSERT INTO mortise_locks (lock_key, lock_owner, fencing_token,"
+                     + " acquired_at, expires_at) VALUES (?, ?, ?, " + nowPlusSeconds(0) + ", " + expiresAt + ")")) {
+            c.setAutoCommit(true);
+            s.setString(1, JdbcContractTest.stored(key));
+            s.setString(2, owner);
+            s.setLong(3, token);
+            s.executeUpdate();
+        }
+    }
+}

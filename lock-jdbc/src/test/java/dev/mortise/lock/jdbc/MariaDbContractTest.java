@@ -1,0 +1,40 @@
+package dev.mortise.lock.jdbc;
+
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.tck.server.FreePorts;
+import org.junit.jupiter.api.Test;
+import org.mariadb.jdbc.MariaDbDataSource;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The whole contract on a real MariaDB server, through the MySQL dialect (detected from the metadata). */
+class MariaDbContractTest extends JdbcContractTest {
+
+    @Override
+    protected DataSource dataSource() {
+        return TestDatabases.mariadb();
+    }
+
+    @Override
+    protected String now() {
+        return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) throws SQLException {
+        MariaDbDataSource closed = new MariaDbDataSource("jdbc:mariadb://127.0.0.1:" + FreePorts.next()
+                + "/mortise?user=root&connectTimeout=" + operationTimeout.toMillis());
+        return JdbcLockBackend.builder(closed).dialect(JdbcDialect.MYSQL).operationTimeout(operationTimeout).build();
+    }
+
+    @Test
+    void dialectIsDetectedFromTheMetadata() throws Exception {
+        try (JdbcLockBackend backend = JdbcLockBackend.builder(dataSource()).build()) {
+            assertThat(backend.dialect()).isEqualTo(JdbcDialect.MYSQL);
+        }
+    }
+}
