@@ -1,7 +1,6 @@
 package dev.mortise.lock.spring;
 
 import dev.mortise.lock.LockClient;
-import dev.mortise.lock.LockContext;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.local.LocalLockBackend;
@@ -39,6 +38,7 @@ class DistributedLockTransactionTests {
     void lockIsTakenBeforeTheTransactionBeginsAndReleasedAfterItCommits() {
         runner.withUserConfiguration(TransactionOutside.class).run(context -> {
             Payments payments = context.getBean(Payments.class);
+            context.getBean(Journal.class).key = "pay:1";
             payments.pay("1", false);
             List<String> seen = context.getBean(Journal.class).entries;
             assertThat(seen).containsExactly("begin: locked=true", "method: transaction=true",
@@ -52,6 +52,7 @@ class DistributedLockTransactionTests {
     void leaseLostBeforeCommitRollsTheTransactionBack() {
         runner.withUserConfiguration(TransactionOutside.class).run(context -> {
             Payments payments = context.getBean(Payments.class);
+            context.getBean(Journal.class).key = "pay:2";
             assertThatThrownBy(() -> payments.pay("2", true)).isInstanceOf(LockLostException.class)
                     .satisfies(e -> assertThat(((LockLostException) e).reason()).isEqualTo(LostReason.FORCE_RELEASED))
                     .hasMessageContaining("pay:2");
@@ -67,6 +68,7 @@ class DistributedLockTransactionTests {
         // so it is bound to it and released only after it completes.
         runner.withUserConfiguration(TransactionFirst.class).run(context -> {
             Payments payments = context.getBean(Payments.class);
+            context.getBean(Journal.class).key = "pay:3";
             payments.pay("3", false);
             assertThat(context.getBean(Journal.class).entries).containsExactly("begin: locked=false",
                     "method: transaction=true", "committed: lock held=true");
@@ -79,6 +81,7 @@ class DistributedLockTransactionTests {
     void leaseLostInsideTheTransactionRollsItBackToo() {
         runner.withUserConfiguration(TransactionFirst.class).run(context -> {
             Payments payments = context.getBean(Payments.class);
+            context.getBean(Journal.class).key = "pay:4";
             assertThatThrownBy(() -> payments.pay("4", true)).isInstanceOf(LockLostException.class);
             assertThat(payments.count("4")).isZero();
         });
@@ -87,6 +90,7 @@ class DistributedLockTransactionTests {
     /** What the transaction saw, in order. */
     static final class Journal {
         final List<String> entries = new CopyOnWriteArrayList<>();
+        volatile String key;
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -109,12 +113,13 @@ class DistributedLockTransactionTests {
         }
 
         @Bean
-        DataSourceTransactionManager transactionManager(DataSource dataSource, Journal journal) {
+        DataSourceTransactionManager transactionManager(DataSource dataSource, Journal journal,
+                                                        LocalLockBackend backend) {
             DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
             manager.addListener(new TransactionExecutionListener() {
                 @Override
                 public void beforeBegin(TransactionExecution transaction) {
-                    journal.entries.add("begin: locked=" + LockContext.current().isPresent());
+                    journal.entries.add("begin: locked=" + backend.server().isHeld(journal.key));
                 }
             });
             return manager;
