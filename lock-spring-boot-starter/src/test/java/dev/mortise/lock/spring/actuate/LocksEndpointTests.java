@@ -1,0 +1,92 @@
+package dev.mortise.lock.spring.actuate;
+
+import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LostReason;
+import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.autoconfigure.MortiseLockAutoConfiguration;
+import dev.mortise.lock.spring.autoconfigure.MortiseLockEndpointAutoConfiguration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The {@code locks} endpoint lists this instance's holds and force-releases one. */
+class LocksEndpointTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration.class,
+                    MortiseLockEndpointAutoConfiguration.class))
+            .withPropertyValues("mortise.lock.backend=local", "management.endpoints.web.exposure.include=locks")
+            .withBean(Worker.class);
+
+    @Test
+    void listsHeldLocksAndReleasesOne() {
+        runner.run(context -> {
+            LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+            Worker worker = context.getBean(Worker.class);
+            assertThat(endpoint.locks().held()).isEmpty();
+            CompletableFuture<Void> running = CompletableFuture.runAsync(() -> worker.work("7"));
+            assertThat(worker.started().await(5, TimeUnit.SECONDS)).isTrue();
+
+            LocksEndpoint.LocksDescriptor locks = endpoint.locks();
+            assertThat(locks.defaultBackend()).isEqualTo("local");
+            assertThat(locks.backends()).containsExactly("local");
+            assertThat(locks.held()).singleElement().satisfies(held -> {
+                assertThat(held.key()).isEqualTo("job:7");
+                assertThat(held.backend()).isEqualTo("local");
+                assertThat(held.fencingToken()).isPositive();
+                assertThat(held.heldFor().isNegative()).isFalse();
+                assertThat(held.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30));
+                assertThat(held.renewed()).isTrue();
+            });
+
+            LocksEndpoint.ReleaseDescriptor released = endpoint.release("job:7", null);
+            assertThat(released.released()).isTrue();
+            assertThat(released.backend()).isEqualTo("local");
+            worker.finish().countDown();
+            assertThat(running).failsWithin(5, TimeUnit.SECONDS).withThrowableThat()
+                    .havingRootCause().isInstanceOf(LockLostException.class)
+                    .satisfies(e -> assertThat(((LockLostException) e).reason()).isEqualTo(LostReason.FORCE_RELEASED));
+            assertThat(endpoint.locks().held()).isEmpty();
+            assertThat(endpoint.release("job:7", "local").released()).isFalse();
+        });
+    }
+
+    @Test
+    void notAvailableUnlessExposed() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration.class,
+                        MortiseLockEndpointAutoConfiguration.class))
+                .withPropertyValues("mortise.lock.backend=local")
+                .run(context -> assertThat(context).doesNotHaveBean(LocksEndpoint.class));
+    }
+
+    public static class Worker {
+        private final CountDownLatch started = new CountDownLatch(1);
+        private final CountDownLatch finish = new CountDownLatch(1);
+
+        public CountDownLatch started() {
+            return started;
+        }
+
+        public CountDownLatch finish() {
+            return finish;
+        }
+
+        @DistributedLock(key = "'job:' + #id")
+        public void work(String id) {
+            started.countDown();
+            try {
+                finish.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
