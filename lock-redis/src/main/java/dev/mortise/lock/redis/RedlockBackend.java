@@ -52,6 +52,8 @@ public final class RedlockBackend implements LockBackend {
                     + "in larger numbers than the overlap, or clocks drift beyond the allowance.",
             Duration.ofMillis(1));
 
+    private static final Duration WARM_UP = Duration.ofSeconds(2);
+
     private final List<LockCommands> nodes;
     private final List<Runnable> closers;
     private final int quorum;
@@ -61,6 +63,7 @@ public final class RedlockBackend implements LockBackend {
     private final String prefix;
     private final AtomicLong attempts = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean warmedUp;
 
     RedlockBackend(List<LockCommands> nodes, List<Runnable> closers, Duration nodeTimeout, double driftFactor,
                    Duration driftFixed, String prefix) {
@@ -95,6 +98,7 @@ public final class RedlockBackend implements LockBackend {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        warmUp();
         RedisKeys keys = RedisKeys.of(prefix, request.key());
         RedlockHold hold = new RedlockHold(keys, request.owner() + "/" + attempts.incrementAndGet());
         long start = System.nanoTime();
@@ -126,6 +130,18 @@ public final class RedlockBackend implements LockBackend {
                     taken.firstFailure());
         }
         return Attempt.busy(holderRemaining == Long.MAX_VALUE ? null : Duration.ofMillis(holderRemaining));
+    }
+
+    /**
+     * Lets the lazily connecting clients open their connections (one ping per node, once)
+     * before the first attempt starts its lease clock; connection set-up on first use can
+     * take longer than a node timeout and would otherwise spend the first lease.
+     */
+    private void warmUp() {
+        if (!warmedUp) {
+            NodeReplies.gather(nodes, LockCommands::pingAsync, WARM_UP.compareTo(nodeTimeout) > 0 ? WARM_UP : nodeTimeout);
+            warmedUp = true;
+        }
     }
 
     /**

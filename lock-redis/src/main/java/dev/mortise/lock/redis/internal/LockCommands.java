@@ -110,6 +110,7 @@ public final class LockCommands {
 
     public Attempt acquire(LockRequest request) {
         RedisKeys keys = keys(request.key());
+        runner.ensureReady(request.key());
         long requestedAt = System.nanoTime();
         List<Object> reply;
         int synced = replicas;

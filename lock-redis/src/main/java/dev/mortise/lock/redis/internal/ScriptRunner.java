@@ -31,6 +31,7 @@ public final class ScriptRunner {
     private final Duration timeout;
     private final String backend;
     private final String where;
+    private volatile boolean ready;
 
     /**
      * @param backend the backend's name, for messages
@@ -53,6 +54,18 @@ public final class ScriptRunner {
 
     public String where() {
         return where;
+    }
+
+    /**
+     * Makes sure the client has connected before a caller starts its lease clock: a lazily
+     * initialised Redisson client opens its connections on first use, which can take longer
+     * than a short lease and would count against it. One ping, once.
+     */
+    public void ensureReady(String key) {
+        if (!ready) {
+            call(ScriptCall.of(Scripts.PING, RScript.ReturnType.LONG, List.of()), key, "connect for");
+            ready = true;
+        }
     }
 
     /** Starts one script call. */

@@ -1,0 +1,200 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.tck.server.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What the single-server Redis backend does beyond the shared contract, on a real redis-server. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedisLockBackendTest {
+
+    private static final Duration SLACK = Duration.ofSeconds(5);
+    private static RedisServer server;
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final String key = "single:" + UUID.randomUUID();
+    private final RedisKeys keys = RedisKeys.of("mortise", key);
+
+    @BeforeAll
+    static void startServer() {
+        server = new RedisServer();
+        server.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private LockClient client(RedisServer on) {
+        LockClient client = LockClient.builder(RedisLockBackend.builder().address(on.address()).build())
+                .defaultLease(Duration.ofSeconds(1)).build();
+        closeables.add(client);
+        return client;
+    }
+
+    static void await(Duration max, BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("Timed out after " + max + " waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static int subscribers(String channel) {
+        try {
+            String[] lines = RedisCli.run(server.port(), "PUBSUB", "NUMSUB", channel).split("\n");
+            return Integer.parseInt(lines[lines.length - 1].trim());
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void keyLayoutPutsLockAndCounterUnderOneBraceFreeHashTag() throws Exception {
+        String tricky = key + "{x}\n日";
+        RedisKeys names = RedisKeys.of("mortise", tricky);
+        try (LockLease lease = client(server).acquire(tricky, SLACK)) {
+            assertThat(names.lock()).isEqualTo("mortise:lock:{" + key + "%7Bx%7D%0A%E6%97%A5}");
+            assertThat(names.fence()).isEqualTo("mortise:fence:{" + key + "%7Bx%7D%0A%E6%97%A5}");
+            assertThat(server.command("GET", names.lock())).isNotEqualTo("$-1");
+            assertThat(server.command("PTTL", names.lock())).matches(":\\d+");
+            assertThat(server.command("GET", names.fence())).isEqualTo(Long.toString(lease.fencingToken()));
+        }
+        assertThat(server.command("EXISTS", names.lock())).isEqualTo(":0");
+        assertThat(server.command("PTTL", names.fence())).as("the counter never expires").isEqualTo(":-1");
+    }
+
+    @Test
+    void waiterIsWokenByTheReleaseMessageNotByTheHoldersLease() throws Exception {
+        LockClient a = client(server);
+        LockClient b = client(server);
+        LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
+        CompletableFuture<LockLease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, Duration.ofSeconds(50)));
+        await(SLACK, () -> subscribers(keys.channel()) == 1, "the waiter to subscribe to the release channel");
+        long released = System.nanoTime();
+        held.close();
+        LockLease granted = waiter.get(30, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken by the release, long before the lease")
+                .isLessThan(SLACK);
+        CompletableFuture.runAsync(granted::close).get(30, TimeUnit.SECONDS);
+        await(SLACK, () -> subscribers(keys.channel()) == 0, "the subscription to go once the wait ended");
+    }
+
+    @Test
+    void interruptedAndTimedOutWaitsLeaveNoSubscription() throws Exception {
+        LockClient a = client(server);
+        LockClient b = client(server);
+        try (LockLease held = a.acquire(key, SLACK)) {
+            assertThat(b.tryAcquire(key, Duration.ofMillis(300))).isEmpty();
+            await(SLACK, () -> subscribers(keys.channel()) == 0, "no subscription after a timed-out wait");
+            Thread waiter = new Thread(() -> {
+                try {
+                    b.acquire(key, Duration.ofSeconds(60)).close();
+                } catch (RuntimeException expected) {
+                    // interrupted
+                }
+            });
+            waiter.start();
+            await(SLACK, () -> subscribers(keys.channel()) == 1, "the waiter to subscribe");
+            waiter.interrupt();
+            waiter.join(SLACK.toMillis());
+            assertThat(waiter.isAlive()).isFalse();
+            await(SLACK, () -> subscribers(keys.channel()) == 0, "no subscription after an interrupted wait");
+        }
+    }
+
+    @Test
+    void flushedScriptCacheIsReloadedTransparently() throws Exception {
+        LockClient a = client(server);
+        a.acquire(key, SLACK).close();
+        assertThat(server.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
+        try (LockLease lease = a.acquire(key, SLACK)) {
+            assertThat(lease.fencingToken()).isEqualTo(2);
+        }
+        assertThat(server.command("EXISTS", keys.lock())).isEqualTo(":0");
+    }
+
+    @Test
+    void restartWithoutPersistenceLosesTheHoldAndFiresOnLost() throws Exception {
+        try (RedisServer own = new RedisServer()) {
+            own.start();
+            LockClient a = client(own);
+            AtomicReference<LockLostEvent> lost = new AtomicReference<>();
+            LockLease lease = a.acquire(key, SLACK).onLost(lost::set);
+            own.restart();
+            await(Duration.ofSeconds(1).plus(SLACK), () -> lost.get() != null, "onLost after the server forgot the hold");
+            assertThat(lease.isValid()).isFalse();
+            assertThat(lost.get().key()).isEqualTo(key);
+        }
+    }
+
+    @Test
+    void aclUserAndPasswordPassThrough() throws Exception {
+        try (RedisServer own = new RedisServer()) {
+            // AUTH is switched on after start: the launcher's readiness PING has no password.
+            own.start();
+            assertThat(own.command("ACL", "SETUSER", "locker", "on", ">pw", "~mortise:*", "&mortise:*", "+@all"))
+                    .isEqualTo("+OK");
+            assertThat(own.command("CONFIG", "SET", "requirepass", "s3cret")).isEqualTo("+OK");
+            LockBackendWith acl = new LockBackendWith(RedisLockBackend.builder().address(own.address())
+                    .credentials("locker", "pw").build());
+            closeables.add(acl);
+            LockBackendWith password = new LockBackendWith(RedisLockBackend.builder().address(own.address())
+                    .credentials(null, "s3cret").build());
+            closeables.add(password);
+            try (LockLease lease = acl.client.acquire(key, SLACK)) {
+                assertThat(lease.fencingToken()).isEqualTo(1);
+                assertThat(password.client.tryAcquire(key)).as("held by the ACL user").isEmpty();
+            }
+            LockBackendWith wrong = new LockBackendWith(RedisLockBackend.builder().address(own.address())
+                    .credentials("locker", "wrong").operationTimeout(Duration.ofSeconds(1)).build());
+            closeables.add(wrong);
+            assertThatThrownBy(() -> wrong.client.tryAcquire(key)).isInstanceOf(dev.mortise.lock.LockBackendException.class)
+                    .hasMessageContaining(key).hasMessageContaining("redis");
+        }
+    }
+
+    /** A client with the backend it closes. */
+    private static final class LockBackendWith implements AutoCloseable {
+        final LockClient client;
+
+        LockBackendWith(RedisLockBackend backend) {
+            this.client = LockClient.builder(backend).defaultLease(Duration.ofSeconds(1)).build();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+}
