@@ -57,7 +57,7 @@ class DistributedLockMetricsTests {
 
     @Test
     void renewalsAndLossesAreCountedWithTheName() {
-        runner.withPropertyValues("mortise.lock.default-lease=60ms").run(context -> {
+        runner.withPropertyValues("mortise.lock.default-lease=600ms").run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Orders orders = context.getBean(Orders.class);
             orders.slow("5");
@@ -110,7 +110,7 @@ class DistributedLockMetricsTests {
 
         @DistributedLock(key = "'order:' + #id", name = "payment")
         public void slow(String id) throws InterruptedException {
-            Thread.sleep(200);
+            Thread.sleep(500);
         }
 
         @DistributedLock(key = "'order:' + #id", name = "payment")

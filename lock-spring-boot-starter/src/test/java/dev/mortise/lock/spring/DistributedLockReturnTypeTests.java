@@ -49,11 +49,14 @@ class DistributedLockReturnTypeTests {
     void twoPendingFuturesFromOneThreadDoNotShareTheLock() {
         runner.run(context -> {
             AsyncJobs jobs = context.getBean(AsyncJobs.class);
-            CompletableFuture<String> first = jobs.future("f", new CompletableFuture<>());
+            CompletableFuture<String> pending = new CompletableFuture<>();
+            CompletableFuture<String> first = jobs.future("f", pending);
             // Same calling thread, first still pending: the second must not re-enter the first's hold.
             CompletableFuture<String> second = jobs.failFast("f");
             assertThatThrownBy(second::join).hasCauseInstanceOf(LockBusyException.class);
             assertThat(first).isNotDone();
+            pending.complete("done");
+            assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done");
         });
     }
 
