@@ -72,6 +72,21 @@ final class RedisClusterFixture implements AutoCloseable {
         throw new IllegalStateException("no node owns the key of " + String.join(" ", command));
     }
 
+    /** The index of the node that owns {@code key}'s slot. */
+    int ownerOf(String key) throws IOException {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (!nodes.get(i).command("EXISTS", key).startsWith("-MOVED")) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no node owns " + key);
+    }
+
+    /** {@code CLUSTER KEYSLOT key} as the server computes it. */
+    int slotOf(String key) throws IOException {
+        return Integer.parseInt(nodes.get(0).command("CLUSTER", "KEYSLOT", key).substring(1));
+    }
+
     @Override
     public void close() {
         nodes.forEach(RedisServer::close);
