@@ -14,6 +14,7 @@ import dev.mortise.lock.zookeeper.internal.NodeRef;
 import dev.mortise.lock.zookeeper.internal.SessionGuard;
 import dev.mortise.lock.zookeeper.internal.ZkOps;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,7 +113,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private Grant granted(LockRequest request, LockQueue.Owned owned) {
         NodeRef node = owned.node();
         Grant grant = new Grant(request.key(), request.owner(), node.czxid(), owned.requestedAtNanos(), node);
-        guard.add(grant);
+        guard.add(grant, request.lease(), request.renewed());
         if (!request.renewed()) {
             expiry.schedule(grant, request.lease());
         } else {
@@ -161,8 +162,14 @@ public final class ZookeeperLockBackend implements LockBackend {
                     null, name(), null);
         }
         long session = guard.currentSession();
+        if (session == 0) {
+            throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the client has no "
+                    + "live session right now (backend 'zookeeper'); retrying on the next watchdog tick.", null, name(),
+                    null);
+        }
+        long sentAt = System.nanoTime();
         Set<Grant> gone = new HashSet<>();
-        Map<Grant, CompletableFuture<org.apache.curator.framework.api.CuratorEvent>> checks = new LinkedHashMap<>();
+        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
         for (Grant grant : grants) {
             NodeRef node = grant.state();
             if (node.sessionId() != session) {
@@ -172,11 +179,13 @@ public final class ZookeeperLockBackend implements LockBackend {
             }
         }
         long deadline = System.nanoTime() + ops.timeout().toNanos();
-        for (Map.Entry<Grant, CompletableFuture<org.apache.curator.framework.api.CuratorEvent>> check : checks.entrySet()) {
+        for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
             NodeRef node = check.getKey().state();
             Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
             if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
                 gone.add(check.getKey());
+            } else {
+                guard.confirmed(check.getKey(), sentAt);
             }
         }
         gone.forEach(guard::remove);

@@ -92,6 +92,26 @@ class ZookeeperHerdTest {
         }
     }
 
+    @Test
+    void waitersThatGiveUpLeaveNoWatchBehind() throws Exception {
+        String key = "herd:given-up";
+        try (TestingServer server = ZookeeperTestServers.startServer();
+             CuratorFramework holderSession = ZookeeperTestServers.curator(server.getConnectString(), Duration.ofSeconds(10));
+             CuratorFramework waiterSession = ZookeeperTestServers.curator(server.getConnectString(), Duration.ofSeconds(10));
+             ZookeeperLockBackend holder = ZookeeperLockBackend.builder().client(holderSession).build();
+             ZookeeperLockBackend waiter = ZookeeperLockBackend.builder().client(waiterSession).build()) {
+            Grant held = holder.tryAcquire(request(key, "holder")).grant().orElseThrow();
+            String parent = new LockPaths(ZookeeperLockBackendBuilder.DEFAULT_ROOT).parent(key);
+            for (int i = 0; i < 10; i++) {
+                assertThat(waiter.acquire(request(key, "waiter-" + i), Duration.ofMillis(30))).isEmpty();
+            }
+            await(Duration.ofSeconds(10), () -> dataWatches(List.of(waiterSession), parent) == 0,
+                    "the waiter's watches on the holder's node to be removed");
+            assertThat(holder.release(held)).isTrue();
+            assertThat(waiter.watchNotifications()).as("notifications to waiters that had given up").isZero();
+        }
+    }
+
     private static LockRequest request(String key, String owner) {
         return new LockRequest(key, owner, Duration.ofSeconds(10), true);
     }

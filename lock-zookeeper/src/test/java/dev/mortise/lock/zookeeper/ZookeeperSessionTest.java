@@ -148,6 +148,28 @@ class ZookeeperSessionTest {
     }
 
     @Test
+    void aLeaseThatRanOutWhileSuspendedIsNotResurrectedAndFreesTheLock() throws Exception {
+        startServer(1000);
+        LockClient a = client(curator(Duration.ofSeconds(15)), Duration.ofSeconds(2));
+        LockClient b = client(curator(Duration.ofSeconds(15)), Duration.ofSeconds(2));
+        String key = key("ran-out");
+        AtomicReference<LockLostEvent> lost = new AtomicReference<>();
+        LockLease lease = a.acquire(key, Duration.ofSeconds(5)).onLost(lost::set);
+
+        server.stop();
+        await(Duration.ofSeconds(10), () -> lost.get() != null, "the lease to run out while the server is down");
+        assertThat(lost.get().reason()).isEqualTo(LostReason.EXPIRED);
+        server.restart();
+
+        // The holder has not closed its lease, yet its node must not block the next owner.
+        try (LockLease next = b.acquire(key, Duration.ofSeconds(20))) {
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+            assertThat(lease.isValid()).isFalse();
+        }
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
     void backendReportsEveryHoldSuspendedRestoredThenLost() throws Exception {
         startServer(1000);
         CuratorFramework curator = curator(Duration.ofSeconds(10));

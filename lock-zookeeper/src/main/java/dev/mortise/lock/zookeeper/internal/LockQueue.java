@@ -60,6 +60,8 @@ public final class LockQueue {
         String parent = paths.parent(request.key());
         NodeRef node = ops.create(parent, request.owner(), request.key());
         boolean owned = false;
+        String watched = null;
+        PredecessorWatch unfired = null;
         try {
             while (true) {
                 if (Thread.interrupted()) {
@@ -74,14 +76,25 @@ public final class LockQueue {
                 if (left <= 0) {
                     return Optional.empty();
                 }
+                if (unfired != null) {
+                    ops.unwatch(watched, unfired);
+                    unfired = null;
+                }
                 PredecessorWatch watch = new PredecessorWatch(notifications);
-                if (ops.watch(parent + "/" + ahead, watch, request.key())) {
-                    watch.await(left);
+                watched = parent + "/" + ahead;
+                if (ops.watch(watched, watch, request.key())) {
+                    unfired = watch;
+                    if (watch.await(left)) {
+                        unfired = null;
+                    }
                 }
                 // Ownership is proved by the next listing; validity counts from just before it.
                 requestedAt = System.nanoTime();
             }
         } finally {
+            if (unfired != null) {
+                ops.unwatch(watched, unfired);
+            }
             if (!owned) {
                 deleteOurNode(node, request.key());
             }

@@ -23,6 +23,9 @@ final class PredecessorWatch implements Watcher {
 
     @Override
     public void process(WatchedEvent event) {
+        if (event.getType() == Event.EventType.DataWatchRemoved) {
+            return; // our own removal of a watch nobody waits for (ZkOps.unwatch)
+        }
         notifications.incrementAndGet();
         fired.countDown();
     }

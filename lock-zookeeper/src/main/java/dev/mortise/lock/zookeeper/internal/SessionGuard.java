@@ -10,29 +10,48 @@ import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Maps the session onto the holds it carries. SUSPENDED: ownership is uncertain, every
  * hold is reported suspended at once. LOST (the session expired, or Curator gave up on it
  * after the session timeout): every hold is lost. RECONNECTED: holds of the same session
  * are restored once the server confirms their node still exists; holds of an earlier
- * session are lost.
+ * session are lost, and so are renewed holds whose lease ran out while the connection was
+ * down (the core has already given them up, so their nodes are deleted rather than left to
+ * block others until the session ends).
  */
 public final class SessionGuard implements ConnectionStateListener {
 
     private static final Logger log = LoggerFactory.getLogger(SessionGuard.class);
 
     private final ZkOps ops;
-    private final Map<String, Grant> holds = new ConcurrentHashMap<>();
+    private final Map<String, Held> holds = new ConcurrentHashMap<>();
     private final List<GrantListener> listeners = new CopyOnWriteArrayList<>();
     /** Bumped on every state change, so a late confirmation never restores across a newer suspension. */
     private final AtomicLong epoch = new AtomicLong();
+
+    /** A hold this backend knows, with the last time the server confirmed it. */
+    private static final class Held {
+        final Grant grant;
+        final long leaseNanos;
+        final boolean renewed;
+        volatile long confirmedAtNanos;
+
+        Held(Grant grant, Duration lease, boolean renewed) {
+            this.grant = grant;
+            this.leaseNanos = lease.toNanos();
+            this.renewed = renewed;
+            this.confirmedAtNanos = grant.requestedAtNanos();
+        }
+    }
 
     public SessionGuard(ZkOps ops) {
         this.ops = ops;
@@ -42,12 +61,24 @@ public final class SessionGuard implements ConnectionStateListener {
         listeners.add(listener);
     }
 
-    public void add(Grant grant) {
-        holds.put(grant.<NodeRef>state().path(), grant);
+    /** Starts guarding a new hold with its lease; {@code renewed} as in the request. */
+    public void add(Grant grant, Duration lease, boolean renewed) {
+        holds.put(path(grant), new Held(grant, lease, renewed));
     }
 
     public void remove(Grant grant) {
-        holds.remove(grant.<NodeRef>state().path(), grant);
+        Held held = holds.get(path(grant));
+        if (held != null && held.grant.equals(grant)) {
+            holds.remove(path(grant), held);
+        }
+    }
+
+    /** Records that the server confirmed the hold in a round trip sent at {@code sentAtNanos}. */
+    public void confirmed(Grant grant, long sentAtNanos) {
+        Held held = holds.get(path(grant));
+        if (held != null && sentAtNanos - held.confirmedAtNanos > 0) {
+            held.confirmedAtNanos = sentAtNanos;
+        }
     }
 
     public int size() {
@@ -76,65 +107,81 @@ public final class SessionGuard implements ConnectionStateListener {
     public void stateChanged(CuratorFramework client, ConnectionState state) {
         long now = epoch.incrementAndGet();
         switch (state) {
-            case SUSPENDED, READ_ONLY -> forEachHold(grant -> listeners.forEach(l -> l.suspended(grant)));
+            case SUSPENDED, READ_ONLY -> forEachHold(held -> listeners.forEach(l -> l.suspended(held.grant)));
             case LOST -> {
                 LockBackendException cause = new LockBackendException("The ZooKeeper session of this lock ended "
                         + "(connection state LOST): its ephemeral node is, or will shortly be, deleted by the server "
                         + "(backend 'zookeeper'). Acquire again; if this repeats, raise the session timeout or look "
                         + "for long GC pauses and network partitions.", null, Failures.BACKEND, null);
-                forEachHold(grant -> lose(grant, cause));
+                forEachHold(held -> lose(held, cause));
             }
-            case RECONNECTED, CONNECTED -> confirm(now);
+            case RECONNECTED, CONNECTED -> confirmAll(now);
             default -> {
             }
         }
     }
 
-    private void confirm(long asOf) {
+    private void confirmAll(long asOf) {
         long session = currentSession();
-        forEachHold(grant -> {
-            NodeRef node = grant.state();
+        forEachHold(held -> {
+            NodeRef node = held.grant.state();
             if (node.sessionId() != session) {
-                lose(grant, new LockBackendException("Reconnected to ZooKeeper with a new session: the session that "
-                        + "held lock '" + Failures.abbreviate(grant.key()) + "' expired (backend 'zookeeper'). "
-                        + "Acquire again.", grant.key(), Failures.BACKEND, null));
-                return;
+                lose(held, new LockBackendException("Reconnected to ZooKeeper with a new session: the session that "
+                        + "held lock '" + Failures.abbreviate(held.grant.key()) + "' expired (backend 'zookeeper'). "
+                        + "Acquire again.", held.grant.key(), Failures.BACKEND, null));
+            } else if (held.renewed && System.nanoTime() - held.confirmedAtNanos > held.leaseNanos) {
+                ops.deleteLater(node.path());
+                lose(held, new LockBackendException("Lock '" + Failures.abbreviate(held.grant.key()) + "' was not "
+                        + "confirmed within its lease while the connection was suspended (backend 'zookeeper'); its "
+                        + "node was deleted on reconnecting. Acquire again.", held.grant.key(), Failures.BACKEND, null));
+            } else {
+                confirmOne(held, node, asOf);
             }
-            ops.existsAsync(node.path(), grant.key()).whenComplete((event, failure) -> {
-                if (failure != null || epoch.get() != asOf) {
-                    return; // a newer state change decides
-                }
-                if (event.getResultCode() == KeeperException.Code.OK.intValue()
-                        && event.getStat().getEphemeralOwner() == node.sessionId()) {
-                    listeners.forEach(l -> l.restored(grant));
-                } else if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
-                    lose(grant, new LockBackendException("After reconnecting, the node of lock '"
-                            + Failures.abbreviate(grant.key()) + "' was gone (backend 'zookeeper'): it was deleted "
-                            + "while the connection was suspended. Acquire again.", grant.key(), Failures.BACKEND, null));
-                }
-            });
         });
     }
 
-    private void lose(Grant grant, Throwable cause) {
-        if (holds.remove(grant.<NodeRef>state().path(), grant)) {
+    private void confirmOne(Held held, NodeRef node, long asOf) {
+        long sentAt = System.nanoTime();
+        ops.existsAsync(node.path(), held.grant.key()).whenComplete((event, failure) -> {
+            if (failure != null || epoch.get() != asOf) {
+                return; // a newer state change decides
+            }
+            if (event.getResultCode() == KeeperException.Code.OK.intValue()
+                    && event.getStat().getEphemeralOwner() == node.sessionId()) {
+                confirmed(held.grant, sentAt);
+                listeners.forEach(l -> l.restored(held.grant));
+            } else if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                lose(held, new LockBackendException("After reconnecting, the node of lock '"
+                        + Failures.abbreviate(held.grant.key()) + "' was gone (backend 'zookeeper'): it was deleted "
+                        + "while the connection was suspended. Acquire again.", held.grant.key(), Failures.BACKEND,
+                        null));
+            }
+        });
+    }
+
+    private void lose(Held held, Throwable cause) {
+        if (holds.remove(path(held.grant), held)) {
             for (GrantListener listener : listeners) {
                 try {
-                    listener.lost(grant, cause);
+                    listener.lost(held.grant, cause);
                 } catch (RuntimeException e) {
-                    log.warn("Grant listener failed for lock '{}'", grant.key(), e);
+                    log.warn("Grant listener failed for lock '{}'", held.grant.key(), e);
                 }
             }
         }
     }
 
-    private void forEachHold(java.util.function.Consumer<Grant> action) {
-        for (Grant grant : new ArrayList<>(holds.values())) {
+    private void forEachHold(Consumer<Held> action) {
+        for (Held held : new ArrayList<>(holds.values())) {
             try {
-                action.accept(grant);
+                action.accept(held);
             } catch (RuntimeException e) {
-                log.warn("Handling a connection change for lock '{}' failed", grant.key(), e);
+                log.warn("Handling a connection change for lock '{}' failed", held.grant.key(), e);
             }
         }
+    }
+
+    private static String path(Grant grant) {
+        return grant.<NodeRef>state().path();
     }
 }

@@ -130,6 +130,21 @@ public final class ZkOps {
         return true;
     }
 
+    /**
+     * Forgets a watch nobody waits for any more (a waiter that timed out or was
+     * interrupted), so repeated short waits on a long-held lock do not pile up watchers in
+     * the client. Only this watcher, only locally: another waiter of this client may watch
+     * the same node through the same server-side watch.
+     */
+    public void unwatch(String path, Watcher watcher) {
+        try {
+            client.watchers().remove(watcher).ofType(Watcher.WatcherType.Data).locally().quietly().inBackground()
+                    .forPath(path);
+        } catch (Exception e) {
+            log.debug("Removing a watch on {} failed; it fires once and is dropped then", path, e);
+        }
+    }
+
     /** Deletes {@code path} without waiting (guaranteed; errors are logged). */
     public void deleteLater(String path) {
         try {
