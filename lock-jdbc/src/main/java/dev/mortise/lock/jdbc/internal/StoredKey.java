@@ -14,8 +14,8 @@ import java.util.HexFormat;
  * exactly as long, so the two never meet, and distinct hashed keys differ in their
  * digest. {@link dev.mortise.lock.spi.KeyEncoding#bounded} is not used as is because it
  * counts UTF-16 units (the columns count characters or bytes) and relies on its input never
- * containing {@code #}, which raw keys may. The digest is taken over UTF-16 code units, not
- * UTF-8, because UTF-8 encoding maps every lone surrogate to {@code ?}.
+ * containing {@code #}, which raw keys may. The digest is taken over the UTF-16 code units
+ * themselves, because every charset encoder maps a lone surrogate to a replacement.
  *
  * @param value    what goes into the key column
  * @param original the user's key when {@code value} is hashed (for diagnostics), else null
@@ -79,7 +79,12 @@ public record StoredKey(String value, String original) {
     private static String digest(String key) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(sha.digest(key.getBytes(StandardCharsets.UTF_16BE)));
+            byte[] units = new byte[key.length() * 2];
+            for (int i = 0; i < key.length(); i++) {
+                units[2 * i] = (byte) (key.charAt(i) >> 8);
+                units[2 * i + 1] = (byte) key.charAt(i);
+            }
+            return HexFormat.of().formatHex(sha.digest(units));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every Java platform", e);
         }
