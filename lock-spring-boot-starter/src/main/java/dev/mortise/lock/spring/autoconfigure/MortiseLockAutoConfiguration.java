@@ -99,7 +99,8 @@ public final class MortiseLockAutoConfiguration {
                                    ObjectProvider<LockClients> clients, ObjectProvider<LockObserver> observer,
                                    ObjectProvider<ReturnTypeHandler> handlers,
                                    ObjectProvider<TransactionBinding> transactionBinding, LeaseReleaser releaser) {
-        return new LockInvoker(operations, keys, clients::getObject, () -> observer.getIfUnique(() -> LockObserver.NOOP),
+        return new LockInvoker(operations, keys, clients::getObject, 
+                () -> LockObserver.composite(observer.orderedStream().toList()),
                 handlers.orderedStream().toList(), transactionBinding.getIfAvailable(), releaser);
     }
 

@@ -1,22 +1,16 @@
 package dev.mortise.lock.spring.internal;
 
+import java.util.List;
+import java.util.Locale;
+
 /**
- * Observes annotated lock calls, with the operation's low-cardinality name (metrics plug
- * in here). Implementations are quick and never throw.
+ * Observes annotated lock calls, with the operation's low-cardinality name (metrics and
+ * observations plug in here). Implementations are quick and never throw.
  */
 public interface LockObserver {
 
     /** Observes nothing. */
-    LockObserver NOOP = new LockObserver() {
-        @Override
-        public void acquireFinished(LockOperation operation, String backend, Outcome outcome, long nanos) {
-        }
-
-        @Override
-        public Runnable held(LockOperation operation, String backend, String key) {
-            return () -> { };
-        }
-    };
+    LockObserver NOOP = (operation, backend, key) -> Acquisition.NONE;
 
     /** How an acquisition ended. */
     enum Outcome {
@@ -24,17 +18,62 @@ public interface LockObserver {
 
         /** The tag value: "acquired", "busy", ... */
         public String tag() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
-    /** An acquisition for {@code operation} ended after {@code nanos}. */
-    void acquireFinished(LockOperation operation, String backend, Outcome outcome, long nanos);
+    /** Called before {@code operation} tries to acquire {@code key} on {@code backend}. */
+    Acquisition acquiring(LockOperation operation, String backend, String key);
 
-    /**
-     * The lock on {@code key} is now held for {@code operation}.
-     *
-     * @return run once when it is released
-     */
-    Runnable held(LockOperation operation, String backend, String key);
+    /** One acquisition under observation; exactly one of its methods is called. */
+    interface Acquisition {
+
+        /** Observes nothing. */
+        Acquisition NONE = new Acquisition() {
+            @Override
+            public void notAcquired(Outcome outcome, Throwable failure) {
+            }
+
+            @Override
+            public Runnable acquired() {
+                return () -> { };
+            }
+        };
+
+        /** Not granted: busy, timed out, or failed with {@code failure}. */
+        void notAcquired(Outcome outcome, Throwable failure);
+
+        /**
+         * Granted.
+         *
+         * @return run once when the lock is released
+         */
+        Runnable acquired();
+    }
+
+    /** All of {@code observers}, in order. */
+    static LockObserver composite(List<LockObserver> observers) {
+        if (observers.isEmpty()) {
+            return NOOP;
+        }
+        if (observers.size() == 1) {
+            return observers.get(0);
+        }
+        List<LockObserver> all = List.copyOf(observers);
+        return (operation, backend, key) -> {
+            List<Acquisition> acquisitions = all.stream().map(o -> o.acquiring(operation, backend, key)).toList();
+            return new Acquisition() {
+                @Override
+                public void notAcquired(Outcome outcome, Throwable failure) {
+                    acquisitions.forEach(a -> a.notAcquired(outcome, failure));
+                }
+
+                @Override
+                public Runnable acquired() {
+                    List<Runnable> stops = acquisitions.stream().map(Acquisition::acquired).toList();
+                    return () -> stops.forEach(Runnable::run);
+                }
+            };
+        };
+    }
 }

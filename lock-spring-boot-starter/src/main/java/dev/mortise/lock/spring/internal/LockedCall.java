@@ -71,23 +71,19 @@ public final class LockedCall {
     public Optional<Held> acquire(String owner) {
         Duration wait = operation.waitFor();
         LockSpec spec = LockSpec.of(key).waitFor(wait).lease(operation.lease()).owner(owner);
-        LockObserver observer = invoker.observer();
-        long start = System.nanoTime();
+        LockObserver.Acquisition observed = invoker.observer().acquiring(operation, client.backendName(), key);
         Optional<LockLease> lease;
         try {
             lease = operation.onBusy() == OnBusy.WAIT ? Optional.of(client.acquire(spec)) : client.tryAcquire(spec);
         } catch (LockTimeoutException e) {
-            observer.acquireFinished(operation, client.backendName(), wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT,
-                    System.nanoTime() - start);
+            observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
             throw e;
         } catch (RuntimeException | Error e) {
-            observer.acquireFinished(operation, client.backendName(), Outcome.ERROR, System.nanoTime() - start);
+            observed.notAcquired(Outcome.ERROR, e);
             throw e;
         }
-        long now = System.nanoTime();
         if (lease.isEmpty()) {
-            observer.acquireFinished(operation, client.backendName(), wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT,
-                    now - start);
+            observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
             if (operation.onBusy() == OnBusy.FAIL) {
                 throw new LockBusyException("Lock '" + key + "' of " + operation.describeMethod() + " on backend '"
                         + client.backendName() + "' is held by another owner and onBusy = FAIL, so the method did "
@@ -96,9 +92,7 @@ public final class LockedCall {
             }
             return Optional.empty();
         }
-        observer.acquireFinished(operation, client.backendName(), Outcome.ACQUIRED, now - start);
-        return Optional.of(new Held(lease.get(), owner, now,
-                observer.held(operation, client.backendName(), key)));
+        return Optional.of(new Held(lease.get(), owner, System.nanoTime(), observed.acquired()));
     }
 
     /** Runs the method under {@code held}: injects the fencing token, lets nested calls re-enter. */

@@ -51,7 +51,23 @@ public final class LockMetrics implements LockObserver, LockListener {
     }
 
     @Override
-    public void acquireFinished(LockOperation operation, String backend, Outcome outcome, long nanos) {
+    public Acquisition acquiring(LockOperation operation, String backend, String key) {
+        long start = System.nanoTime();
+        return new Acquisition() {
+            @Override
+            public void notAcquired(Outcome outcome, Throwable failure) {
+                recordAcquire(operation, backend, outcome, System.nanoTime() - start);
+            }
+
+            @Override
+            public Runnable acquired() {
+                recordAcquire(operation, backend, Outcome.ACQUIRED, System.nanoTime() - start);
+                return held(operation, backend, key);
+            }
+        };
+    }
+
+    private void recordAcquire(LockOperation operation, String backend, Outcome outcome, long nanos) {
         Timer.builder(ACQUIRE)
                 .description("Time to acquire @DistributedLock locks, by outcome")
                 .tag(TAG_BACKEND, backend)
@@ -61,8 +77,7 @@ public final class LockMetrics implements LockObserver, LockListener {
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    @Override
-    public Runnable held(LockOperation operation, String backend, String key) {
+    private Runnable held(LockOperation operation, String backend, String key) {
         LongTaskTimer.Sample sample = LongTaskTimer.builder(HELD)
                 .description("@DistributedLock locks held now, and for how long")
                 .tag(TAG_BACKEND, backend)
@@ -74,7 +89,7 @@ public final class LockMetrics implements LockObserver, LockListener {
         return () -> {
             sample.stop();
             if (outermost) {
-                namesOfHeldKeys.remove(heldKey);
+                namesOfHeldKeys.remove(heldKey, operation.name());
             }
         };
     }

@@ -1,0 +1,27 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import dev.mortise.lock.spring.metrics.LockObservations;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer Observations of {@code @DistributedLock} calls ({@link LockObservations}),
+ * when the application has an {@link ObservationRegistry} (traces of lock waits and holds).
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "mortise.lock.enabled", matchIfMissing = true)
+@ConditionalOnClass(ObservationRegistry.class)
+@ConditionalOnBean(ObservationRegistry.class)
+public final class MortiseLockObservationAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockObservations lockObservations(ObservationRegistry registry) {
+        return new LockObservations(registry);
+    }
+}
