@@ -11,6 +11,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -41,7 +42,7 @@ public final class EtcdLockBackendBuilder {
 
     /** etcd client URLs such as {@code http://10.0.0.1:2379} or {@code https://...}; at least one. */
     public EtcdLockBackendBuilder endpoints(String... endpoints) {
-        return endpoints(List.of(requireNonNull(endpoints, "endpoints")));
+        return endpoints(Arrays.asList(requireNonNull(endpoints, "endpoints")));
     }
 
     /** @see #endpoints(String...) */

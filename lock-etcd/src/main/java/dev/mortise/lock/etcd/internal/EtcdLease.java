@@ -1,6 +1,7 @@
 package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.spi.Grant;
+import io.etcd.jetcd.ByteSequence;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +25,8 @@ public final class EtcdLease {
     private final Set<Grant> grants = ConcurrentHashMap.newKeySet();
     private volatile long aliveUntilNanos;
     private volatile ScheduledFuture<?> keepAlive;
+    private volatile ByteSequence fenceKey;
+    private volatile long fenceRevision;
 
     EtcdLease(long id, long ttlSeconds, boolean shared, long sentAtNanos) {
         this.id = id;
@@ -55,6 +58,22 @@ public final class EtcdLease {
         long until = sentAtNanos + ttl * 1_000_000_000L;
         if (until - aliveUntilNanos > 0) {
             aliveUntilNanos = until;
+        }
+    }
+
+    /** The session's fence key (null for a per-lock lease): see {@link LockQueue#enqueue}. */
+    ByteSequence fenceKey() {
+        return fenceKey;
+    }
+
+    long fenceRevision() {
+        return fenceRevision;
+    }
+
+    synchronized void fence(ByteSequence key, long modRevision) {
+        this.fenceKey = key;
+        if (modRevision > fenceRevision) {
+            fenceRevision = modRevision;
         }
     }
 

@@ -39,6 +39,19 @@ public final class KeySpace {
         return prefix.concat(bytes(KeyEncoding.percentEncode(owner, KeyEncoding::isPlainChar) + "~" + round));
     }
 
+    /**
+     * The fence key of one session lease. {@code #} never appears in an encoded key, so no
+     * lock's prefix can reach it.
+     */
+    ByteSequence fenceKey(long leaseId) {
+        return bytes(namespace + "#fence/" + Long.toHexString(leaseId));
+    }
+
+    /** A key no lock uses, read by pings. */
+    ByteSequence pingKey() {
+        return bytes(namespace + "#ping");
+    }
+
     static ByteSequence bytes(String text) {
         return ByteSequence.from(text, StandardCharsets.UTF_8);
     }

@@ -3,7 +3,10 @@ package dev.mortise.lock.etcd.internal;
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import org.slf4j.Logger;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -32,13 +36,17 @@ public final class LeaseKeeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
     private final Lease leases;
+    private final KV kv;
+    private final KeySpace keys;
     private final Rpc rpc;
     private final List<GrantListener> listeners = new CopyOnWriteArrayList<>();
-    private final Map<Long, EtcdLease> sessions = new HashMap<>(); // by TTL; guarded by this
+    private final Map<Long, PendingSession> sessions = new HashMap<>(); // by TTL; guarded by this
     private final ScheduledThreadPoolExecutor scheduler;
 
-    public LeaseKeeper(Lease leases, Rpc rpc) {
+    public LeaseKeeper(Lease leases, KV kv, KeySpace keys, Rpc rpc) {
         this.leases = leases;
+        this.kv = kv;
+        this.keys = keys;
         this.rpc = rpc;
         this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "mortise-etcd-keepalive");
@@ -62,19 +70,56 @@ public final class LeaseKeeper implements AutoCloseable {
         return scheduler;
     }
 
-    /** The live session lease for renewed holds of {@code lease}, granted on first use. */
-    synchronized EtcdLease session(Duration lease, String key) {
+    /**
+     * The live session lease for renewed holds of {@code lease}, granted on first use.
+     * Concurrent callers share one grant in flight, each waiting only its own operation
+     * timeout for it; a grant still unanswered after a whole timeout is replaced.
+     */
+    EtcdLease session(Duration lease, String key) {
         long ttl = ttlSeconds(lease);
-        EtcdLease session = sessions.get(ttl);
-        if (session != null && !session.isLost()) {
-            return session;
+        PendingSession pending;
+        synchronized (this) {
+            pending = sessions.get(ttl);
+            if (pending == null || pending.stale(rpc.timeout())) {
+                pending = new PendingSession(System.nanoTime(), startSession(ttl));
+                sessions.put(ttl, pending);
+            }
         }
-        session = grant(ttl, true, key);
-        sessions.put(ttl, session);
-        long period = Math.max(100, session.ttlSeconds() * 1000 / 3);
-        EtcdLease keep = session;
-        session.keepAliveTask(scheduler.scheduleWithFixedDelay(() -> tick(keep), period, period, TimeUnit.MILLISECONDS));
-        return session;
+        // A copy, so that one caller's timeout does not cancel the grant the others wait for.
+        return rpc.await(pending.future().copy(), key, "grant a session lease of " + ttl + " s");
+    }
+
+    private CompletableFuture<EtcdLease> startSession(long ttl) {
+        long sentAt = System.nanoTime();
+        return leases.grant(ttl).thenCompose(response -> {
+            ByteSequence fence = keys.fenceKey(response.getID());
+            return kv.put(fence, KeySpace.bytes("session fence"), PutOption.builder().withLeaseId(response.getID())
+                    .build()).thenApply(put -> {
+                        EtcdLease session = new EtcdLease(response.getID(), Math.max(ttl, response.getTTL()), true,
+                                sentAt);
+                        session.fence(fence, put.getHeader().getRevision());
+                        return session;
+                    });
+        }).thenApply(session -> {
+            long period = Math.max(100, session.ttlSeconds() * 1000 / 3);
+            try {
+                session.keepAliveTask(scheduler.scheduleWithFixedDelay(() -> tick(session), period, period,
+                        TimeUnit.MILLISECONDS));
+            } catch (RejectedExecutionException closing) {
+                revokeQuietly(session);
+            }
+            return session;
+        });
+    }
+
+    /** A session lease granted or being granted. */
+    private record PendingSession(long startedAt, CompletableFuture<EtcdLease> future) {
+        boolean stale(Duration timeout) {
+            if (!future.isDone()) {
+                return System.nanoTime() - startedAt > timeout.toNanos();
+            }
+            return future.isCompletedExceptionally() || future.join().isLost();
+        }
     }
 
     /** A lease of its own for one explicit-lease hold; nobody keeps it alive once granted. */
@@ -90,7 +135,7 @@ public final class LeaseKeeper implements AutoCloseable {
 
     /** Starts one keep-alive; complete it with {@link #settle}. */
     CompletableFuture<LeaseKeepAliveResponse> keepAliveAsync(EtcdLease lease) {
-        return leases.keepAliveOnce(lease.id());
+        return rpc.retrying(() -> leases.keepAliveOnce(lease.id()), rpc.deadline());
     }
 
     /**
@@ -143,7 +188,10 @@ public final class LeaseKeeper implements AutoCloseable {
             return;
         }
         synchronized (this) {
-            sessions.remove(lease.ttlSeconds(), lease);
+            PendingSession pending = sessions.get(lease.ttlSeconds());
+            if (pending != null && pending.future().getNow(null) == lease) {
+                sessions.remove(lease.ttlSeconds());
+            }
         }
         List<Grant> holds = new ArrayList<>(lease.grants());
         if (!holds.isEmpty()) {
@@ -186,9 +234,14 @@ public final class LeaseKeeper implements AutoCloseable {
     @Override
     public void close() {
         scheduler.shutdownNow();
-        List<EtcdLease> open;
+        List<EtcdLease> open = new ArrayList<>();
         synchronized (this) {
-            open = new ArrayList<>(sessions.values());
+            for (PendingSession pending : sessions.values()) {
+                EtcdLease session = pending.future().getNow(null);
+                if (session != null) {
+                    open.add(session);
+                }
+            }
             sessions.clear();
         }
         for (EtcdLease session : open) {

@@ -31,7 +31,7 @@ public final class LockEngine implements AutoCloseable {
         this.client = client;
         this.keys = keys;
         this.rpc = new Rpc(operationTimeout);
-        this.leases = new LeaseKeeper(client.getLeaseClient(), rpc);
+        this.leases = new LeaseKeeper(client.getLeaseClient(), client.getKVClient(), keys, rpc);
         this.queue = new LockQueue(client.getKVClient(), rpc, leases.scheduler());
         this.renewal = new Renewal(leases, queue, rpc);
     }
@@ -45,8 +45,8 @@ public final class LockEngine implements AutoCloseable {
         ByteSequence prefix = keys.prefix(key);
         ByteSequence ownKey = keys.ownKey(prefix, request.owner(), 0);
         long requestedAt = System.nanoTime();
-        EtcdLease lease = lease(request);
-        LockQueue.Enqueued queued = enqueue(request, prefix, ownKey, lease);
+        Queued queued = enqueue(request, prefix, ownKey);
+        EtcdLease lease = queued.lease();
         if (queued.predecessor() == null) {
             return Attempt.granted(grant(request, ownKey, queued.revision(), lease, requestedAt));
         }
@@ -63,8 +63,8 @@ public final class LockEngine implements AutoCloseable {
         for (int round = 0; ; round++) {
             ByteSequence ownKey = keys.ownKey(prefix, request.owner(), round);
             long requestedAt = System.nanoTime();
-            EtcdLease lease = lease(request);
-            LockQueue.Enqueued queued = enqueue(request, prefix, ownKey, lease);
+            Queued queued = enqueue(request, prefix, ownKey);
+            EtcdLease lease = queued.lease();
             if (queued.predecessor() == null) {
                 return Optional.of(grant(request, ownKey, queued.revision(), lease, requestedAt));
             }
@@ -84,8 +84,11 @@ public final class LockEngine implements AutoCloseable {
                     return Optional.empty();
                 }
                 case GONE -> {
-                    // Our key vanished with its lease (or was deleted): queue again under a fresh one.
-                    if (!lease.shared()) {
+                    // Our key vanished with its lease (or was deleted): queue again under a fresh one. A session
+                    // we gave up on may still hold our old key on the server until it expires: take it out.
+                    if (lease.shared()) {
+                        queue.deleteLater(ownKey);
+                    } else {
                         leases.revokeQuietly(lease);
                     }
                     if (deadline - System.nanoTime() <= 0) {
@@ -122,7 +125,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     public void ping() {
-        rpc.await(queue.ping(KeySpace.bytes(keys.namespace() + "~ping")), "(ping)", "answer a ping");
+        rpc.await(queue.ping(keys.pingKey()), "(ping)", "answer a ping");
     }
 
     private EtcdLease lease(LockRequest request) {
@@ -130,20 +133,46 @@ public final class LockEngine implements AutoCloseable {
                 : leases.perLock(request.lease(), request.key());
     }
 
-    private LockQueue.Enqueued enqueue(LockRequest request, ByteSequence prefix, ByteSequence ownKey, EtcdLease lease) {
-        try {
-            return queue.enqueue(prefix, ownKey, KeySpace.bytes(request.owner()), lease.id(), request.key());
-        } catch (LockBackendException e) {
-            if (Rpc.isLeaseNotFound(e)) {
+    /** Our key in the queue, on {@code lease}. */
+    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor) {
+    }
+
+    /**
+     * Gets a lease and puts our key on it. A session found gone on the way (expired,
+     * revoked) is replaced and the put tried again; a fence that moved is read again.
+     */
+    private Queued enqueue(LockRequest request, ByteSequence prefix, ByteSequence ownKey) {
+        ByteSequence value = KeySpace.bytes(request.owner());
+        for (int attempt = 1; ; attempt++) {
+            EtcdLease lease = lease(request);
+            try {
+                LockQueue.Enqueued queued = queue.enqueue(prefix, ownKey, value, lease, request.key());
+                if (queued != null) {
+                    return new Queued(lease, queued.revision(), queued.predecessor());
+                }
+            } catch (LockQueue.LeaseGoneException e) {
                 leases.lost(lease, e);
-            } else {
-                // The put may have been applied although we got no answer.
-                queue.deleteLater(ownKey);
+            } catch (LockBackendException e) {
+                if (Rpc.isLeaseNotFound(e)) {
+                    leases.lost(lease, e);
+                } else {
+                    // No answer: the put may still be applied, now or much later.
+                    if (lease.shared()) {
+                        queue.poisonLater(lease, ownKey);
+                    } else {
+                        leases.revokeQuietly(lease);
+                    }
+                    throw e;
+                }
             }
             if (!lease.shared()) {
                 leases.revokeQuietly(lease);
             }
-            throw e;
+            if (attempt == 3) {
+                throw new LockBackendException("etcd kept losing the lease for lock '" + request.key() + "' (backend "
+                        + "'etcd') while queueing: it expired or was revoked three times in a row. Check for an operator "
+                        + "revoking leases, or a cluster too slow for the lease TTL.", request.key(), Rpc.BACKEND, null);
+            }
         }
     }
 

@@ -46,18 +46,76 @@ final class LockQueue {
     }
 
     /**
-     * Puts our key on {@code leaseId} and, in the same transaction, reads the newest key
+     * Puts our key on {@code lease} and, in the same transaction, reads the newest key
      * before it: the predecessor to watch, or none, in which case we hold the lock.
+     *
+     * <p>On a session lease the put also requires the session's fence key to be unchanged.
+     * A put whose answer never came may still be applied later (a frozen member thawing);
+     * {@link #poisonLater} moves the fence and deletes the key in one transaction, so such
+     * a put either lands before it and is deleted, or after it and fails — it can never
+     * leave a key on a live session that would block the lock for as long as we live.
+     *
+     * @return null if the fence moved (another attempt's outcome was unknown): try again
+     * @throws LeaseGoneException if the session's fence key is gone with its lease
      */
-    Enqueued enqueue(ByteSequence prefix, ByteSequence ownKey, ByteSequence value, long leaseId, String key) {
+    Enqueued enqueue(ByteSequence prefix, ByteSequence ownKey, ByteSequence value, EtcdLease lease, String key) {
+        ByteSequence fence = lease.fenceKey();
+        Cmp absent = new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
+        Cmp[] conditions = fence == null ? new Cmp[] {absent}
+                : new Cmp[] {absent, new Cmp(fence, Cmp.Op.EQUAL, CmpTarget.modRevision(lease.fenceRevision()))};
         TxnResponse response = rpc.await(kv.txn()
-                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.get(prefix, newest(0)), Op.put(ownKey, value, PutOption.builder().withLeaseId(leaseId).build()))
+                .If(conditions)
+                .Then(Op.get(prefix, newest(0)), Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
+                .Else(Op.get(fence == null ? ownKey : fence, GetOption.DEFAULT))
                 .commit(), key, "queue for the lock");
-        if (!response.isSucceeded()) {
+        if (response.isSucceeded()) {
+            return new Enqueued(response.getHeader().getRevision(), firstKey(response.getGetResponses().get(0)));
+        }
+        if (fence == null) {
             throw new IllegalStateException("etcd key " + ownKey + " already exists: owners must be unique per hold");
         }
-        return new Enqueued(response.getHeader().getRevision(), firstKey(response.getGetResponses().get(0)));
+        List<KeyValue> fenceNow = response.getGetResponses().get(0).getKvs();
+        if (fenceNow.isEmpty()) {
+            throw new LeaseGoneException(lease);
+        }
+        lease.fence(fence, fenceNow.get(0).getModRevision());
+        return null;
+    }
+
+    /** The session lease behind a fence key is gone (expired or revoked). */
+    static final class LeaseGoneException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        LeaseGoneException(EtcdLease lease) {
+            super("etcd lease " + Long.toHexString(lease.id()) + " is gone (its fence key was removed)", null, false,
+                    false);
+        }
+    }
+
+    /**
+     * After a put on a session lease whose outcome is unknown: moves the session's fence and
+     * deletes our key in one transaction, retried in the background until etcd confirms it.
+     */
+    void poisonLater(EtcdLease session, ByteSequence ownKey) {
+        poison(session, ownKey, 0);
+    }
+
+    private void poison(EtcdLease session, ByteSequence ownKey, int attempt) {
+        if (session.isLost()) {
+            deleteLater(ownKey); // nobody keeps it alive any more: a late put dies with the lease
+            return;
+        }
+        ByteSequence fence = session.fenceKey();
+        kv.txn().Then(Op.put(fence, KeySpace.bytes("session fence"), PutOption.builder().withLeaseId(session.id())
+                        .build()), Op.delete(ownKey, DeleteOption.DEFAULT)).commit()
+                .orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
+                    if (e == null) {
+                        session.fence(fence, r.getHeader().getRevision());
+                    } else if (!Rpc.isLeaseNotFound(e)) {
+                        log.debug("Fencing off etcd key {} failed (attempt {}); retrying", ownKey, attempt + 1, e);
+                        later(() -> poison(session, ownKey, attempt + 1), attempt);
+                    }
+                });
     }
 
     /** What a waiter learns when it looks again. */
@@ -78,10 +136,10 @@ final class LockQueue {
 
     /** Reads, only if our key still has {@code revision}, the newest key created before it. */
     CompletableFuture<TxnResponse> recheck(ByteSequence prefix, ByteSequence ownKey, long revision) {
-        return kv.txn()
+        return rpc.retrying(() -> kv.txn()
                 .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                 .Then(Op.get(prefix, newest(revision - 1)))
-                .commit();
+                .commit(), rpc.deadline());
     }
 
     static Check check(TxnResponse response) {
@@ -104,12 +162,12 @@ final class LockQueue {
     CompletableFuture<TxnResponse> present(List<ByteSequence> ownKeys) {
         Op[] gets = ownKeys.stream().map(k -> Op.get(k, GetOption.builder().withKeysOnly(true).build()))
                 .toArray(Op[]::new);
-        return kv.txn().Then(gets).commit();
+        return rpc.retrying(() -> kv.txn().Then(gets).commit(), rpc.deadline());
     }
 
     /** Linearizable read of one key that never exists: a round trip through the leader. */
     CompletableFuture<GetResponse> ping(ByteSequence probe) {
-        return kv.get(probe, GetOption.builder().withCountOnly(true).build());
+        return rpc.retrying(() -> kv.get(probe, GetOption.builder().withCountOnly(true).build()), rpc.deadline());
     }
 
     /**
@@ -127,13 +185,16 @@ final class LockQueue {
                 return;
             }
             log.debug("Deleting orphan etcd key {} failed (attempt {}); retrying", ownKey, attempt + 1, e);
-            try {
-                scheduler.schedule(() -> deleteLater(ownKey, attempt + 1), Math.min(5000, 250L << Math.min(attempt, 5)),
-                        TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException closing) {
-                // the backend is closing and revokes its session lease, which removes the key
-            }
+            later(() -> deleteLater(ownKey, attempt + 1), attempt);
         });
+    }
+
+    private void later(Runnable retry, int attempt) {
+        try {
+            scheduler.schedule(retry, Math.min(5000, 250L << Math.min(attempt, 5)), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the backend is closing and revokes its session lease, which removes the key
+        }
     }
 
     /** Keys under the prefix created up to {@code maxCreateRevision} (0: any), newest first, at most one. */

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Waits for jetcd calls within the operation timeout and turns every failure into a
@@ -22,6 +23,8 @@ import java.util.concurrent.TimeoutException;
 public final class Rpc {
 
     static final String BACKEND = "etcd";
+
+    private static final long RETRY_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final Duration timeout;
 
@@ -73,6 +76,45 @@ public final class Rpc {
         } catch (ExecutionException e) {
             throw failure(e.getCause(), key, action);
         }
+    }
+
+    /**
+     * Runs a read or an idempotent call ({@code call} starts it anew each time), retrying
+     * while etcd answers UNAVAILABLE ("no leader", "leader changed", a member going down)
+     * until {@code deadline}: an election takes about an election timeout, and a renewal
+     * or a waiter's look that gives up at the first refusal would turn a routine failover
+     * into lost locks. Writes that are not idempotent are never passed here.
+     */
+    <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> call, long deadline) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        attempt(call, deadline, result);
+        return result;
+    }
+
+    private <T> void attempt(Supplier<CompletableFuture<T>> call, long deadline, CompletableFuture<T> result) {
+        if (result.isDone()) {
+            return;
+        }
+        call.get().whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+            } else if (isUnavailable(failure) && deadline - System.nanoTime() > RETRY_DELAY_NANOS) {
+                CompletableFuture.delayedExecutor(RETRY_DELAY_NANOS, TimeUnit.NANOSECONDS)
+                        .execute(() -> attempt(call, deadline, result));
+            } else {
+                result.completeExceptionally(failure);
+            }
+        });
+    }
+
+    static boolean isUnavailable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if ((t instanceof EtcdException e && e.getErrorCode() == ErrorCode.UNAVAILABLE)
+                    || (t instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.UNAVAILABLE)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A backend exception for a call that failed with {@code cause}. */

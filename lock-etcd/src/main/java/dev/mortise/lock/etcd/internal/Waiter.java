@@ -66,7 +66,8 @@ final class Waiter {
                 long callDeadline = rpc.deadline();
                 LockQueue.Check check = LockQueue.check(rpc.awaitInterruptibly(look, callDeadline, key,
                         "look at the lock's queue"));
-                if (!leases.settle(lease, requestedAt, alive, callDeadline, key) || check instanceof LockQueue.Gone) {
+                if (!leases.settle(lease, requestedAt, alive, callDeadline, key) || check instanceof LockQueue.Gone
+                        || lease.isLost()) {
                     return Outcome.GONE;
                 }
                 if (check instanceof LockQueue.Owner) {
