@@ -13,10 +13,10 @@ import dev.mortise.lock.spring.internal.LockObserver;
 import dev.mortise.lock.spring.internal.LockOperationSource;
 import dev.mortise.lock.spring.internal.ReturnTypeHandler;
 import dev.mortise.lock.spring.internal.TransactionBinding;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Auto-configuration of Mortise locks: one {@link LockClient} per {@link LockBackend} bean
@@ -46,11 +47,14 @@ public final class MortiseLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockClients lockClients(ListableBeanFactory beanFactory, MortiseLockProperties properties,
+    LockClients lockClients(ConfigurableListableBeanFactory beanFactory, MortiseLockProperties properties,
                             ObjectProvider<LockListener> listeners,
                             ObjectProvider<LockClientBuilderCustomizer> customizers) {
+        Map<String, LockBackend> backends = beanFactory.getBeansOfType(LockBackend.class);
+        // The clients release their holds when closed, so the backends must still be open then.
+        backends.keySet().forEach(name -> beanFactory.registerDependentBean(name, "lockClients"));
         return new LockClientsFactory(properties, listeners.orderedStream().toList(),
-                customizers.orderedStream().toList()).create(beanFactory.getBeansOfType(LockBackend.class));
+                customizers.orderedStream().toList()).create(backends);
     }
 
     /** The default client, for code that locks through the API; {@link LockClients} closes it. */

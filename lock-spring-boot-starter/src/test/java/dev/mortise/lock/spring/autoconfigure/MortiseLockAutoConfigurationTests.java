@@ -200,13 +200,50 @@ class MortiseLockAutoConfigurationTests {
         assertThat(server.isHeld("k")).isFalse();
     }
 
+    @Test
+    void clientsReleaseTheirHoldsBeforeTheBackendsClose() {
+        LocalLockServer server = new LocalLockServer();
+        runner.withBean("strict", LockBackend.class, () -> new StrictBackend(server)).run(context -> {
+            context.getBean(LockClient.class).acquire(LockSpec.of("k").owner("o"));
+            assertThat(server.isHeld("k")).isTrue();
+        });
+        assertThat(server.isHeld("k")).as("released, not left to expire").isFalse();
+    }
+
+    /** Refuses every call once closed, as a backend whose connections are gone. */
+    static final class StrictBackend extends NamedBackend {
+        private volatile boolean closed;
+
+        StrictBackend(LocalLockServer server) {
+            super("local", new LocalLockBackend(server));
+        }
+
+        @Override
+        public boolean release(dev.mortise.lock.spi.Grant grant) {
+            if (closed) {
+                throw new IllegalStateException("backend closed");
+            }
+            return super.release(grant);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
     /** A backend that only has a different name, to stand for a remote one. */
-    static final class NamedBackend implements LockBackend {
-        private final LocalLockBackend delegate = LocalLockBackend.create();
+    static class NamedBackend implements LockBackend {
+        private final LocalLockBackend delegate;
         private final String name;
 
         NamedBackend(String name) {
+            this(name, LocalLockBackend.create());
+        }
+
+        NamedBackend(String name, LocalLockBackend delegate) {
             this.name = name;
+            this.delegate = delegate;
         }
 
         @Override
