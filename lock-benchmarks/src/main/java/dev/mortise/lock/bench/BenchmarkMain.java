@@ -1,0 +1,101 @@
+package dev.mortise.lock.bench;
+
+import dev.mortise.lock.bench.report.Environment;
+import dev.mortise.lock.bench.report.MarkdownWriter;
+import dev.mortise.lock.bench.report.RawWriter;
+import dev.mortise.lock.bench.report.RunReport;
+import dev.mortise.lock.bench.run.Notes;
+import dev.mortise.lock.bench.run.Timing;
+import dev.mortise.lock.bench.run.UncontendedRun;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Runs the benchmarks and writes the report. For each backend group it starts the real
+ * server, runs every scenario against it with Mortise and the peers, and stops it; then
+ * the JMH annotation-overhead run; then {@code BENCHMARKS.md}, the chart and the raw data.
+ *
+ * <pre>
+ * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd] [--scenarios uncontended,handoff,leases,annotation]
+ *               [--out docs] [--command "the command line to print in the report"]
+ * </pre>
+ */
+public final class BenchmarkMain {
+
+    static final List<String> ALL_GROUPS = List.of("redis", "postgres", "mariadb", "zookeeper", "etcd");
+    static final List<String> ALL_SCENARIOS = List.of("uncontended", "handoff", "leases", "annotation");
+
+    private BenchmarkMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+                System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+        Options options = Options.parse(args);
+        RunReport report = run(options, new Notes(System.out::println));
+        write(report, options.out);
+        System.out.println("Wrote " + options.out.resolve("BENCHMARKS.md"));
+        // Peer clients leave non-daemon threads behind (gRPC, Lettuce); the report is written.
+        System.exit(0);
+    }
+
+    /** Runs what {@code options} select and returns the report (also used by the smoke test). */
+    public static RunReport run(Options options, Notes notes) {
+        RunReport report = new RunReport();
+        report.quick = options.timing.smoke();
+        report.command = options.command;
+        report.environment.putAll(Environment.describe());
+        Endpoints endpoints = new Endpoints();
+        for (String group : options.groups) {
+            notes.progress("== " + group);
+            try (Servers servers = Servers.start(group)) {
+                endpoints.put(group, servers.endpoint());
+                report.servers.put(group, servers.version());
+                if (options.scenarios.contains("uncontended")) {
+                    report.uncontended.addAll(new UncontendedRun(options.timing, notes).run(group, endpoints, 1, 8));
+                }
+            } catch (Exception e) {
+                notes.finding(group + ": the run failed: " + e);
+            }
+        }
+        report.findings.addAll(notes.findings());
+        return report;
+    }
+
+    public static void write(RunReport report, Path out) throws Exception {
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("BENCHMARKS.md"), new MarkdownWriter(report).render(), StandardCharsets.UTF_8);
+        RawWriter.write(report, out.resolve("benchmarks"));
+    }
+
+    /** Command-line options. */
+    public static final class Options {
+        List<String> groups = ALL_GROUPS;
+        List<String> scenarios = ALL_SCENARIOS;
+        Path out = Path.of("docs");
+        Timing timing = Timing.fullRun();
+        String command = "./scripts/benchmark.sh";
+
+        public static Options parse(String... args) {
+            Options options = new Options();
+            List<String> list = new ArrayList<>(Arrays.asList(args));
+            for (int i = 0; i < list.size(); i++) {
+                switch (list.get(i)) {
+                    case "--quick" -> options.timing = Timing.smokeRun();
+                    case "--groups" -> options.groups = List.of(list.get(++i).split(","));
+                    case "--scenarios" -> options.scenarios = List.of(list.get(++i).split(","));
+                    case "--out" -> options.out = Path.of(list.get(++i));
+                    case "--command" -> options.command = list.get(++i);
+                    default -> throw new IllegalArgumentException("unknown option " + list.get(i)
+                            + "; see the Javadoc of BenchmarkMain");
+                }
+            }
+            return options;
+        }
+    }
+}

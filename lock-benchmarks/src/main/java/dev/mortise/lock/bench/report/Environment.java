@@ -1,0 +1,51 @@
+package dev.mortise.lock.bench.report;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The machine, OS, JVM and date of a run, as the report prints them. */
+public final class Environment {
+
+    private Environment() {
+    }
+
+    public static Map<String, String> describe() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("Date", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
+        env.put("CPU", cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores visible to the JVM");
+        env.put("Memory", memory());
+        env.put("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
+                + System.getProperty("os.arch") + ")");
+        env.put("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " ("
+                + System.getProperty("java.vm.vendor") + "), options: "
+                + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        return env;
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("unknown CPU");
+        } catch (Exception e) {
+            return "unknown CPU";
+        }
+    }
+
+    private static String memory() {
+        try {
+            return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal"))
+                    .findFirst().map(l -> {
+                        long kb = Long.parseLong(l.replaceAll("[^0-9]", ""));
+                        return String.format("%.1f GiB", kb / 1024.0 / 1024.0);
+                    }).orElse("unknown");
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.mortise.lock.bench.report;
+
+/**
+ * Many leases held at once under a library's watchdog: how many renewal requests reach the
+ * server per renewal period, and the client heap each held lease costs.
+ *
+ * @param renewCallsPerPeriod renewal calls the core made to the backend per period (-1: not observable)
+ * @param serverCommandsPerPeriod commands the server counted per period while only renewals ran (-1: not counted)
+ */
+public record ManyLeasesResult(String group, String id, String label, int leases, double periodSeconds,
+                               double renewCallsPerPeriod, double serverCommandsPerPeriod, double heapBytesPerLease,
+                               double acquireSeconds) {
+}

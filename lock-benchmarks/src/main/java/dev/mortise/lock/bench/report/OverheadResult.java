@@ -1,0 +1,5 @@
+package dev.mortise.lock.bench.report;
+
+/** One JMH benchmark of the annotation-overhead run: average ns per call and its 99.9% error. */
+public record OverheadResult(String benchmark, String description, double nsPerCall, double error) {
+}

@@ -1,0 +1,151 @@
+package dev.mortise.lock.bench.report;
+
+import dev.mortise.lock.bench.subject.Role;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Checks the targets of issue 9 against what this run measured. A target whose inputs were
+ * not measured says so instead of guessing.
+ */
+public final class Targets {
+
+    /** One target: what it asks, what was measured, and the verdict. */
+    public record Check(String target, String measured, String verdict) {
+    }
+
+    private final RunReport report;
+
+    public Targets(RunReport report) {
+        this.report = report;
+    }
+
+    public List<Check> checks() {
+        List<Check> checks = new ArrayList<>();
+        latency(checks, "Redis acquire+release ≤ 1.05× two raw EVALSHA (p50, 1 thread)", "redis", 1,
+                "redis/mortise", "redis/floor-evalsha", 1.05);
+        throughputVsPeer(checks, "Redis throughput ≥ 1.3× Redisson RLock (8 threads)", "redis", 8,
+                "redis/redisson-rlock", 1.3);
+        handoffVsLatency(checks, "Redis contended handoff p50 ≤ 1.0× one PING round trip", "redis",
+                "redis/floor-ping", 1.0);
+        latency(checks, "etcd acquire+release ≤ 1.1× two raw puts (p50, 1 thread)", "etcd", 1,
+                "etcd/mortise", "etcd/floor-put", 1.1);
+        latency(checks, "etcd ahead of jetcd's Lock RPC (p50, 1 thread)", "etcd", 1, "etcd/mortise",
+                "etcd/jetcd-lock", 1.0);
+        checks.add(new Check("etcd ahead of ShedLock's etcd provider", "not measured",
+                "n/a: shedlock-provider-etcd-jetcd is not on Maven Central as reachable from the build"));
+        latency(checks, "ZooKeeper cycle ≤ Curator InterProcessMutex (p50, 1 thread)", "zookeeper", 1,
+                "zookeeper/mortise", "zookeeper/curator-mutex", 1.0);
+        throughputVsPeer(checks, "PostgreSQL throughput ≥ 1.5× JdbcLockRegistry (8 threads)", "postgres", 8,
+                "postgres/si-registry", 1.5);
+        handoffAbsolute(checks, "PostgreSQL contended handoff p50 ≤ 5 ms", "postgres", 5000);
+        overhead(checks);
+        leases(checks);
+        return checks;
+    }
+
+    private Optional<UncontendedResult> find(String group, int threads, String id) {
+        return report.uncontended.stream().filter(r -> r.group().equals(group) && r.threads() == threads
+                && r.id().equals(id)).findFirst();
+    }
+
+    private static String verdict(boolean met) {
+        return met ? "**met**" : "**missed**";
+    }
+
+    private void latency(List<Check> checks, String target, String group, int threads, String ours, String reference,
+                         double limit) {
+        Optional<UncontendedResult> a = find(group, threads, ours);
+        Optional<UncontendedResult> b = find(group, threads, reference);
+        if (a.isEmpty() || b.isEmpty()) {
+            checks.add(new Check(target, "not measured in this run", "n/a"));
+            return;
+        }
+        double ratio = a.get().p50() / b.get().p50();
+        checks.add(new Check(target, String.format("%.1f µs vs %.1f µs (%s): %.2f×", a.get().p50(), b.get().p50(),
+                b.get().label(), ratio), verdict(ratio <= limit)));
+    }
+
+    private void throughputVsPeer(List<Check> checks, String target, String group, int threads, String peer,
+                                  double factor) {
+        Optional<UncontendedResult> a = find(group, threads, group + "/mortise");
+        Optional<UncontendedResult> b = find(group, threads, peer);
+        if (a.isEmpty() || b.isEmpty()) {
+            checks.add(new Check(target, "not measured in this run", "n/a"));
+            return;
+        }
+        double ratio = a.get().opsPerSecond() / b.get().opsPerSecond();
+        checks.add(new Check(target, String.format("%.0f vs %.0f ops/s: %.2f×", a.get().opsPerSecond(),
+                b.get().opsPerSecond(), ratio), verdict(ratio >= factor)));
+    }
+
+    private Optional<HandoffResult> mortiseHandoff(String group) {
+        // The two-thread run (one waiter in each JVM) is the handoff the targets speak of.
+        return report.handoffs.stream().filter(r -> r.group().equals(group) && r.role() == Role.MORTISE
+                && r.threads() == 2 && r.crossHandoffs() > 0).findFirst();
+    }
+
+    private void handoffVsLatency(List<Check> checks, String target, String group, String reference, double limit) {
+        Optional<HandoffResult> a = mortiseHandoff(group);
+        Optional<UncontendedResult> b = find(group, 1, reference);
+        if (a.isEmpty() || b.isEmpty()) {
+            checks.add(new Check(target, "not measured in this run", "n/a"));
+            return;
+        }
+        double ratio = a.get().crossP50() / b.get().p50();
+        checks.add(new Check(target, String.format("cross-JVM handoff %.1f µs vs PING %.1f µs: %.2f×",
+                a.get().crossP50(), b.get().p50(), ratio), verdict(ratio <= limit)));
+    }
+
+    private void handoffAbsolute(List<Check> checks, String target, String group, double limitMicros) {
+        Optional<HandoffResult> a = mortiseHandoff(group);
+        if (a.isEmpty()) {
+            checks.add(new Check(target, "not measured in this run", "n/a"));
+            return;
+        }
+        checks.add(new Check(target, String.format("cross-JVM handoff p50 %.2f ms", a.get().crossP50() / 1000),
+                verdict(a.get().crossP50() <= limitMicros)));
+    }
+
+    private void overhead(List<Check> checks) {
+        Optional<OverheadResult> annotated = named("annotated");
+        Optional<OverheadResult> direct = named("direct");
+        String target = "Annotation overhead ≤ 1 µs per call (annotated − direct LockClient, in-process backend)";
+        if (annotated.isEmpty() || direct.isEmpty()) {
+            checks.add(new Check(target, "not measured in this run", "n/a"));
+            return;
+        }
+        double ns = annotated.get().nsPerCall() - direct.get().nsPerCall();
+        checks.add(new Check(target, String.format("%.0f ns", ns), verdict(ns <= 1000)));
+    }
+
+    private Optional<OverheadResult> named(String name) {
+        return report.overhead.stream().filter(r -> r.benchmark().equals(name)).findFirst();
+    }
+
+    private void leases(List<Check> checks) {
+        Predicate<ManyLeasesResult> mortise = r -> r.id().endsWith("/mortise");
+        List<ManyLeasesResult> ours = report.manyLeases.stream().filter(mortise).toList();
+        if (ours.isEmpty()) {
+            checks.add(new Check("Held leases renewed with ≤ 1 request per backend per renewal period",
+                    "not measured in this run", "n/a"));
+            checks.add(new Check("≤ 1 KiB heap per held lease", "not measured in this run", "n/a"));
+            return;
+        }
+        for (ManyLeasesResult r : ours) {
+            String requests = r.renewCallsPerPeriod() < 0 ? "renewals not observable"
+                    : String.format("%.2f renewal call(s) per period", r.renewCallsPerPeriod())
+                    + (r.serverCommandsPerPeriod() >= 0 ? String.format(", %.1f server commands per period",
+                    r.serverCommandsPerPeriod()) : "");
+            boolean met = r.renewCallsPerPeriod() >= 0 && r.renewCallsPerPeriod() <= 1.0
+                    && (r.serverCommandsPerPeriod() < 0 || r.serverCommandsPerPeriod() <= 1.0);
+            checks.add(new Check(String.format("%s: %,d leases renewed with ≤ 1 request per period", r.group(),
+                    r.leases()), requests, verdict(met)));
+            checks.add(new Check(String.format("%s: ≤ 1 KiB heap per held lease", r.group()),
+                    String.format("%.0f bytes per lease", r.heapBytesPerLease()), verdict(r.heapBytesPerLease() <= 1024)));
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.mortise.lock.bench.report;
+
+import dev.mortise.lock.bench.subject.Role;
+
+/** One subject's uncontended acquire+release cycle at one thread count. Latencies in µs. */
+public record UncontendedResult(String group, String id, String label, Role role, int threads, long cycles,
+                                double seconds, double p50, double p99, double opsPerSecond) {
+}

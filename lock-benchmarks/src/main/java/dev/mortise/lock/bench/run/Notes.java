@@ -1,0 +1,30 @@
+package dev.mortise.lock.bench.run;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/** Progress lines for the console and findings for the report (missing subjects, failures). Thread-safe. */
+public final class Notes {
+
+    private final List<String> findings = new ArrayList<>();
+    private final Consumer<String> console;
+
+    public Notes(Consumer<String> console) {
+        this.console = console;
+    }
+
+    public void progress(String line) {
+        console.accept(line);
+    }
+
+    /** Something the report must say (a subject that failed or is missing, and why). */
+    public synchronized void finding(String line) {
+        findings.add(line);
+        console.accept("NOTE: " + line);
+    }
+
+    public synchronized List<String> findings() {
+        return List.copyOf(findings);
+    }
+}

@@ -1,0 +1,21 @@
+package dev.mortise.lock.bench.run;
+
+import java.time.Duration;
+
+/**
+ * How long each part of a run lasts. {@link #fullRun()} is the documented run;
+ * {@link #smokeRun()} only checks that the harness works (smoke test, development).
+ */
+public record Timing(Duration warmup, Duration measure, int rounds, Duration handoff, int leases,
+                     Duration leasePeriod, int periods, boolean smoke) {
+
+    public static Timing fullRun() {
+        return new Timing(Duration.ofMillis(1500), Duration.ofMillis(3000), 2, Duration.ofSeconds(4), 10_000,
+                Duration.ofSeconds(1), 3, false);
+    }
+
+    public static Timing smokeRun() {
+        return new Timing(Duration.ofMillis(200), Duration.ofMillis(300), 1, Duration.ofMillis(800), 200,
+                Duration.ofMillis(300), 2, true);
+    }
+}

@@ -1,0 +1,143 @@
+package dev.mortise.lock.bench.run;
+
+import dev.mortise.lock.bench.Endpoints;
+import dev.mortise.lock.bench.report.UncontendedResult;
+import dev.mortise.lock.bench.subject.Held;
+import dev.mortise.lock.bench.subject.LockSubject;
+import dev.mortise.lock.bench.subject.SubjectCatalog;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Uncontended acquire+release on distinct keys: every thread cycles through keys of its own,
+ * so no two threads ever want the same lock. All subjects of a group are open at once and
+ * measured in turn, in rounds, so slow drift of a shared machine spreads over all of them.
+ */
+public final class UncontendedRun {
+
+    private static final int KEYS_PER_THREAD = 1000;
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final Timing timing;
+    private final Notes notes;
+
+    public UncontendedRun(Timing timing, Notes notes) {
+        this.timing = timing;
+        this.notes = notes;
+    }
+
+    public List<UncontendedResult> run(String group, Endpoints endpoints, int... threadCounts) {
+        Map<String, LockSubject> subjects = new LinkedHashMap<>();
+        List<UncontendedResult> results = new ArrayList<>();
+        try {
+            for (String id : SubjectCatalog.ids(group)) {
+                try {
+                    subjects.put(id, SubjectCatalog.create(id, endpoints));
+                } catch (Exception | LinkageError e) {
+                    notes.finding("uncontended " + id + ": could not be set up: " + e);
+                }
+            }
+            for (int threads : threadCounts) {
+                Map<String, Tally> tallies = new LinkedHashMap<>();
+                for (int round = 0; round < timing.rounds(); round++) {
+                    for (LockSubject subject : subjects.values()) {
+                        Tally tally = tallies.computeIfAbsent(subject.id(), k -> new Tally());
+                        if (tally.failed) {
+                            continue;
+                        }
+                        try {
+                            if (round == 0) {
+                                measure(subject, threads, timing.warmup(), new Tally());
+                            }
+                            measure(subject, threads, timing.measure().dividedBy(timing.rounds()), tally);
+                        } catch (Exception e) {
+                            tally.failed = true;
+                            notes.finding("uncontended " + subject.id() + " at " + threads + " thread(s) failed: " + e);
+                        }
+                    }
+                }
+                for (LockSubject subject : subjects.values()) {
+                    Tally tally = tallies.get(subject.id());
+                    if (tally == null || tally.failed || tally.latencies.size() == 0) {
+                        continue;
+                    }
+                    UncontendedResult result = new UncontendedResult(group, subject.id(), subject.label(),
+                            subject.role(), threads, tally.latencies.size(), tally.seconds,
+                            tally.latencies.percentileMicros(50), tally.latencies.percentileMicros(99),
+                            tally.latencies.size() / tally.seconds);
+                    results.add(result);
+                    notes.progress(String.format("  %-28s %d thr  p50 %8.1f µs  p99 %8.1f µs  %9.0f ops/s",
+                            subject.id(), threads, result.p50(), result.p99(), result.opsPerSecond()));
+                }
+            }
+        } finally {
+            for (LockSubject subject : subjects.values()) {
+                try {
+                    subject.close();
+                } catch (Exception e) {
+                    notes.progress("closing " + subject.id() + " failed: " + e);
+                }
+            }
+        }
+        return results;
+    }
+
+    private static final class Tally {
+        final Latencies latencies = new Latencies();
+        double seconds;
+        boolean failed;
+    }
+
+    private void measure(LockSubject subject, int threads, Duration duration, Tally tally) throws Exception {
+        String tag = subject.id().replace('/', '.');
+        CountDownLatch start = new CountDownLatch(1);
+        Latencies[] perThread = new Latencies[threads];
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        long[] startedAt = new long[1];
+        for (int t = 0; t < threads; t++) {
+            int index = t;
+            perThread[t] = new Latencies();
+            Thread worker = new Thread(() -> {
+                try {
+                    start.await();
+                    long deadline = startedAt[0] + duration.toNanos();
+                    String prefix = tag + ":" + threads + ":t" + index + ":";
+                    for (int i = 0; System.nanoTime() - deadline < 0 && failure.get() == null; i++) {
+                        String key = prefix + (i % KEYS_PER_THREAD);
+                        long begin = System.nanoTime();
+                        Held held = subject.acquire(key, WAIT);
+                        if (held == null) {
+                            throw new IllegalStateException("uncontended lock '" + key + "' was not granted");
+                        }
+                        held.release();
+                        perThread[index].add(System.nanoTime() - begin);
+                    }
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "bench-" + t);
+            workers.add(worker);
+            worker.start();
+        }
+        startedAt[0] = System.nanoTime();
+        start.countDown();
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        long elapsed = System.nanoTime() - startedAt[0];
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        for (Latencies latencies : perThread) {
+            tally.latencies.addAll(latencies);
+        }
+        tally.seconds += elapsed / 1e9;
+    }
+}

@@ -1,0 +1,24 @@
+package dev.mortise.lock.bench.subject;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spi.LockBackend;
+
+/** Mortise's {@link LockClient} as a subject: acquire with the default (watchdog-renewed) lease, close. */
+public final class MortiseSubjects {
+
+    private MortiseSubjects() {
+    }
+
+    /** A subject over {@code backend}; the client owns and closes the backend. */
+    public static LockSubject over(String id, LockBackend backend, AutoCloseable... extra) {
+        LockClient client = LockClient.builder(backend).build();
+        AutoCloseable[] resources = new AutoCloseable[extra.length + 1];
+        System.arraycopy(extra, 0, resources, 0, extra.length);
+        resources[extra.length] = client;
+        return SimpleSubject.of(id, "Mortise", Role.MORTISE, true, (key, wait) -> {
+            LockLease lease = client.tryAcquire(key, wait).orElse(null);
+            return lease == null ? null : lease::close;
+        }, resources);
+    }
+}

@@ -1,0 +1,138 @@
+package dev.mortise.lock.bench.subject;
+
+import dev.mortise.lock.redis.RedisLockBackend;
+import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.redis.internal.Scripts;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
+import org.redisson.Redisson;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.api.redisnode.RedisSingle;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The Redis subjects: Mortise, Redisson {@code RLock} and {@code RFencedLock}, Spring
+ * Integration's {@code RedisLockRegistry} (spin and pub/sub), ShedLock's Redis provider, and
+ * the floors (Mortise's own two scripts sent bare through Redisson, and a PING). Every
+ * library runs with its defaults except where noted; leases are 30 s, renewed by a watchdog
+ * where the library has one.
+ */
+public final class RedisSubjects {
+
+    /** Ids in report order. */
+    public static final List<String> IDS = List.of("redis/mortise", "redis/redisson-rlock", "redis/redisson-fenced",
+            "redis/si-spin", "redis/si-pubsub", "redis/shedlock", "redis/floor-evalsha", "redis/floor-ping");
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private RedisSubjects() {
+    }
+
+    public static LockSubject create(String id, String address) {
+        return switch (id) {
+            case "redis/mortise" -> MortiseSubjects.over(id, RedisLockBackend.builder().address(address).build());
+            case "redis/redisson-rlock" -> redisson(id, "Redisson RLock", address, false);
+            case "redis/redisson-fenced" -> redisson(id, "Redisson RFencedLock", address, true);
+            case "redis/si-spin" -> registry(id, "Spring Integration RedisLockRegistry (SPIN)", address,
+                    RedisLockRegistry.RedisLockType.SPIN_LOCK);
+            case "redis/si-pubsub" -> registry(id, "Spring Integration RedisLockRegistry (PUB_SUB)", address,
+                    RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+            case "redis/shedlock" -> shedlock(id, address);
+            case "redis/floor-evalsha" -> evalShaFloor(id, address);
+            case "redis/floor-ping" -> pingFloor(id, address);
+            default -> throw new IllegalArgumentException("unknown subject " + id);
+        };
+    }
+
+    /** A Redisson client with its defaults on one server. */
+    public static RedissonClient redisson(String address) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(address);
+        return Redisson.create(config);
+    }
+
+    private static LockSubject redisson(String id, String label, String address, boolean fenced) {
+        RedissonClient client = redisson(address);
+        return SimpleSubject.of(id, label, Role.PEER, true, (key, wait) -> {
+            if (fenced) {
+                RFencedLock lock = client.getFencedLock(key);
+                Long token = lock.tryLockAndGetToken(wait.toMillis(), TimeUnit.MILLISECONDS);
+                return token == null ? null : lock::unlock;
+            }
+            RLock lock = client.getLock(key);
+            return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
+        }, client::shutdown);
+    }
+
+    static LettuceConnectionFactory lettuce(String address) {
+        URI uri = URI.create(address);
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+
+    private static LockSubject registry(String id, String label, String address, RedisLockRegistry.RedisLockType type) {
+        LettuceConnectionFactory factory = lettuce(address);
+        RedisLockRegistry registry = new RedisLockRegistry(factory, id.replace('/', '-'), LEASE);
+        registry.setRedisLockType(type);
+        return SimpleSubject.of(id, label, Role.PEER, true, (key, wait) -> {
+            Lock lock = registry.obtain(key);
+            return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
+        }, factory::destroy, registry::destroy);
+    }
+
+    private static LockSubject shedlock(String id, String address) {
+        LettuceConnectionFactory factory = lettuce(address);
+        RedisLockProvider provider = new RedisLockProvider(factory, "bench");
+        // ShedLock never waits: a busy lock is skipped, so it takes part in uncontended runs only.
+        return SimpleSubject.of(id, "ShedLock RedisLockProvider", Role.PEER, false, (key, wait) -> {
+            Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), key, LEASE, Duration.ZERO));
+            return lock.<Held>map(l -> l::unlock).orElse(null);
+        }, factory::destroy);
+    }
+
+    /** Mortise's acquire and release scripts, sent bare with EVALSHA through a Redisson client. */
+    private static LockSubject evalShaFloor(String id, String address) {
+        RedissonClient client = redisson(address);
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        String acquire = script.scriptLoad(Scripts.ACQUIRE.source());
+        String release = script.scriptLoad(Scripts.RELEASE.source());
+        String lease = Long.toString(LEASE.toMillis());
+        return SimpleSubject.of(id, "floor: 2 × EVALSHA", Role.FLOOR, false, (key, wait) -> {
+            RedisKeys keys = RedisKeys.of("floor", key);
+            String owner = Thread.currentThread().getName();
+            script.evalSha(keys.lock(), RScript.Mode.READ_WRITE, acquire, RScript.ReturnType.LIST,
+                    List.of(keys.lock(), keys.fence()), owner, lease);
+            return () -> script.evalSha(keys.lock(), RScript.Mode.READ_WRITE, release, RScript.ReturnType.LONG,
+                    List.of(keys.lock()), owner, keys.channel());
+        }, client::shutdown);
+    }
+
+    private static LockSubject pingFloor(String id, String address) {
+        RedissonClient client = redisson(address);
+        RedisSingle nodes = client.getRedisNodes(RedisNodes.SINGLE);
+        return SimpleSubject.of(id, "floor: 1 × PING", Role.FLOOR, false, (key, wait) -> {
+            nodes.getInstance().ping();
+            return () -> { };
+        }, client::shutdown);
+    }
+}

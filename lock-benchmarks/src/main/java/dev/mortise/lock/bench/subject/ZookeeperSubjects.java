@@ -1,0 +1,86 @@
+package dev.mortise.lock.bench.subject;
+
+import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.springframework.integration.zookeeper.lock.ZookeeperLockRegistry;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The ZooKeeper subjects: Mortise, Curator's {@code InterProcessMutex}, Spring Integration's
+ * {@code ZookeeperLockRegistry}, and a floor the issue does not ask for but every queue-based
+ * recipe pays: create and delete one ephemeral sequential node (two round trips).
+ */
+public final class ZookeeperSubjects {
+
+    /** Ids in report order. */
+    public static final List<String> IDS = List.of("zookeeper/mortise", "zookeeper/curator-mutex",
+            "zookeeper/si-registry", "zookeeper/floor-create-delete");
+
+    private ZookeeperSubjects() {
+    }
+
+    public static LockSubject create(String id, String connectString) {
+        return switch (id) {
+            case "zookeeper/mortise" -> MortiseSubjects.over(id,
+                    ZookeeperLockBackend.builder().connectString(connectString).build());
+            case "zookeeper/curator-mutex" -> curatorMutex(id, connectString);
+            case "zookeeper/si-registry" -> registry(id, connectString);
+            case "zookeeper/floor-create-delete" -> floor(id, connectString);
+            default -> throw new IllegalArgumentException("unknown subject " + id);
+        };
+    }
+
+    /** A started Curator client with the usual retry policy. */
+    public static CuratorFramework curator(String connectString) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(connectString,
+                new ExponentialBackoffRetry(100, 3));
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            client.close();
+            throw new IllegalStateException("ZooKeeper at " + connectString + " not reachable within 30 s");
+        }
+        return client;
+    }
+
+    private static LockSubject curatorMutex(String id, String connectString) {
+        CuratorFramework client = unchecked(connectString);
+        return SimpleSubject.of(id, "Curator InterProcessMutex", Role.PEER, true, (key, wait) -> {
+            InterProcessMutex mutex = new InterProcessMutex(client, "/curator-bench/" + key);
+            return mutex.acquire(wait.toNanos(), TimeUnit.NANOSECONDS) ? mutex::release : null;
+        }, client);
+    }
+
+    private static LockSubject registry(String id, String connectString) {
+        CuratorFramework client = unchecked(connectString);
+        ZookeeperLockRegistry registry = new ZookeeperLockRegistry(client, "/si-bench");
+        return SimpleSubject.of(id, "Spring Integration ZookeeperLockRegistry", Role.PEER, true, (key, wait) -> {
+            Lock lock = registry.obtain(key);
+            return lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS) ? lock::unlock : null;
+        }, client, registry::destroy);
+    }
+
+    private static LockSubject floor(String id, String connectString) {
+        CuratorFramework client = unchecked(connectString);
+        return SimpleSubject.of(id, "floor: create + delete node", Role.FLOOR, false, (key, wait) -> {
+            String path = client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath("/floor-bench/" + key + "/n-");
+            return () -> client.delete().forPath(path);
+        }, client);
+    }
+
+    private static CuratorFramework unchecked(String connectString) {
+        try {
+            return curator(connectString);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

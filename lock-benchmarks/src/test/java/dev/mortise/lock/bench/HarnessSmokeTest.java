@@ -1,0 +1,35 @@
+package dev.mortise.lock.bench;
+
+import dev.mortise.lock.bench.report.RunReport;
+import dev.mortise.lock.bench.run.Notes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The harness end to end on the in-process backend with tiny counts: it measures, and the
+ * report and raw data get written. Correctness of the harness only; the numbers mean nothing.
+ */
+class HarnessSmokeTest {
+
+    @Test
+    void aQuickRunOnTheLocalBackendWritesTheReport(@TempDir Path out) throws Exception {
+        BenchmarkMain.Options options = BenchmarkMain.Options.parse("--quick", "--groups", "local",
+                "--scenarios", "uncontended", "--out", out.toString());
+        RunReport report = BenchmarkMain.run(options, new Notes(line -> { }));
+        BenchmarkMain.write(report, out);
+
+        assertThat(report.findings).isEmpty();
+        assertThat(report.uncontended).extracting(r -> r.threads()).containsExactly(1, 8);
+        assertThat(report.uncontended).allSatisfy(r -> assertThat(r.cycles()).isPositive());
+        String markdown = Files.readString(out.resolve("BENCHMARKS.md"));
+        assertThat(markdown).contains("# Mortise benchmarks", "Quick run", "In-process backend, 1 thread",
+                "**Mortise**");
+        assertThat(out.resolve("benchmarks/results.json")).isNotEmptyFile();
+        assertThat(out.resolve("benchmarks/uncontended.csv")).isNotEmptyFile();
+    }
+}
