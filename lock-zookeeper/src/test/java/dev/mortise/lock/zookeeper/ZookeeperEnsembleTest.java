@@ -2,6 +2,7 @@ package dev.mortise.lock.zookeeper;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
 import org.apache.curator.framework.CuratorFramework;
@@ -47,6 +48,7 @@ class ZookeeperEnsembleTest {
             String key = "ensemble:order-42";
             AtomicInteger lost = new AtomicInteger();
             LockLease lease = a.acquire(key, Duration.ofSeconds(30)).onLost(e -> lost.incrementAndGet());
+            resources.add(() -> closeQuietly(lease)); // never leave it in this thread's LockContext
 
             // 1. Kill the server the holder is connected to: it moves to another with its session.
             InstanceSpec first = cluster.findConnectionInstance(holderSession.getZookeeperClient().getZooKeeper());
@@ -56,7 +58,9 @@ class ZookeeperEnsembleTest {
             assertThat(lost.get()).as("lost after one server died").isZero();
             assertThat(answeredAttempt(b, key, Duration.ofSeconds(60))).as("another client while one server is down")
                     .isEmpty();
-            assertThat(lease.isValid()).isTrue();
+            // A leader election after the kill may suspend the connection once more: valid again, never lost.
+            await(Duration.ofSeconds(60), lease::isValid, "the lease to be valid with two servers up");
+            assertThat(lost.get()).as("lost after one server died").isZero();
 
             // 2. Kill a second server: no quorum. The lease turns invalid; nobody is granted the lock.
             InstanceSpec second = cluster.getInstances().stream().filter(spec -> !spec.equals(first)).findFirst()
@@ -98,6 +102,14 @@ class ZookeeperEnsembleTest {
             for (int i = resources.size() - 1; i >= 0; i--) {
                 resources.get(i).close();
             }
+        }
+    }
+
+    private static void closeQuietly(LockLease lease) {
+        try {
+            lease.close();
+        } catch (LockException alreadyReportedOrServersDown) {
+            // the test asserted what it needed; closing is only cleanup here
         }
     }
 

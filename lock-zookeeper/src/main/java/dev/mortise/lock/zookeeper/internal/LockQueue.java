@@ -33,10 +33,17 @@ public final class LockQueue {
     public record Owned(NodeRef node, long requestedAtNanos) {
     }
 
-    /** One attempt that never waits: our node is deleted again unless it is first. */
+    /**
+     * One attempt that never waits. A look at the queue first answers "busy" with one read
+     * and no write (scheduled jobs on many instances mostly find the lock busy); otherwise
+     * our node is created and deleted again unless it is first.
+     */
     public Optional<Owned> tryAcquire(LockRequest request) {
-        long requestedAt = System.nanoTime();
         String parent = paths.parent(request.key());
+        if (!LockPaths.sortedLockNodes(ops.children(parent, request.key())).isEmpty()) {
+            return Optional.empty();
+        }
+        long requestedAt = System.nanoTime();
         NodeRef node = ops.create(parent, request.owner(), request.key());
         boolean owned = false;
         try {
