@@ -8,6 +8,8 @@ import dev.mortise.lock.jdbc.internal.ReleaseListener;
 import dev.mortise.lock.jdbc.internal.ReleaseSignals;
 import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.jdbc.internal.TableName;
+import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
+import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.BackoffPolling;
@@ -57,6 +59,7 @@ public final class JdbcLockBackend implements LockBackend {
     private final ReleaseSignals signals = new ReleaseSignals();
     private final ReleaseListener listener;
     private final BackendGuarantees guarantees;
+    private final UnconfirmedGrants unconfirmed;
 
     JdbcLockBackend(JdbcLockBackendBuilder builder, JdbcDialect dialect) {
         this.dialect = dialect;
@@ -65,6 +68,7 @@ public final class JdbcLockBackend implements LockBackend {
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         this.keyColumnBytes = builder.keyColumnBytes;
+        this.unconfirmed = new UnconfirmedGrants(sql, calls);
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();
         this.listenStartNanos = builder.operationTimeout.toNanos();
         this.listener = builder.listen
@@ -105,9 +109,18 @@ public final class JdbcLockBackend implements LockBackend {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         StoredKey key = StoredKey.of(request.key(), keyColumnBytes);
-        long[] requestedAt = {System.nanoTime()};
-        LockSql.Outcome outcome = calls.run(request.key(), "acquire",
-                c -> sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt));
+        long[] requestedAt = {0};
+        LockSql.Outcome outcome;
+        try {
+            outcome = calls.run(request.key(), "acquire",
+                    c -> sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt));
+        } catch (LockBackendException e) {
+            if (requestedAt[0] != 0) {
+                // Sent, but no answer: the server may have granted it. Nobody will renew that owner.
+                unconfirmed.release(request.key(), key.value(), request.owner(), millis(request.lease()));
+            }
+            throw e;
+        }
         if (outcome.isGranted()) {
             return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(), requestedAt[0], key.value()));
         }
@@ -168,6 +181,7 @@ public final class JdbcLockBackend implements LockBackend {
 
     @Override
     public void close() {
+        unconfirmed.close();
         if (listener != null) {
             listener.close();
         }
@@ -178,9 +192,12 @@ public final class JdbcLockBackend implements LockBackend {
         return "JdbcLockBackend[" + dialect + ", table=" + table + "]";
     }
 
-    /** Whole seconds, rounded up: JDBC query timeouts have no finer unit. */
+    /**
+     * The query timeout for an operation timeout: whole seconds rounded up, plus one, so the
+     * network timeout (exactly the operation timeout) ends a hung call first; see NetworkTimeouts.
+     */
     static int seconds(Duration timeout) {
-        return (int) Math.max(1, (timeout.toMillis() + 999) / 1000);
+        return (int) Math.min(Integer.MAX_VALUE, (timeout.toMillis() + 999) / 1000 + 1);
     }
 
     /** Whole milliseconds, rounded up, at most about a century, so no SQL interval overflows. */

@@ -68,9 +68,11 @@ public final class JdbcLockBackendBuilder {
     }
 
     /**
-     * The longest one statement may take (set as each statement's query timeout, rounded
-     * up to whole seconds); default 5 s. Bound the pool's connection wait and the driver's
-     * connect timeout by it too, so a down database or a drained pool fails within it.
+     * The longest one operation may wait for the database; default 5 s. Set on each
+     * operation's connection as its network (socket read) timeout, with the statements'
+     * query timeouts a second longer as a server-side backstop. The data source must bound
+     * its own waits by it too — the pool's connection timeout and the driver's connect
+     * timeout — so a down database or a drained pool fails within it.
      */
     public JdbcLockBackendBuilder operationTimeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofDays(1)) > 0) {

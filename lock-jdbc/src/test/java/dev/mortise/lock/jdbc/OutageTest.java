@@ -94,4 +94,38 @@ class OutageTest {
             assertThat(client.tryAcquire(key)).as("works again after the restart").hasValueSatisfying(LockLease::close);
         }
     }
+
+    /**
+     * A stopped (SIGSTOP) server answers neither queries nor the cancel request behind a
+     * query timeout; the network timeout the backend sets per operation still ends the wait.
+     * The acquire the server ran after it woke up was granted with nobody to hear it: the
+     * backend releases it in the background, long before its 60 s lease would end.
+     */
+    @Test
+    void pausedPostgresGivesBackendExceptionWithinTheTimeout() throws Exception {
+        PostgresServer server = TestDatabases.postgresServer();
+        try (HikariDataSource pool = TestDatabases.pool("pg-paused", server.jdbcUrl(), "postgres", 4, 1500);
+             LockClient client = LockClient.builder(JdbcLockBackend.builder(pool).createTableIfMissing(true)
+                     .operationTimeout(OPERATION_TIMEOUT).build()).defaultLease(Duration.ofSeconds(60)).build()) {
+            pool.setValidationTimeout(1000);
+            String key = "outage:paused:" + UUID.randomUUID();
+            client.tryAcquire(key).orElseThrow().close();
+            server.pause();
+            try {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> client.tryAcquire(key)).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining(key);
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .isLessThan(OPERATION_TIMEOUT.plusSeconds(1).plus(SLACK));
+            } finally {
+                server.resume();
+            }
+            long resumed = System.nanoTime();
+            try (LockLease lease = client.acquire(key, Duration.ofSeconds(30))) {
+                assertThat(lease.isValid()).isTrue();
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - resumed)).as("the unconfirmed grant was cleaned up")
+                    .isLessThan(Duration.ofSeconds(30));
+        }
+    }
 }

@@ -38,9 +38,11 @@ public final class JdbcCalls {
             if (restore) {
                 connection.setAutoCommit(true);
             }
+            int networkTimeout = NetworkTimeouts.set(connection, operationTimeout);
             try {
                 return work.apply(connection);
             } finally {
+                NetworkTimeouts.restore(connection, networkTimeout);
                 if (restore) {
                     connection.setAutoCommit(false);
                 }
