@@ -36,8 +36,7 @@ public final class RedisLockBackendBuilder {
     private String password;
     private URL trustStore;
     private String trustStorePassword;
-    private Consumer<Config> customizer = c -> {
-    };
+    private Consumer<Config> customizer;
     private Duration operationTimeout = Duration.ofSeconds(3);
     private String keyPrefix = "mortise";
     private int replicas;
@@ -143,7 +142,11 @@ public final class RedisLockBackendBuilder {
     }
 
     /**
-     * @throws IllegalStateException if not exactly one connection source was given
+     * With {@link #config} the Redisson timeouts are yours; the operation timeout still
+     * bounds every wait of the backend.
+     *
+     * @throws IllegalStateException if not exactly one connection source was given, or
+     *                               client settings were given with {@link #client}
      */
     public RedisLockBackend build() {
         long sources = java.util.stream.Stream.of(client, config, address, clusterNodes, sentinelMaster)
@@ -151,6 +154,10 @@ public final class RedisLockBackendBuilder {
         if (sources != 1) {
             throw new IllegalStateException("Give exactly one of address(...), clusterNodes(...), sentinel(...), "
                     + "config(...) or client(...) to build the 'redis' backend; " + sources + " were given");
+        }
+        if (client != null && (username != null || password != null || trustStore != null || customizer != null)) {
+            throw new IllegalStateException("credentials(...), trustStore(...) and configure(...) apply only to clients "
+                    + "the 'redis' backend builds; set them on your RedissonClient's Config instead");
         }
         boolean owns = client == null;
         RedissonClient redisson;
@@ -162,7 +169,9 @@ public final class RedisLockBackendBuilder {
             Config built = config != null ? new Config(config) : RedissonClients.config(address, clusterNodes,
                     sentinelMaster, sentinels, operationTimeout);
             RedissonClients.security(built, username, password, trustStore, trustStorePassword);
-            customizer.accept(built);
+            if (customizer != null) {
+                customizer.accept(built);
+            }
             where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels);
             redisson = RedissonClients.create(built, where);
         }

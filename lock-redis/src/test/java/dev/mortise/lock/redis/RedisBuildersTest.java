@@ -45,6 +45,20 @@ class RedisBuildersTest {
         assertThatThrownBy(() -> RedisLockBackend.builder().address("redis://127.0.0.1:1")
                 .clusterNodes("redis://127.0.0.1:2").build()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("2 were given");
+        org.redisson.api.RedissonClient client = org.redisson.Redisson.create(lazyConfig());
+        try {
+            assertThatThrownBy(() -> RedisLockBackend.builder().client(client).credentials(null, "pw").build())
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("your RedissonClient");
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private static org.redisson.config.Config lazyConfig() {
+        org.redisson.config.Config config = new org.redisson.config.Config();
+        config.setLazyInitialization(true);
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + FreePorts.next());
+        return config;
     }
 
     @Test

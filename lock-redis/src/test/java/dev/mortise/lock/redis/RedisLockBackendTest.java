@@ -184,6 +184,24 @@ class RedisLockBackendTest {
         }
     }
 
+    @Test
+    void suppliedRedissonClientIsUsedAndLeftOpen() throws Exception {
+        org.redisson.config.Config config = new org.redisson.config.Config();
+        config.useSingleServer().setAddress(server.address());
+        org.redisson.api.RedissonClient redisson = org.redisson.Redisson.create(config);
+        try {
+            LockClient locks = LockClient.builder(RedisLockBackend.builder().client(redisson).build()).build();
+            try (LockLease lease = locks.acquire(key, SLACK)) {
+                assertThat(server.command("GET", keys.lock())).isNotEqualTo("$-1");
+            }
+            locks.close();
+            assertThat(redisson.isShutdown()).as("the application's client stays open").isFalse();
+            assertThat(redisson.getKeys().countExists(keys.fence())).isEqualTo(1);
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
     /** A client with the backend it closes. */
     private static final class LockBackendWith implements AutoCloseable {
         final LockClient client;
