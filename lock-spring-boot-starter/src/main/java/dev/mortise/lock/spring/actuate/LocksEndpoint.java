@@ -9,8 +9,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.jspecify.annotations.Nullable;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +35,8 @@ public class LocksEndpoint {
         for (Map.Entry<String, LockClient> entry : clients.asMap().entrySet()) {
             for (HeldLock lock : entry.getValue().heldLocks()) {
                 held.add(new HeldLockDescriptor(lock.key(), entry.getKey(), lock.fencingToken(), lock.holdCount(),
-                        lock.acquiredAt(), lock.heldFor(), lock.remaining(), lock.renewed(), lock.owner()));
+                        lock.acquiredAt().toString(), lock.heldFor().toString(), lock.remaining().toString(),
+                        lock.renewed(), lock.owner()));
             }
         }
         return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held);
@@ -60,13 +59,16 @@ public class LocksEndpoint {
     }
 
     /**
-     * One hold.
+     * One hold. Times are ISO-8601 text, whatever JSON mapper the actuator uses.
      *
-     * @param heldFor   ISO-8601, as the time it has been held
-     * @param remaining ISO-8601, the time left before its local validity deadline
+     * @param acquiredAt when it was granted ({@code 2026-01-01T10:00:00Z})
+     * @param heldFor    how long it has been held ({@code PT1.5S})
+     * @param remaining  the time left before its local validity deadline ({@code PT28.5S})
+     * @param renewed    whether the watchdog renews it (no explicit lease)
+     * @param owner      the owner context: a thread name or an owner id
      */
-    public record HeldLockDescriptor(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,
-                                     Duration heldFor, Duration remaining, boolean renewed, String owner) {
+    public record HeldLockDescriptor(String key, String backend, long fencingToken, int holdCount, String acquiredAt,
+                                     String heldFor, String remaining, boolean renewed, String owner) {
     }
 
     /** The result of a release: whether this instance held the key. */

@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +42,9 @@ class LocksEndpointTests {
                 assertThat(held.key()).isEqualTo("job:7");
                 assertThat(held.backend()).isEqualTo("local");
                 assertThat(held.fencingToken()).isPositive();
-                assertThat(held.heldFor().isNegative()).isFalse();
-                assertThat(held.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30));
+                assertThat(Duration.parse(held.heldFor()).isNegative()).isFalse();
+                assertThat(Duration.parse(held.remaining())).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30));
+                assertThat(Instant.parse(held.acquiredAt())).isBeforeOrEqualTo(Instant.now());
                 assertThat(held.renewed()).isTrue();
             });
 

@@ -1,0 +1,80 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * Settings of the JDBC lock backend ({@code mortise.lock.jdbc.*}). It uses the
+ * application's {@code DataSource} (the primary one if several).
+ */
+@ConfigurationProperties("mortise.lock.jdbc")
+public class JdbcLockProperties {
+
+    /**
+     * Whether to configure the JDBC backend when it is asked for (mortise.lock.backend=jdbc,
+     * these properties, a DataSource bean, or lock-jdbc as the only backend module).
+     */
+    private boolean enabled = true;
+
+    /**
+     * Name of the lock table; defaults to the backend's (mortise_locks).
+     */
+    private String tableName;
+
+    /**
+     * Whether to create the lock table at start-up if it is missing. Off by default: ship the
+     * DDL (schema-<dialect>.sql in lock-jdbc) with your migrations.
+     */
+    private boolean createTable = false;
+
+    /**
+     * Longest a single statement may take before failing; defaults to the backend's (5s).
+     */
+    private Duration operationTimeout;
+
+    /**
+     * Whether waiters are woken by PostgreSQL LISTEN/NOTIFY; defaults to the backend's (true).
+     */
+    private Boolean listenForReleases;
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getTableName() {
+        return tableName;
+    }
+
+    public void setTableName(String tableName) {
+        this.tableName = tableName;
+    }
+
+    public boolean isCreateTable() {
+        return createTable;
+    }
+
+    public void setCreateTable(boolean createTable) {
+        this.createTable = createTable;
+    }
+
+    public Duration getOperationTimeout() {
+        return operationTimeout;
+    }
+
+    public void setOperationTimeout(Duration operationTimeout) {
+        this.operationTimeout = operationTimeout;
+    }
+
+    public Boolean getListenForReleases() {
+        return listenForReleases;
+    }
+
+    public void setListenForReleases(Boolean listenForReleases) {
+        this.listenForReleases = listenForReleases;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
+
+import java.util.Map;
+
+/** The condition behind {@link ConditionalOnLockBackend}. */
+class OnLockBackendCondition extends SpringBootCondition {
+
+    /** The backend modules, by backend name: their backend class. */
+    private static final Map<String, String> MODULES = Map.of(
+            "redis", "dev.mortise.lock.redis.RedisLockBackend",
+            "etcd", "dev.mortise.lock.etcd.EtcdLockBackend",
+            "zookeeper", "dev.mortise.lock.zookeeper.ZookeeperLockBackend",
+            "jdbc", "dev.mortise.lock.jdbc.JdbcLockBackend");
+
+    @Override
+    public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+        Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnLockBackend.class.getName());
+        String name = (String) attributes.get("value");
+        String clientType = (String) attributes.get("clientType");
+        ConditionMessage.Builder message = ConditionMessage.forCondition(ConditionalOnLockBackend.class, name);
+        Binder binder = Binder.get(context.getEnvironment());
+        String prefix = "mortise.lock." + name;
+        if (!binder.bind(prefix + ".enabled", Boolean.class).orElse(true)) {
+            return ConditionOutcome.noMatch(message.because(prefix + ".enabled is false"));
+        }
+        if (name.equals(binder.bind("mortise.lock.backend", String.class).orElse(null))) {
+            return ConditionOutcome.match(message.because("mortise.lock.backend=" + name));
+        }
+        if (binder.bind(prefix, Bindable.mapOf(String.class, Object.class)).isBound()) {
+            return ConditionOutcome.match(message.because(prefix + ".* is set"));
+        }
+        ConfigurableListableBeanFactory beans = context.getBeanFactory();
+        ClassLoader classLoader = context.getClassLoader();
+        if (beans != null && ClassUtils.isPresent(clientType, classLoader)
+                && beans.getBeanNamesForType(ClassUtils.resolveClassName(clientType, classLoader), true, false).length > 0) {
+            return ConditionOutcome.match(message.because("a " + ClassUtils.getShortName(clientType)
+                    + " bean exists to reuse"));
+        }
+        long modules = MODULES.values().stream().filter(type -> ClassUtils.isPresent(type, classLoader)).count();
+        if (modules == 1 && ClassUtils.isPresent(MODULES.get(name), classLoader)) {
+            return ConditionOutcome.match(message.because("it is the only backend module on the classpath"));
+        }
+        return ConditionOutcome.noMatch(message.because("not asked for: set mortise.lock.backend=" + name + " or "
+                + prefix + ".* properties, or define a " + ClassUtils.getShortName(clientType) + " bean"));
+    }
+}

@@ -1,0 +1,134 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Settings of the Redis lock backend ({@code mortise.lock.redis.*}), used when no {@code
+ * RedissonClient} bean is reused. Give one of address, cluster-nodes or sentinel-master.
+ */
+@ConfigurationProperties("mortise.lock.redis")
+public class RedisLockProperties {
+
+    /**
+     * Whether to configure the Redis backend when it is asked for (mortise.lock.backend=redis,
+     * these properties, a RedissonClient bean, or lock-redis as the only backend module).
+     */
+    private boolean enabled = true;
+
+    /**
+     * One Redis server: redis://host:port, or rediss://host:port for TLS. Defaults to
+     * redis://127.0.0.1:6379 when no other connection setting or RedissonClient bean is given.
+     */
+    private String address;
+
+    /**
+     * Seed nodes of a Redis Cluster (redis://host:port each).
+     */
+    private List<String> clusterNodes = new ArrayList<>();
+
+    /**
+     * Name of the Sentinel-monitored master.
+     */
+    private String sentinelMaster;
+
+    /**
+     * Addresses of the Sentinels (redis://host:port each).
+     */
+    private List<String> sentinelNodes = new ArrayList<>();
+
+    /**
+     * ACL user name (with password); omit for requirepass-only servers.
+     */
+    private String username;
+
+    /**
+     * Password (AUTH).
+     */
+    private String password;
+
+    /**
+     * Longest a single Redis call may take before failing; defaults to the backend's (3s).
+     */
+    private Duration operationTimeout;
+
+    /**
+     * Prefix of the Redis keys the backend writes; defaults to the backend's (mortise).
+     */
+    private String keyPrefix;
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getAddress() {
+        return address;
+    }
+
+    public void setAddress(String address) {
+        this.address = address;
+    }
+
+    public List<String> getClusterNodes() {
+        return clusterNodes;
+    }
+
+    public void setClusterNodes(List<String> clusterNodes) {
+        this.clusterNodes = clusterNodes;
+    }
+
+    public String getSentinelMaster() {
+        return sentinelMaster;
+    }
+
+    public void setSentinelMaster(String sentinelMaster) {
+        this.sentinelMaster = sentinelMaster;
+    }
+
+    public List<String> getSentinelNodes() {
+        return sentinelNodes;
+    }
+
+    public void setSentinelNodes(List<String> sentinelNodes) {
+        this.sentinelNodes = sentinelNodes;
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    public void setUsername(String username) {
+        this.username = username;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
+    public Duration getOperationTimeout() {
+        return operationTimeout;
+    }
+
+    public void setOperationTimeout(Duration operationTimeout) {
+        this.operationTimeout = operationTimeout;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+}
