@@ -85,6 +85,12 @@ public final class EtcdLockBackend implements LockBackend {
         return engine.acquire(request, wait);
     }
 
+    /**
+     * Keeps the grant's lease alive for its TTL (the lease it was granted with, rounded up
+     * to seconds; {@code lease} is not used) and checks its key still exists.
+     *
+     * @return false if the key or its lease is gone
+     */
     @Override
     public boolean renew(Grant grant, Duration lease) {
         return engine.renew(grant);

@@ -10,7 +10,10 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The etcd lock protocol behind {@link dev.mortise.lock.etcd.EtcdLockBackend}: queue under
@@ -24,6 +27,7 @@ public final class LockEngine implements AutoCloseable {
     private final Rpc rpc;
     private final LeaseKeeper leases;
     private final LockQueue queue;
+    private final OrphanCleaner orphans;
     private final Renewal renewal;
     private final Client client;
 
@@ -32,7 +36,8 @@ public final class LockEngine implements AutoCloseable {
         this.keys = keys;
         this.rpc = new Rpc(operationTimeout);
         this.leases = new LeaseKeeper(client.getLeaseClient(), client.getKVClient(), keys, rpc);
-        this.queue = new LockQueue(client.getKVClient(), rpc, leases.scheduler());
+        this.queue = new LockQueue(client.getKVClient(), rpc);
+        this.orphans = new OrphanCleaner(client.getKVClient(), rpc, leases.scheduler());
         this.renewal = new Renewal(leases, queue, rpc);
     }
 
@@ -87,7 +92,7 @@ public final class LockEngine implements AutoCloseable {
                     // Our key vanished with its lease (or was deleted): queue again under a fresh one. A session
                     // we gave up on may still hold our old key on the server until it expires: take it out.
                     if (lease.shared()) {
-                        queue.deleteLater(ownKey);
+                        orphans.deleteLater(ownKey);
                     } else {
                         leases.revokeQuietly(lease);
                     }
@@ -100,10 +105,10 @@ public final class LockEngine implements AutoCloseable {
     }
 
     public boolean renew(Grant grant) {
-        return renewal.renewAll(java.util.List.of(grant)).isEmpty();
+        return renewal.renewAll(List.of(grant)).isEmpty();
     }
 
-    public java.util.Set<Grant> renewAll(java.util.Collection<Grant> grants) {
+    public Set<Grant> renewAll(Collection<Grant> grants) {
         return renewal.renewAll(grants);
     }
 
@@ -113,7 +118,7 @@ public final class LockEngine implements AutoCloseable {
         try {
             held = queue.delete(state.ownKey(), state.revision(), grant.key());
         } catch (RuntimeException e) {
-            queue.deleteLater(state.ownKey());
+            orphans.deleteLater(state.ownKey());
             throw e;
         } finally {
             state.lease().grants().remove(grant);
@@ -158,7 +163,7 @@ public final class LockEngine implements AutoCloseable {
                 } else {
                     // No answer: the put may still be applied, now or much later.
                     if (lease.shared()) {
-                        queue.poisonLater(lease, ownKey);
+                        orphans.poisonLater(lease, ownKey);
                     } else {
                         leases.revokeQuietly(lease);
                     }
@@ -196,7 +201,7 @@ public final class LockEngine implements AutoCloseable {
                 leases.revoke(lease, key);
             }
         } catch (RuntimeException e) {
-            queue.deleteLater(ownKey);
+            orphans.deleteLater(ownKey);
             throw e;
         }
     }

@@ -11,14 +11,9 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The queue of one lock in etcd, as transactions. Every key under a lock's prefix is one
@@ -29,16 +24,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class LockQueue {
 
-    private static final Logger log = LoggerFactory.getLogger(LockQueue.class);
-
     private final KV kv;
     private final Rpc rpc;
-    private final ScheduledExecutorService scheduler;
 
-    LockQueue(KV kv, Rpc rpc, ScheduledExecutorService scheduler) {
+    LockQueue(KV kv, Rpc rpc) {
         this.kv = kv;
         this.rpc = rpc;
-        this.scheduler = scheduler;
     }
 
     /** Our key was put at {@code revision}; {@code predecessor} is the key created just before it, or null. */
@@ -51,7 +42,7 @@ final class LockQueue {
      *
      * <p>On a session lease the put also requires the session's fence key to be unchanged.
      * A put whose answer never came may still be applied later (a frozen member thawing);
-     * {@link #poisonLater} moves the fence and deletes the key in one transaction, so such
+     * {@link OrphanCleaner#poisonLater} moves the fence and deletes the key in one transaction, so such
      * a put either lands before it and is deleted, or after it and fails — it can never
      * leave a key on a live session that would block the lock for as long as we live.
      *
@@ -90,32 +81,6 @@ final class LockQueue {
             super("etcd lease " + Long.toHexString(lease.id()) + " is gone (its fence key was removed)", null, false,
                     false);
         }
-    }
-
-    /**
-     * After a put on a session lease whose outcome is unknown: moves the session's fence and
-     * deletes our key in one transaction, retried in the background until etcd confirms it.
-     */
-    void poisonLater(EtcdLease session, ByteSequence ownKey) {
-        poison(session, ownKey, 0);
-    }
-
-    private void poison(EtcdLease session, ByteSequence ownKey, int attempt) {
-        if (session.isLost()) {
-            deleteLater(ownKey); // nobody keeps it alive any more: a late put dies with the lease
-            return;
-        }
-        ByteSequence fence = session.fenceKey();
-        kv.txn().Then(Op.put(fence, KeySpace.bytes("session fence"), PutOption.builder().withLeaseId(session.id())
-                        .build()), Op.delete(ownKey, DeleteOption.DEFAULT)).commit()
-                .orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
-                    if (e == null) {
-                        session.fence(fence, r.getHeader().getRevision());
-                    } else if (!Rpc.isLeaseNotFound(e)) {
-                        log.debug("Fencing off etcd key {} failed (attempt {}); retrying", ownKey, attempt + 1, e);
-                        later(() -> poison(session, ownKey, attempt + 1), attempt);
-                    }
-                });
     }
 
     /** What a waiter learns when it looks again. */
@@ -168,33 +133,6 @@ final class LockQueue {
     /** Linearizable read of one key that never exists: a round trip through the leader. */
     CompletableFuture<GetResponse> ping(ByteSequence probe) {
         return rpc.retrying(() -> kv.get(probe, GetOption.builder().withCountOnly(true).build()), rpc.deadline());
-    }
-
-    /**
-     * Deletes our key in the background until etcd confirms it: after a write whose outcome
-     * is unknown (a timeout), a key on the session lease would otherwise block the lock for
-     * as long as this process lives. Our key holds nobody else's data, so a plain delete is safe.
-     */
-    void deleteLater(ByteSequence ownKey) {
-        deleteLater(ownKey, 0);
-    }
-
-    private void deleteLater(ByteSequence ownKey, int attempt) {
-        kv.delete(ownKey).orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
-            if (e == null) {
-                return;
-            }
-            log.debug("Deleting orphan etcd key {} failed (attempt {}); retrying", ownKey, attempt + 1, e);
-            later(() -> deleteLater(ownKey, attempt + 1), attempt);
-        });
-    }
-
-    private void later(Runnable retry, int attempt) {
-        try {
-            scheduler.schedule(retry, Math.min(5000, 250L << Math.min(attempt, 5)), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closing) {
-            // the backend is closing and revokes its session lease, which removes the key
-        }
     }
 
     /** Keys under the prefix created up to {@code maxCreateRevision} (0: any), newest first, at most one. */
