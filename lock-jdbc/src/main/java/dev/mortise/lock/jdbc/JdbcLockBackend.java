@@ -152,8 +152,8 @@ public final class JdbcLockBackend implements LockBackend {
             holds.add(new LockSql.Held(grant.state(), grant.owner()));
         }
         String first = grants.iterator().next().key();
-        Set<String> renewed = calls.run(grants.size() == 1 ? first : null, "renew " + grants.size() + " locks (first: '"
-                + first + "') on", c -> sql.renewAll(c, holds, millis(lease)));
+        Set<String> renewed = calls.run(grants.size() == 1 ? first : null, "renew " + grants.size()
+                + " locks (the first is '" + first + "')", c -> sql.renewAll(c, holds, millis(lease)));
         Set<Grant> gone = new HashSet<>();
         for (Grant grant : grants) {
             if (!renewed.contains(grant.owner())) {

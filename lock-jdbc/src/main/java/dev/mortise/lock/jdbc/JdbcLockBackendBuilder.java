@@ -136,7 +136,7 @@ public final class JdbcLockBackendBuilder {
                             + "MySQL or H2 SQL."));
         });
         if (createTable) {
-            calls.run(null, "create lock table '" + table + "' in", c -> {
+            calls.run(null, "create lock table '" + table + "'", c -> {
                 Schema.createIfMissing(c, chosen, table, JdbcLockBackend.seconds(operationTimeout));
                 return null;
             });

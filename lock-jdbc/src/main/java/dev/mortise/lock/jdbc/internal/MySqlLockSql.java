@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -57,7 +58,7 @@ final class MySqlLockSql extends SqlTemplate {
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepareReturningKeys(connection, acquire)) {
-            statement.setString(1, key.value());
+            statement.setBytes(1, bytes(key.value()));
             statement.setString(2, owner);
             statement.setLong(3, leaseMillis * 1000);
             statement.setString(4, key.original());
@@ -80,7 +81,7 @@ final class MySqlLockSql extends SqlTemplate {
     public boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
         try (PreparedStatement statement = prepare(connection, renew)) {
             statement.setLong(1, leaseMillis * 1000);
-            statement.setString(2, key);
+            statement.setBytes(2, bytes(key));
             statement.setString(3, owner);
             return statement.executeUpdate() == 1;
         }
@@ -124,18 +125,27 @@ final class MySqlLockSql extends SqlTemplate {
     private static void bind(PreparedStatement statement, int first, List<Held> chunk) throws SQLException {
         int index = first;
         for (Held held : chunk) {
-            statement.setString(index++, held.key());
+            statement.setBytes(index++, bytes(held.key()));
         }
         for (Held held : chunk) {
-            statement.setString(index++, held.key());
+            statement.setBytes(index++, bytes(held.key()));
             statement.setString(index++, held.owner());
         }
+    }
+
+    /**
+     * Keys go to the VARBINARY column as UTF-8 bytes, never as strings the driver would
+     * encode in the connection's character set: clients configured with different
+     * character sets must still meet on the same row.
+     */
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
     public boolean release(Connection connection, String key, String owner) throws SQLException {
         try (PreparedStatement statement = prepare(connection, release)) {
-            statement.setString(1, key);
+            statement.setBytes(1, bytes(key));
             statement.setString(2, owner);
             return statement.executeUpdate() == 1;
         }
