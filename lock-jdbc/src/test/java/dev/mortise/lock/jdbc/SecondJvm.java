@@ -11,6 +11,9 @@ import java.time.Duration;
  * {@code AUTO_SERVER=TRUE} (so it talks to the first JVM's embedded server) and either
  * probes a key ({@code probe}: prints {@code BUSY} or {@code FREE}) or runs rounds of
  * locked read-increment-write on a shared counter ({@code rounds}: prints each token).
+ * In {@code serve} mode it opens the file first, so that it is the one serving it, prints
+ * {@code READY} and keeps the database open until its standard input closes
+ * ({@link H2FileContractTest}).
  */
 public final class SecondJvm {
 
@@ -22,9 +25,16 @@ public final class SecondJvm {
         String mode = args[1];
         String key = args[2];
         try (HikariDataSource pool = TestDatabases.pool("second-jvm", url, "sa", 4);
-             LockClient locks = LockClient.builder(JdbcLockBackend.builder(pool).build())
+             LockClient locks = LockClient.builder(JdbcLockBackend.builder(pool).createTableIfMissing(true).build())
                      .defaultLease(Duration.ofSeconds(2)).build()) {
-            if (mode.equals("probe")) {
+            if (mode.equals("serve")) {
+                locks.ping();
+                System.out.println("READY");
+                System.out.flush();
+                while (System.in.read() >= 0) {
+                    // serve until the test closes our standard input
+                }
+            } else if (mode.equals("probe")) {
                 System.out.println(locks.tryAcquire(key).map(lease -> {
                     lease.close();
                     return "FREE";
