@@ -1,6 +1,5 @@
 package dev.mortise.lock.zookeeper;
 
-import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
@@ -11,23 +10,16 @@ import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import dev.mortise.lock.zookeeper.internal.LockQueue;
 import dev.mortise.lock.zookeeper.internal.NodeRef;
+import dev.mortise.lock.zookeeper.internal.Renewal;
 import dev.mortise.lock.zookeeper.internal.SessionGuard;
 import dev.mortise.lock.zookeeper.internal.ZkOps;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.zookeeper.data.Stat;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -44,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * deletes their node then.
  *
  * <p>Thread-safe; a grant may be released from any thread. Every server call is bounded
- * by the operation timeout and fails with {@link LockBackendException}, never hangs.
+ * by the operation timeout and fails with {@link dev.mortise.lock.LockBackendException}, never hangs.
  *
  * <pre>{@code
  * LockBackend backend = ZookeeperLockBackend.builder().connectString("zk1:2181,zk2:2181,zk3:2181").build();
@@ -52,8 +44,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }</pre>
  */
 public final class ZookeeperLockBackend implements LockBackend {
-
-    private static final Logger log = LoggerFactory.getLogger(ZookeeperLockBackend.class);
 
     static final BackendGuarantees GUARANTEES = new BackendGuarantees(
             BackendGuarantees.LeaseModel.SESSION_BOUND, true, BackendGuarantees.Wakeup.PUSH,
@@ -69,7 +59,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final LockQueue queue;
     private final SessionGuard guard;
     private final LeaseExpiry expiry;
-    private final AtomicBoolean leaseWarned = new AtomicBoolean();
+    private final Renewal renewal;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     ZookeeperLockBackend(CuratorFramework client, boolean ownsClient, String rootPath, Duration operationTimeout,
@@ -81,6 +71,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.guard = new SessionGuard(ops);
         this.queue = new LockQueue(ops, paths, guard::currentSession);
         this.expiry = new LeaseExpiry(ops, guard);
+        this.renewal = new Renewal(ops, guard);
         client.getConnectionStateListenable().addListener(guard);
     }
 
@@ -117,31 +108,9 @@ public final class ZookeeperLockBackend implements LockBackend {
         if (!request.renewed()) {
             expiry.schedule(grant, request.lease());
         } else {
-            warnIfLeaseOutlivesSession(request.lease());
+            renewal.checkLeaseAgainstSession(request.lease());
         }
         return grant;
-    }
-
-    /**
-     * A renewed lease longer than the session lets a paused holder think itself valid after
-     * the server expired its session; at most the session timeout keeps local validity a
-     * real guard (see docs/zookeeper.md).
-     */
-    private void warnIfLeaseOutlivesSession(Duration lease) {
-        if (leaseWarned.get()) {
-            return;
-        }
-        try {
-            int session = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
-            if (session > 0 && lease.toMillis() > session && leaseWarned.compareAndSet(false, true)) {
-                log.warn("The default lease ({} ms) is longer than the negotiated ZooKeeper session timeout ({} ms): "
-                        + "a holder paused longer than the session may still see its lease as valid after the server "
-                        + "ended it. Use LockClientBuilder.defaultLease no longer than the session timeout.",
-                        lease.toMillis(), session);
-            }
-        } catch (Exception e) {
-            log.debug("Could not read the negotiated session timeout", e);
-        }
     }
 
     @Override
@@ -152,44 +121,11 @@ public final class ZookeeperLockBackend implements LockBackend {
     /**
      * Confirms every hold in one pipelined round trip: the connection is up, the node
      * exists and belongs to the current session. Throws (so the core retries and lets
-     * leases expire locally) when the connection is suspended or a call fails.
+     * leases expire locally) when the connection is suspended or a check is not answered.
      */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        if (!guard.isConnected()) {
-            throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the connection is "
-                    + "suspended (backend 'zookeeper'). Leases stay invalid until it is back; check the ensemble.",
-                    null, name(), null);
-        }
-        long session = guard.currentSession();
-        if (session == 0) {
-            throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the client has no "
-                    + "live session right now (backend 'zookeeper'); retrying on the next watchdog tick.", null, name(),
-                    null);
-        }
-        long sentAt = System.nanoTime();
-        Set<Grant> gone = new HashSet<>();
-        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
-        for (Grant grant : grants) {
-            NodeRef node = grant.state();
-            if (node.sessionId() != session) {
-                gone.add(grant);
-            } else {
-                checks.put(grant, ops.existsAsync(node.path(), grant.key()));
-            }
-        }
-        long deadline = System.nanoTime() + ops.timeout().toNanos();
-        for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
-            NodeRef node = check.getKey().state();
-            Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
-            if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
-                gone.add(check.getKey());
-            } else {
-                guard.confirmed(check.getKey(), sentAt);
-            }
-        }
-        gone.forEach(guard::remove);
-        return gone;
+        return renewal.confirm(grants);
     }
 
     @Override

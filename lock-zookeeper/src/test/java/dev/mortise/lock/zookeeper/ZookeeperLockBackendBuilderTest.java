@@ -2,8 +2,10 @@ package dev.mortise.lock.zookeeper;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.LockRequest;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +60,21 @@ class ZookeeperLockBackendBuilderTest {
             assertThatThrownBy(backend::ping).isInstanceOf(LockBackendException.class)
                     .hasMessageContaining("operationTimeout").hasMessageContaining("zookeeper");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void theOperationTimeoutBoundsASuppliedClientWhateverItsRetryPolicy() throws Exception {
+        try (CuratorFramework patient = CuratorFrameworkFactory.newClient("127.0.0.1:" + ZookeeperTestServers.closedPort(),
+                60_000, 60_000, new ExponentialBackoffRetry(1000, 29))) {
+            patient.start();
+            try (ZookeeperLockBackend backend = ZookeeperLockBackend.builder().client(patient)
+                    .operationTimeout(Duration.ofMillis(500)).build()) {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> backend.tryAcquire(new LockRequest("order:42", "owner", Duration.ofSeconds(5),
+                        true))).isInstanceOf(LockBackendException.class).hasMessageContaining("order:42");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            }
         }
     }
 

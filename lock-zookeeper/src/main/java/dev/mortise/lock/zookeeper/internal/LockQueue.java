@@ -3,6 +3,9 @@ package dev.mortise.lock.zookeeper.internal;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.LockRequest;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -16,6 +19,8 @@ import java.util.function.LongSupplier;
  * that fail, time out or are interrupted are deleted before the call returns.
  */
 public final class LockQueue {
+
+    private static final Logger log = LoggerFactory.getLogger(LockQueue.class);
 
     private final ZkOps ops;
     private final LockPaths paths;
@@ -128,20 +133,16 @@ public final class LockQueue {
     }
 
     /**
-     * Deletes our node with the interrupt flag cleared, so an interrupt that ended the wait
-     * cannot also cut the cleanup short; the flag is restored afterwards.
+     * Deletes our node. ZkOps waits for the answer without giving in to an interrupt (the
+     * interrupt that ended the wait must not also cut the cleanup short) and sets the flag
+     * again afterwards, so the caller still sees it.
      */
     private void deleteOurNode(NodeRef node, String key) {
-        boolean interrupted = Thread.interrupted();
         try {
             ops.delete(node.path(), key);
         } catch (RuntimeException e) {
             // Guaranteed delete keeps retrying in the background; the session's end removes it at the latest.
-            org.slf4j.LoggerFactory.getLogger(LockQueue.class).debug("Cleaning up lock node {} failed", node.path(), e);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            log.debug("Cleaning up lock node {} failed", node.path(), e);
         }
     }
 

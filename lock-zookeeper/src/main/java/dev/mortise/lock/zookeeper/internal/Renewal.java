@@ -1,0 +1,96 @@
+package dev.mortise.lock.zookeeper.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Grant;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The core's renewal, mapped onto the session: the session keeps renewed nodes alive by
+ * itself, so a renewal only confirms, for every hold at once, that the client is connected
+ * and that each node exists and belongs to the current session. The exists calls are sent
+ * together and answered in order on one connection: one round trip however many holds.
+ */
+public final class Renewal {
+
+    private static final Logger log = LoggerFactory.getLogger(Renewal.class);
+
+    private final ZkOps ops;
+    private final SessionGuard guard;
+    private final AtomicBoolean leaseWarned = new AtomicBoolean();
+
+    public Renewal(ZkOps ops, SessionGuard guard) {
+        this.ops = ops;
+        this.guard = guard;
+    }
+
+    /**
+     * @return the grants whose node is gone or belongs to an ended session
+     * @throws LockBackendException if the connection is suspended or a check is not answered
+     *                              in time: then nobody can tell, and the core retries
+     */
+    public Set<Grant> confirm(Collection<Grant> grants) {
+        long session = guard.isConnected() ? guard.currentSession() : 0;
+        if (session == 0) {
+            throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the connection is "
+                    + "suspended (backend 'zookeeper'). Leases stay invalid until it is back and expire if it does not "
+                    + "come back within them; check the ensemble.", null, Failures.BACKEND, null);
+        }
+        long sentAt = System.nanoTime();
+        Set<Grant> gone = new HashSet<>();
+        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
+        for (Grant grant : grants) {
+            NodeRef node = grant.state();
+            if (node.sessionId() != session) {
+                gone.add(grant);
+            } else {
+                checks.put(grant, ops.existsAsync(node.path(), grant.key()));
+            }
+        }
+        long deadline = System.nanoTime() + ops.timeout().toNanos();
+        for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
+            NodeRef node = check.getKey().state();
+            Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
+            if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
+                gone.add(check.getKey());
+            } else {
+                guard.confirmed(check.getKey(), sentAt);
+            }
+        }
+        gone.forEach(guard::remove);
+        return gone;
+    }
+
+    /**
+     * Warns once if renewed leases outlive the session: a holder paused longer than the
+     * session could then still see its lease as valid after the server ended it. With the
+     * lease at most the session timeout, local validity is a real guard (docs/zookeeper.md).
+     */
+    public void checkLeaseAgainstSession(Duration lease) {
+        if (leaseWarned.get()) {
+            return;
+        }
+        try {
+            int session = ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (session > 0 && lease.toMillis() > session && leaseWarned.compareAndSet(false, true)) {
+                log.warn("The default lease ({} ms) is longer than the negotiated ZooKeeper session timeout ({} ms): "
+                        + "a holder paused longer than the session may still see its lease as valid after the server "
+                        + "ended it. Use LockClientBuilder.defaultLease no longer than the session timeout.",
+                        lease.toMillis(), session);
+            }
+        } catch (Exception e) {
+            log.debug("Could not read the negotiated session timeout", e);
+        }
+    }
+}
