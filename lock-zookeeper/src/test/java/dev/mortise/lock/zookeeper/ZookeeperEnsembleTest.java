@@ -36,14 +36,15 @@ class ZookeeperEnsembleTest {
         List<AutoCloseable> resources = new ArrayList<>();
         try (TestingCluster cluster = new TestingCluster(3)) {
             cluster.start();
-            CuratorFramework holderSession = ZookeeperTestServers.curator(cluster.getConnectString(), Duration.ofSeconds(10));
+            // Leases long enough to outlast a leader election on a busy machine, and within the session.
+            CuratorFramework holderSession = ZookeeperTestServers.curator(cluster.getConnectString(), Duration.ofSeconds(20));
             resources.add(holderSession);
             LockClient a = LockClient.builder(ZookeeperLockBackend.builder().client(holderSession)
-                    .operationTimeout(Duration.ofSeconds(3)).build()).defaultLease(Duration.ofSeconds(8)).build();
+                    .operationTimeout(Duration.ofSeconds(3)).build()).defaultLease(Duration.ofSeconds(15)).build();
             resources.add(a);
             LockClient b = LockClient.builder(ZookeeperLockBackend.builder().connectString(cluster.getConnectString())
-                    .sessionTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(3)).build())
-                    .defaultLease(Duration.ofSeconds(8)).build();
+                    .sessionTimeout(Duration.ofSeconds(20)).operationTimeout(Duration.ofSeconds(3)).build())
+                    .defaultLease(Duration.ofSeconds(15)).build();
             resources.add(b);
             String key = "ensemble:order-42";
             AtomicInteger lost = new AtomicInteger();
@@ -94,7 +95,7 @@ class ZookeeperEnsembleTest {
             } else {
                 assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
             }
-            try (LockLease next = b.acquire(key, Duration.ofSeconds(30))) {
+            try (LockLease next = b.acquire(key, Duration.ofSeconds(60))) { // a lost session's node lasts until it expires
                 assertThat(next.fencingToken()).isGreaterThan(oldToken);
                 assertThat(lease.isValid()).isFalse();
             }

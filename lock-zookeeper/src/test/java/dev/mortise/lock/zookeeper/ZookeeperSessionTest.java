@@ -132,7 +132,8 @@ class ZookeeperSessionTest {
     @Test
     void suspensionInvalidatesLeasesAtOnceAndReconnectionRestoresThem() throws Exception {
         startServer(1000);
-        LockClient a = client(curator(Duration.ofSeconds(10)), Duration.ofSeconds(8));
+        // A lease well inside the session, and long enough to outlast a slow restart on a busy machine.
+        LockClient a = client(curator(Duration.ofSeconds(20)), Duration.ofSeconds(15));
         AtomicInteger lost = new AtomicInteger();
         LockLease lease = a.acquire(key("suspended"), Duration.ofSeconds(5)).onLost(e -> lost.incrementAndGet());
         assertThat(lease.isValid()).isTrue();
