@@ -4,6 +4,8 @@ import dev.mortise.lock.bench.report.Environment;
 import dev.mortise.lock.bench.report.MarkdownWriter;
 import dev.mortise.lock.bench.report.RawWriter;
 import dev.mortise.lock.bench.report.RunReport;
+import dev.mortise.lock.bench.run.HandoffRun;
+import dev.mortise.lock.bench.run.ManyLeasesRun;
 import dev.mortise.lock.bench.run.Notes;
 import dev.mortise.lock.bench.run.Timing;
 import dev.mortise.lock.bench.run.UncontendedRun;
@@ -58,6 +60,12 @@ public final class BenchmarkMain {
                 report.servers.put(group, servers.version());
                 if (options.scenarios.contains("uncontended")) {
                     report.uncontended.addAll(new UncontendedRun(options.timing, notes).run(group, endpoints, 1, 8));
+                }
+                if (options.scenarios.contains("handoff")) {
+                    report.handoffs.addAll(new HandoffRun(options.timing, notes).run(group, endpoints, 2, 8));
+                }
+                if (options.scenarios.contains("leases")) {
+                    report.manyLeases.addAll(new ManyLeasesRun(options.timing, notes).run(group, endpoints));
                 }
             } catch (Exception e) {
                 notes.finding(group + ": the run failed: " + e);

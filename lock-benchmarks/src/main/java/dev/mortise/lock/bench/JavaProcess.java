@@ -14,6 +14,8 @@ public final class JavaProcess {
     public static ProcessBuilder builder(Class<?> main, List<String> jvmOptions, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // Child JVMs log as quietly as the parent: server banners would drown the progress lines.
+        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

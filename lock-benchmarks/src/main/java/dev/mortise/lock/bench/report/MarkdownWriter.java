@@ -201,7 +201,7 @@ public final class MarkdownWriter {
                 + "3 s, so the watchdog renews every 1 s (a third of the lease, Redisson's rule); we then count the "
                 + "renewal work for a few periods while nothing else happens. \"Renewal calls\" are calls of "
                 + "Mortise's core into the backend SPI (`renewAll`); \"server commands\" are what the server itself "
-                + "counted (Redis `INFO commandstats`), where we can read it. Heap per lease is the growth of the "
+                + "received from clients (Redis `MONITOR`, commands run inside Lua scripts not counted), where we can observe it. Heap per lease is the growth of the "
                 + "used heap after full GCs, divided by N, with everything the client and the backend keep per lock.");
         line("");
         line("| backend | library | leases | acquire time s | renewal calls / period | server commands / period "

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs the Mortise benchmarks and writes docs/BENCHMARKS.md, docs/benchmarks/latency.png and
+# the raw data in docs/benchmarks/ (see docs/BENCHMARKS.md for what each scenario measures).
+#
+# Builds lock-benchmarks and the modules it needs (tests skipped), then runs
+# dev.mortise.lock.bench.BenchmarkMain, which starts its own servers on free loopback ports
+# (redis-server, etcd, PostgreSQL, MariaDB through the lock-tck launchers; ZooKeeper in a
+# child JVM) and stops them when done. The full run takes about a quarter of an hour.
+#
+# Arguments go to BenchmarkMain, e.g.
+#   ./scripts/benchmark.sh --quick                      # seconds per scenario: checks the harness, not results
+#   ./scripts/benchmark.sh --groups redis,postgres      # only some backends
+#   ./scripts/benchmark.sh --scenarios uncontended,handoff,leases,annotation
+#   ./scripts/benchmark.sh --out /tmp/bench             # write elsewhere than docs/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./mvnw -B -q -pl lock-benchmarks -am package -Dmaven.test.skip=true
+
+classpath="lock-benchmarks/target/classes:$(cat lock-benchmarks/target/benchmark-classpath.txt)"
+command="./scripts/benchmark.sh${*:+ $*}"
+
+exec java -Xms1g -Xmx1g -XX:+UseG1GC \
+  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+  -cp "$classpath" dev.mortise.lock.bench.BenchmarkMain --command "$command" "$@"
