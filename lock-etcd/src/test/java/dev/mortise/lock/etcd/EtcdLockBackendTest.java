@@ -66,8 +66,12 @@ class EtcdLockBackendTest {
     }
 
     private LockClient client(Duration operationTimeout) {
+        return client(operationTimeout, LEASE);
+    }
+
+    private LockClient client(Duration operationTimeout, Duration lease) {
         LockClient client = LockClient.builder(EtcdTestSupport.backend(List.of(server.endpoint()))
-                .operationTimeout(operationTimeout).build()).defaultLease(LEASE).build();
+                .operationTimeout(operationTimeout).build()).defaultLease(lease).build();
         clients.add(client);
         return client;
     }
@@ -207,23 +211,42 @@ class EtcdLockBackendTest {
     @Test
     void frozenServerFailsCallsWithinTheOperationTimeoutAndNoOrphanKeyStays() throws Exception {
         Duration timeout = Duration.ofSeconds(1);
-        LockClient a = client(timeout);
-        LockClient b = client(timeout);
+        // Leases that outlive the freeze, so that the sessions stay alive and only our clean-up can remove keys.
+        LockClient a = client(timeout, Duration.ofSeconds(15));
+        LockClient b = client(timeout, Duration.ofSeconds(15));
         String key = key();
+        b.acquire(key(), SLACK).close(); // b's session lease exists: its next acquire goes straight to the queue
         LockLease held = a.acquire(key, SLACK);
         server.pause();
         try {
             long start = System.nanoTime();
             assertThatThrownBy(held::close).isInstanceOf(LockException.class);
-            assertThatThrownBy(() -> b.acquire(key(), Duration.ofSeconds(30))).isInstanceOf(LockBackendException.class);
+            // This queueing put reaches the frozen server and is applied when it thaws, long after b gave up.
+            assertThatThrownBy(() -> b.acquire(key, Duration.ofSeconds(30))).isInstanceOf(LockBackendException.class);
             assertThatThrownBy(b::ping).isInstanceOf(LockBackendException.class);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(timeout.multipliedBy(3).plus(SLACK));
         } finally {
             server.resume();
         }
-        // The release that timed out is retried in the background; no key may block the lock.
-        await(Duration.ofSeconds(15), () -> keyCount(key) == 0, "the unreleased key to be cleaned up");
-        assertThat(b.tryAcquire(key)).hasValueSatisfying(LockLease::close);
+        // The release that timed out and b's late put are cleaned up in the background; no key may block the
+        // lock although a's and b's session leases stay alive.
+        await(Duration.ofSeconds(15), () -> keyCount(key) == 0, "the unreleased and the late keys to be cleaned up");
+        Thread.sleep(1000);
+        assertThat(etcd.keysOf(key)).isEmpty();
+        assertThat(client().tryAcquire(key)).hasValueSatisfying(LockLease::close);
+    }
+
+    @Test
+    void aKeyDeletedBehindOurBackIsNoticedAtTheNextRenewal() throws Exception {
+        LockClient a = client();
+        List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+        String key = key();
+        LockLease lease = a.acquire(key, SLACK).onLost(lost::add);
+        admin.getKVClient().delete(etcd.holdKey(lease).getKey()).get(10, TimeUnit.SECONDS);
+        await(LEASE.plus(SLACK), () -> lost.size() == 1, "the renewal to notice the deleted key");
+        assertThat(lost.get(0).reason()).isEqualTo(LostReason.RENEWAL_REJECTED);
+        assertThat(client().tryAcquire(key)).hasValueSatisfying(LockLease::close);
+        assertThatThrownBy(lease::close).isInstanceOf(LockException.class);
     }
 
     @Test
