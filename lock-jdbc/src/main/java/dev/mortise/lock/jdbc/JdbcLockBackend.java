@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc;
 
+import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
 import dev.mortise.lock.jdbc.internal.LockSql;
@@ -9,7 +10,6 @@ import dev.mortise.lock.jdbc.internal.ReleaseSignals;
 import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.jdbc.internal.TableName;
 import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
-import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.BackoffPolling;

@@ -32,7 +32,26 @@ public final class JdbcCalls {
         this.operationTimeout = operationTimeout;
     }
 
+    /**
+     * Runs {@code work} on its own autocommit connection. A statement the database rolled
+     * back as a deadlock or serialization victim (SQLState class 40: InnoDB can pick one
+     * when upserts of one new key meet) had no effect, so it is run again, twice at most.
+     */
     public <T> T run(String key, String action, Work<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return once(work);
+            } catch (SQLException e) {
+                String state = e.getSQLState();
+                if (attempt < 3 && state != null && state.startsWith("40")) {
+                    continue;
+                }
+                throw failure(key, action, e);
+            }
+        }
+    }
+
+    private <T> T once(Work<T> work) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             boolean restore = !connection.getAutoCommit();
             if (restore) {
@@ -47,8 +66,6 @@ public final class JdbcCalls {
                     connection.setAutoCommit(false);
                 }
             }
-        } catch (SQLException e) {
-            throw failure(key, action, e);
         }
     }
 
