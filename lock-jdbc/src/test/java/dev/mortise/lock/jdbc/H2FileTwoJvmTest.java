@@ -50,6 +50,7 @@ class H2FileTwoJvmTest {
             }
 
             try (LockLease held = locks.acquire(key, Duration.ofSeconds(5))) {
+                assertThat(held.isValid()).isTrue();
                 assertThat(runSecondJvm(url, "probe", key)).as("the second JVM sees the first's lock").contains("BUSY");
             }
             assertThat(runSecondJvm(url, "probe", key)).as("and sees it released").contains("FREE");

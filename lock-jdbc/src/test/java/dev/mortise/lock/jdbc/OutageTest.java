@@ -38,6 +38,7 @@ class OutageTest {
                      .operationTimeout(OPERATION_TIMEOUT).build()).build()) {
             String key = "outage:pool:" + UUID.randomUUID();
             try (Connection hog = pool.getConnection()) {
+                assertThat(hog.isValid(1)).as("the pool's only connection, held here").isTrue();
                 long start = System.nanoTime();
                 assertThatThrownBy(() -> client.tryAcquire(key)).isInstanceOf(LockBackendException.class)
                         .hasMessageContaining(key).hasMessageContaining("jdbc").hasMessageContaining("pool");
