@@ -170,6 +170,34 @@ class EtcdLockBackendTest {
     }
 
     @Test
+    void anExplicitLeaseIsKeptAliveWhileItsOwnerWaitsAndRunsFromTheGrant() throws Exception {
+        String key = key();
+        LockLease held = client().acquire(key, SLACK);
+        LockClient waiter = client();
+        Duration lease = Duration.ofSeconds(2);
+        CompletableFuture<LockLease> waiting = CompletableFuture.supplyAsync(
+                () -> waiter.acquire(LockSpec.of(key).lease(lease).waitFor(Duration.ofSeconds(30))));
+        await(SLACK, () -> keyCount(key) == 2, "the waiter queued");
+        long queuedAt = etcd.keysOf(key).get(1).getCreateRevision();
+        Thread.sleep(lease.multipliedBy(2).toMillis()); // twice the lease: it would have expired unattended
+        held.close();
+        LockLease granted = waiting.get(30, TimeUnit.SECONDS);
+        try {
+            assertThat(granted.fencingToken()).as("granted on the key it queued with").isEqualTo(queuedAt);
+            assertThat(granted.isValid()).isTrue();
+            assertThat(granted.remaining()).isGreaterThan(Duration.ofMillis(500)).isLessThanOrEqualTo(lease);
+        } finally {
+            CompletableFuture.runAsync(() -> {
+                try {
+                    granted.close();
+                } catch (LockException ignored) {
+                    // expired while asserting on a slow machine: the assertions above decide
+                }
+            }).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void waitersAcrossClientsAreGrantedInArrivalOrder() throws Exception {
         String key = key();
         LockLease held = client().acquire(key, SLACK);
