@@ -72,7 +72,8 @@ public final class JdbcLockBackend implements LockBackend {
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();
         this.listenStartNanos = builder.operationTimeout.toNanos();
         this.listener = builder.listen
-                ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds) : null;
+                ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds,
+                builder.operationTimeout) : null;
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
                 "A per-key counter in the lock row, which release keeps: strictly increasing for as long as the row "

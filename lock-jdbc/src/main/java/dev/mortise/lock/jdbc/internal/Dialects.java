@@ -27,13 +27,14 @@ public final class Dialects {
      * the PostgreSQL driver is not on the class path (then waiters poll, and a warning says why).
      */
     public static ReleaseListener listener(JdbcDialect dialect, DataSource dataSource, TableName table,
-                                           ReleaseSignals signals, int queryTimeoutSeconds) {
+                                           ReleaseSignals signals, int queryTimeoutSeconds,
+                                           java.time.Duration operationTimeout) {
         if (dialect != JdbcDialect.POSTGRESQL) {
             return null;
         }
         try {
             Class.forName("org.postgresql.PGConnection", false, Dialects.class.getClassLoader());
-            return new PgReleaseListener(dataSource, table, signals, queryTimeoutSeconds);
+            return new PgReleaseListener(dataSource, table, signals, queryTimeoutSeconds, operationTimeout);
         } catch (ClassNotFoundException | LinkageError e) {
             log.warn("The PostgreSQL driver (org.postgresql:postgresql) is not visible to Mortise, so waiters on lock table "
                     + "'{}' poll instead of being woken by LISTEN/NOTIFY (backend 'jdbc'). Put the driver on the class path "

@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,16 +32,19 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     private final TableName table;
     private final ReleaseSignals signals;
     private final int queryTimeoutSeconds;
+    private final Duration operationTimeout;
     private final Object state = new Object();
     private boolean listening; // guarded by state
     private volatile boolean closed;
     private Thread thread;
 
-    PgReleaseListener(DataSource dataSource, TableName table, ReleaseSignals signals, int queryTimeoutSeconds) {
+    PgReleaseListener(DataSource dataSource, TableName table, ReleaseSignals signals, int queryTimeoutSeconds,
+                      Duration operationTimeout) {
         this.dataSource = dataSource;
         this.table = table;
         this.signals = signals;
         this.queryTimeoutSeconds = queryTimeoutSeconds;
+        this.operationTimeout = operationTimeout;
     }
 
     @Override
@@ -79,6 +83,8 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
         while (!closed) {
             try (Connection connection = dataSource.getConnection()) {
                 connection.setAutoCommit(true);
+                // A hung server must not hang the heartbeat: reads fail after the operation timeout.
+                NetworkTimeouts.set(connection, operationTimeout);
                 try (Statement statement = connection.createStatement()) {
                     statement.setQueryTimeout(queryTimeoutSeconds);
                     statement.execute("LISTEN \"" + table.channel() + "\"");
