@@ -1,5 +1,7 @@
 package dev.mortise.lock.bench;
 
+import dev.mortise.lock.bench.jmh.AnnotationOverheadRun;
+import dev.mortise.lock.bench.report.ChartWriter;
 import dev.mortise.lock.bench.report.Environment;
 import dev.mortise.lock.bench.report.MarkdownWriter;
 import dev.mortise.lock.bench.report.RawWriter;
@@ -71,6 +73,16 @@ public final class BenchmarkMain {
                 notes.finding(group + ": the run failed: " + e);
             }
         }
+        if (options.scenarios.contains("annotation")) {
+            notes.progress("== annotation overhead (JMH)");
+            try {
+                report.overhead.addAll(AnnotationOverheadRun.run(options.timing));
+                report.overhead.forEach(r -> notes.progress(String.format("  %-10s %8.0f ns/call ± %.0f",
+                        r.benchmark(), r.nsPerCall(), r.error())));
+            } catch (Exception e) {
+                notes.finding("annotation overhead: the JMH run failed: " + e);
+            }
+        }
         report.findings.addAll(notes.findings());
         return report;
     }
@@ -79,6 +91,7 @@ public final class BenchmarkMain {
         Files.createDirectories(out);
         Files.writeString(out.resolve("BENCHMARKS.md"), new MarkdownWriter(report).render(), StandardCharsets.UTF_8);
         RawWriter.write(report, out.resolve("benchmarks"));
+        ChartWriter.write(report, out.resolve("benchmarks/latency.png"));
     }
 
     /** Command-line options. */
