@@ -76,8 +76,16 @@ public final class LockEngine implements AutoCloseable {
             Waiter.Outcome outcome;
             try {
                 outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), lease, deadline, key);
-            } catch (InterruptedException | RuntimeException e) {
-                leaveQueueOrLater(ownKey, queued.revision(), lease, key);
+            } catch (InterruptedException e) {
+                leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
+                throw e;
+            } catch (RuntimeException e) {
+                // etcd is failing us: do not spend another timeout on the way out; clean up in the background.
+                if (lease.shared()) {
+                    orphans.deleteLater(ownKey);
+                } else {
+                    leases.revokeQuietly(lease);
+                }
                 throw e;
             }
             switch (outcome) {
