@@ -68,6 +68,6 @@ class ZookeeperAclTest {
     }
 
     private static LockRequest request(String key, String owner) {
-        return new LockRequest(key, owner, Duration.ofSeconds(10), true);
+        return new LockRequest(key, owner, Duration.ofSeconds(60), true);
     }
 }

@@ -113,7 +113,7 @@ class ZookeeperHerdTest {
     }
 
     private static LockRequest request(String key, String owner) {
-        return new LockRequest(key, owner, Duration.ofSeconds(10), true);
+        return new LockRequest(key, owner, Duration.ofSeconds(60), true);
     }
 
     private static long totalNotifications(List<ZookeeperLockBackend> backends) {

@@ -171,6 +171,25 @@ class ZookeeperSessionTest {
     }
 
     @Test
+    void aRenewedHoldThatNobodyRenewsEndsWithItsLease() throws Exception {
+        startServer(500);
+        ZookeeperLockBackend holder = backend(curator(Duration.ofSeconds(10)));
+        ZookeeperLockBackend other = backend(curator(Duration.ofSeconds(10)));
+        RecordingGrantListener listener = new RecordingGrantListener();
+        holder.addGrantListener(listener);
+        String key = key("unrenewed");
+        // As if the watchdog had stalled: the session is fine, but the lease is not confirmed in time.
+        Grant grant = holder.tryAcquire(new LockRequest(key, "holder", Duration.ofSeconds(1), true)).grant().orElseThrow();
+
+        await(Duration.ofSeconds(10), () -> listener.lost.contains(grant), "the unconfirmed hold to be reported lost");
+        Grant next = other.acquire(new LockRequest(key, "other", Duration.ofSeconds(60), true), Duration.ofSeconds(10))
+                .orElseThrow();
+        assertThat(next.fencingToken()).isGreaterThan(grant.fencingToken());
+        assertThat(holder.release(grant)).as("the hold was gone already").isFalse();
+        assertThat(other.release(next)).isTrue();
+    }
+
+    @Test
     void backendReportsEveryHoldSuspendedRestoredThenLost() throws Exception {
         startServer(1000);
         CuratorFramework curator = curator(Duration.ofSeconds(10));
@@ -179,7 +198,7 @@ class ZookeeperSessionTest {
         backend.addGrantListener(listener);
         List<Grant> grants = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            grants.add(backend.tryAcquire(new LockRequest(key("spi" + i), "owner-" + i, Duration.ofSeconds(10), true))
+            grants.add(backend.tryAcquire(new LockRequest(key("spi" + i), "owner-" + i, Duration.ofSeconds(60), true))
                     .grant().orElseThrow());
         }
 

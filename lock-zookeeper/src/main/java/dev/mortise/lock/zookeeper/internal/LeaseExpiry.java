@@ -10,13 +10,18 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Ends explicit (non-renewed) leases on the server: ZooKeeper has no per-node time limit
- * a client can rely on, so the holder's own backend deletes its node when the lease runs
- * out — after the core has already stopped treating it as valid (local validity ends a
- * drift allowance earlier). If the holder's process dies first, the session's end
- * removes the node instead.
+ * Ends leases on the server once the core has given them up. Explicit (non-renewed)
+ * leases: ZooKeeper has no per-node time limit a client can rely on, so the holder's own
+ * backend deletes its node when the lease runs out — after the core has already stopped
+ * treating it as valid (local validity ends a drift allowance earlier). Renewed leases
+ * whose renewals failed for longer than the lease: a periodic sweep deletes their nodes
+ * ({@link SessionGuard#sweepUnconfirmed}). If the holder's process dies first, the
+ * session's end removes the node instead.
  */
 public final class LeaseExpiry {
+
+    /** How often renewed holds are checked for a lease that ran out unconfirmed. */
+    private static final long SWEEP_MILLIS = 500;
 
     private final ZkOps ops;
     private final SessionGuard guard;
@@ -32,6 +37,7 @@ public final class LeaseExpiry {
             return thread;
         });
         scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.scheduleWithFixedDelay(guard::sweepUnconfirmed, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Deletes the grant's node {@code lease} after the grant's request was sent. */

@@ -140,6 +140,26 @@ public final class SessionGuard implements ConnectionStateListener {
         });
     }
 
+    /**
+     * Deletes the nodes of renewed holds that were not confirmed within their lease (the
+     * renewals failed or timed out): the core has already marked them expired, and their
+     * node would otherwise keep the lock from others until the lease is closed or the
+     * session ends. A hold the core still counts as valid is never touched: its validity
+     * ends a drift allowance before its lease does.
+     */
+    public void sweepUnconfirmed() {
+        long now = System.nanoTime();
+        forEachHold(held -> {
+            if (held.renewed && now - held.confirmedAtNanos > held.leaseNanos) {
+                ops.deleteLater(held.grant.<NodeRef>state().path());
+                lose(held, new LockBackendException("Lock '" + Failures.abbreviate(held.grant.key()) + "' was not "
+                        + "confirmed by ZooKeeper within its lease (backend 'zookeeper'); its node was deleted. "
+                        + "Acquire again; check the ensemble's health if renewals keep failing.", held.grant.key(),
+                        Failures.BACKEND, null));
+            }
+        });
+    }
+
     private void confirmOne(Held held, NodeRef node, long asOf) {
         long sentAt = System.nanoTime();
         ops.existsAsync(node.path(), held.grant.key()).whenComplete((event, failure) -> {
