@@ -2,12 +2,10 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.redis.internal.LockCommands;
-import dev.mortise.lock.redis.internal.RedisKeys;
-import dev.mortise.lock.redis.internal.ReleaseSubscription;
+import dev.mortise.lock.redis.internal.PushWait;
 import dev.mortise.lock.redis.internal.ScriptRunner;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
-import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
@@ -41,12 +39,10 @@ public final class RedisLockBackend implements LockBackend {
     /** The backend's name in messages, metrics and configuration. */
     public static final String NAME = "redis";
 
-    private static final BackendGuarantees GUARANTEES = new BackendGuarantees(
-            BackendGuarantees.LeaseModel.TIME_BOUND, false, BackendGuarantees.Wakeup.PUSH,
+    private static final String FENCING =
             "A per-key counter key (no TTL) in the lock's cluster slot, incremented by the acquire script: strictly "
                     + "increasing while Redis keeps that key; a failover that loses unreplicated writes, a restart "
-                    + "without persistence, FLUSHALL or eviction of the counter can repeat tokens.",
-            Duration.ofMillis(1));
+                    + "without persistence, FLUSHALL or eviction of the counter can repeat tokens.";
 
     private final ScriptRunner runner;
     private final LockCommands commands;
@@ -71,7 +67,8 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public BackendGuarantees guarantees() {
-        return GUARANTEES;
+        return new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, commands.fair(),
+                BackendGuarantees.Wakeup.PUSH, FENCING, Duration.ofMillis(1));
     }
 
     @Override
@@ -80,38 +77,15 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     /**
-     * Waits for a release message instead of polling: subscribes to the lock's channel
-     * (confirmed by the server), then retries, then sleeps until a release is published or
-     * the holder's lease runs out, whichever is first. Timeout and interruption close the
-     * subscription; no waiter record is ever written to Redis.
+     * Waits for a release message instead of polling (see {@code PushWait}): subscribes to
+     * the lock's channel (confirmed by the server), then retries, then sleeps until a release
+     * is published or the holder's lease runs out. In fair mode the waiter queues on the
+     * server and is handed the lock by the release script. Timeout and interruption close
+     * the subscription and leave the queue; nothing of the waiter remains on the server.
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        long deadline = Deadlines.after(System.nanoTime(), wait);
-        Attempt attempt = commands.acquire(request);
-        if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
-            return attempt.grant();
-        }
-        RedisKeys keys = commands.keys(request.key());
-        try (ReleaseSubscription released = ReleaseSubscription.open(runner, keys, request.key())) {
-            while (true) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
-                }
-                released.drain();
-                attempt = commands.acquire(request);
-                if (attempt.isGranted()) {
-                    return attempt.grant();
-                }
-                long left = Deadlines.left(deadline);
-                if (left == 0) {
-                    return Optional.empty();
-                }
-                long holder = attempt.holderRemaining().map(Duration::toNanos).orElse(left);
-                // Wake just after the holder's lease ends: expiry publishes nothing.
-                released.await(Duration.ofNanos(Math.min(left, holder + TimeUnit.MILLISECONDS.toNanos(1))));
-            }
-        }
+        return PushWait.acquire(commands, request, wait);
     }
 
     @Override

@@ -41,6 +41,7 @@ public final class RedisLockBackendBuilder {
     private String keyPrefix = "mortise";
     private int replicas;
     private Duration replicaTimeout = Duration.ofMillis(500);
+    private boolean fair;
 
     RedisLockBackendBuilder() {
     }
@@ -142,6 +143,18 @@ public final class RedisLockBackendBuilder {
     }
 
     /**
+     * Fair mode (default off): waiters queue on the server in arrival order and release
+     * hands the lock to the first live waiter inside the release script, so a hand-off costs
+     * one push instead of push + retry and no herd retries. Every backend that locks the same
+     * keys must use the same mode: a non-fair acquirer ignores the queue (mutual exclusion
+     * still holds, the order does not).
+     */
+    public RedisLockBackendBuilder fair(boolean fair) {
+        this.fair = fair;
+        return this;
+    }
+
+    /**
      * With {@link #config} the Redisson timeouts are yours; the operation timeout still
      * bounds every wait of the backend.
      *
@@ -177,6 +190,7 @@ public final class RedisLockBackendBuilder {
         }
         ScriptRunner runner = new ScriptRunner(redisson, operationTimeout, RedisLockBackend.NAME, where);
         boolean cluster = redisson.getConfig().isClusterConfig();
-        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, cluster, replicas, replicaTimeout), owns);
+        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, cluster, replicas, replicaTimeout,
+                fair), owns);
     }
 }

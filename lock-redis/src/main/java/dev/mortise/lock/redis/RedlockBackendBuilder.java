@@ -136,7 +136,7 @@ public final class RedlockBackendBuilder {
                 where = "Redlock node " + (i + 1) + " of " + count + " (supplied client)";
             }
             ScriptRunner runner = new ScriptRunner(client, nodeTimeout, RedlockBackend.NAME, where);
-            nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO));
+            nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO, false));
         }
         return new RedlockBackend(nodes, closers, nodeTimeout, driftFactor, driftFixed, keyPrefix);
     }

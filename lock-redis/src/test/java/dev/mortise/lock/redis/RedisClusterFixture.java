@@ -23,9 +23,9 @@ final class RedisClusterFixture implements AutoCloseable {
                 node.args("--cluster-enabled", "yes", "--cluster-config-file", node.dir().resolve("nodes.conf").toString(),
                         "--cluster-node-timeout", "5000");
                 nodes.add(node);
-                node.launch();
+                // One at a time, so that FreePorts cannot hand out a port a launched node is about to bind.
+                node.start();
             }
-            nodes.forEach(RedisServer::awaitReady);
             List<String> command = new ArrayList<>(List.of("/usr/bin/redis-cli", "--cluster", "create"));
             nodes.forEach(n -> command.add("127.0.0.1:" + n.port()));
             command.add("--cluster-yes");

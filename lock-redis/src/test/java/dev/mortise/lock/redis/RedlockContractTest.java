@@ -22,9 +22,10 @@ class RedlockContractTest extends LockBackendContractTest {
     static void startServers() {
         for (int i = 0; i < 5; i++) {
             servers.add(new RedisServer());
-            servers.get(i).launch();
+            // One at a time: a launched server binds its port only later, and FreePorts could
+            // hand the same free port to the next one meanwhile.
+            servers.get(i).start();
         }
-        servers.forEach(RedisServer::awaitReady);
     }
 
     @AfterAll

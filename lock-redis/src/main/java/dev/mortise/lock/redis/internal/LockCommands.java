@@ -31,14 +31,18 @@ public final class LockCommands {
     private final boolean cluster;
     private final int replicas;
     private final Duration replicaTimeout;
+    private final boolean fair;
 
     /**
      * @param cluster        whether keys of different slots must go in different script calls
      * @param replicas       replicas that must acknowledge a grant or renewal (0: none)
      * @param replicaTimeout how long {@code WAIT} waits for them
+     * @param fair           whether waiters queue on the server and release hands over ({@link FairScripts})
      */
-    public LockCommands(ScriptRunner runner, String prefix, boolean cluster, int replicas, Duration replicaTimeout) {
+    public LockCommands(ScriptRunner runner, String prefix, boolean cluster, int replicas, Duration replicaTimeout,
+                        boolean fair) {
         this.runner = runner;
+        this.fair = fair;
         this.prefix = prefix;
         this.cluster = cluster;
         this.replicas = replicas;
@@ -66,8 +70,32 @@ public final class LockCommands {
     }
 
     public CompletableFuture<Long> releaseAsync(RedisKeys keys, String owner) {
-        return runner.callAsync(ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner,
-                keys.channel()));
+        return runner.callAsync(releaseCall(keys, owner, false));
+    }
+
+    private ScriptCall releaseCall(RedisKeys keys, String owner, boolean leave) {
+        if (fair) {
+            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG,
+                    List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters()), owner, keys.channel(), leave ? "1" : "0");
+        }
+        return ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner, keys.channel());
+    }
+
+    /**
+     * Fair mode: a waiter gives up. Removes its queue entry and, if the lock was handed to it
+     * meanwhile, releases it to the next waiter. Best effort within the operation timeout: an
+     * entry left behind lapses at its deadline.
+     */
+    public void leave(RedisKeys keys, String owner) {
+        try {
+            runner.await(runner.callAsync(releaseCall(keys, owner, true)), runner.timeout(), null, "leave the queue of");
+        } catch (RuntimeException e) {
+            // the entry lapses by itself; the caller is already failing or giving up
+        }
+    }
+
+    public boolean fair() {
+        return fair;
     }
 
     public CompletableFuture<Long> raiseFenceAsync(RedisKeys keys, String owner, long token) {
@@ -109,6 +137,24 @@ public final class LockCommands {
     // ---- synchronous operations of the single-deployment backend -------------------------------
 
     public Attempt acquire(LockRequest request) {
+        return acquire(request, false, Duration.ZERO);
+    }
+
+    private ScriptCall requestCall(RedisKeys keys, LockRequest request, boolean enqueue, Duration waiterTtl) {
+        if (!fair) {
+            return acquireCall(keys, request.owner(), request.lease());
+        }
+        return ScriptCall.of(FairScripts.ACQUIRE, RScript.ReturnType.LIST,
+                List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters()), request.owner(),
+                Long.toString(Math.max(1, request.lease().toMillis())), enqueue ? "1" : "0",
+                Long.toString(Math.max(1, waiterTtl.toMillis())));
+    }
+
+    /**
+     * One attempt; in fair mode with {@code enqueue}, a busy attempt also joins (or refreshes
+     * its place in) the server-side queue for {@code waiterTtl}.
+     */
+    public Attempt acquire(LockRequest request, boolean enqueue, Duration waiterTtl) {
         RedisKeys keys = keys(request.key());
         runner.ensureReady(request.key());
         long requestedAt = System.nanoTime();
@@ -116,21 +162,22 @@ public final class LockCommands {
         int synced = replicas;
         try {
             if (replicas == 0) {
-                reply = runner.call(acquireCall(keys, request.owner(), request.lease()), request.key(), "acquire");
+                reply = runner.call(requestCall(keys, request, enqueue, waiterTtl), request.key(), "acquire");
             } else {
-                BatchResult<?> result = runner.batch(List.of(acquireCall(keys, request.owner(), request.lease())), withWait(), replicaTimeout,
+                BatchResult<?> result = runner.batch(List.of(requestCall(keys, request, enqueue, waiterTtl)), withWait(),
+                        replicaTimeout,
                         request.key(), "acquire");
                 reply = cast(result.getResponses().get(0));
                 synced = result.getSyncedSlaves();
             }
         } catch (LockBackendException e) {
             // The script may still run after we gave up: take back whatever it granted.
-            releaseAsync(keys, request.owner());
+            runner.callAsync(releaseCall(keys, request.owner(), true));
             throw e;
         }
         Attempt attempt = toAttempt(reply, request, keys, requestedAt);
         if (attempt.isGranted() && synced < replicas) {
-            releaseAsync(keys, request.owner());
+            runner.callAsync(releaseCall(keys, request.owner(), true));
             throw new LockBackendException("Backend 'redis' (" + runner.where() + ") granted lock '"
                     + ScriptRunner.abbreviate(request.key()) + "' but only " + synced + " of the required " + replicas
                     + " replica(s) acknowledged it within " + replicaTimeout.toMillis() + " ms, so the grant was "

@@ -12,15 +12,18 @@ import dev.mortise.lock.spi.KeyEncoding;
  * @param lock    the key holding the owner, with the lease as its TTL
  * @param fence   the counter of fencing tokens; never expires
  * @param channel where release is published
- * @param slot    the Redis Cluster slot of all three
+ * @param queue   fair mode: waiting owners by arrival
+ * @param waiters fair mode: each waiting owner's deadline and lease
+ * @param slot    the Redis Cluster slot of all of them
  */
-public record RedisKeys(String lock, String fence, String channel, int slot) {
+public record RedisKeys(String lock, String fence, String channel, String queue, String waiters, int slot) {
 
     /** Encodes {@code key} injectively under {@code prefix} (which must contain no brace). */
     public static RedisKeys of(String prefix, String key) {
         String tag = encode(key);
         return new RedisKeys(prefix + ":lock:{" + tag + "}", prefix + ":fence:{" + tag + "}",
-                prefix + ":released:{" + tag + "}", Crc16.slot(tag));
+                prefix + ":released:{" + tag + "}", prefix + ":queue:{" + tag + "}", prefix + ":waiters:{" + tag + "}",
+                Crc16.slot(tag));
     }
 
     /**

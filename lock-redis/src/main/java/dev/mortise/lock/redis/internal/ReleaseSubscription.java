@@ -20,21 +20,28 @@ public final class ReleaseSubscription implements AutoCloseable {
     private final RTopic topic;
     private final Semaphore released = new Semaphore(0);
     private final CompletableFuture<Integer> listenerId;
+    private final String handOffPrefix;
+    private volatile String handedToken;
 
-    private ReleaseSubscription(ScriptRunner runner, String channel) {
+    private ReleaseSubscription(ScriptRunner runner, String channel, String owner) {
         this.topic = runner.client().getTopic(channel, StringCodec.INSTANCE);
-        this.listenerId = topic.addListenerAsync(String.class, (ch, message) -> released.release())
-                .toCompletableFuture();
+        this.handOffPrefix = owner + " ";
+        this.listenerId = topic.addListenerAsync(String.class, (ch, message) -> {
+            if (message.startsWith(handOffPrefix)) {
+                handedToken = message.substring(handOffPrefix.length());
+            }
+            released.release();
+        }).toCompletableFuture();
     }
 
     /**
-     * Subscribes to {@code keys.channel()} and waits for the server to confirm, at most the
+     * Subscribes to {@code keys.channel()} for {@code owner} and waits for the server to confirm, at most the
      * operation timeout.
      *
      * @throws dev.mortise.lock.LockBackendException if the subscription is not confirmed in time
      */
-    public static ReleaseSubscription open(ScriptRunner runner, RedisKeys keys, String key) {
-        ReleaseSubscription subscription = new ReleaseSubscription(runner, keys.channel());
+    public static ReleaseSubscription open(ScriptRunner runner, RedisKeys keys, String key, String owner) {
+        ReleaseSubscription subscription = new ReleaseSubscription(runner, keys.channel(), owner);
         try {
             runner.await(subscription.listenerId, runner.timeout(), key, "subscribe to releases of");
         } catch (RuntimeException e) {
@@ -56,6 +63,15 @@ public final class ReleaseSubscription implements AutoCloseable {
      */
     public void await(Duration max) throws InterruptedException {
         released.tryAcquire(max.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Fair mode: the token the release script sent when it handed the lock to this
+     * subscription's owner, or null if it has not.
+     */
+    public Long handedToken() {
+        String token = handedToken;
+        return token == null ? null : Long.valueOf(token);
     }
 
     @Override
