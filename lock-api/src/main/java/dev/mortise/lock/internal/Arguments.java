@@ -23,6 +23,12 @@ final class Arguments {
             throw new IllegalArgumentException("Lock key must not be blank, was \"" + key + "\" (backend '" + backend
                     + "'): an empty key would make unrelated callers share one lock; pass a name such as \"order:42\"");
         }
+        int broken = unpairedSurrogate(key);
+        if (broken >= 0) {
+            throw new IllegalArgumentException("Lock key '" + abbreviate(key) + "' has an unpaired UTF-16 surrogate at index "
+                    + broken + " (backend '" + backend + "'): such a string has no UTF-8 form and would share a lock "
+                    + "with another key; build keys from well-formed text");
+        }
         int bytes = key.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > maxKeyBytes) {
             throw new IllegalArgumentException("Lock key '" + abbreviate(key) + "' is " + bytes + " UTF-8 bytes, over the limit of "
@@ -54,6 +60,23 @@ final class Arguments {
                     + backend + "'): pass a stable id of the caller, or none to use the calling thread");
         }
         return owner;
+    }
+
+    /** Index of the first unpaired surrogate, or -1 if the string is well-formed UTF-16. */
+    static int unpairedSurrogate(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return i;
+                }
+            } else if (Character.isLowSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     static String abbreviate(String key) {

@@ -454,6 +454,10 @@ public final class DefaultLockClient implements LockClient {
         }
     }
 
+    boolean isClosed() {
+        return closed.get();
+    }
+
     long usableNanos(Duration lease) {
         return settings.usableNanos(lease);
     }

@@ -78,6 +78,10 @@ final class Lease implements LockLease {
         client.leave(hold);
     }
 
+    boolean clientClosed() {
+        return client.isClosed();
+    }
+
     Hold hold() {
         return hold;
     }

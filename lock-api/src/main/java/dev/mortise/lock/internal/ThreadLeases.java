@@ -27,11 +27,12 @@ public final class ThreadLeases {
     }
 
     public static Optional<LockLease> current() {
-        return Optional.ofNullable(STACK.get().peekLast());
+        Deque<LockLease> stack = pruned();
+        return Optional.ofNullable(stack.peekLast());
     }
 
     public static Optional<LockLease> find(String key) {
-        Iterator<LockLease> it = STACK.get().descendingIterator();
+        Iterator<LockLease> it = pruned().descendingIterator();
         while (it.hasNext()) {
             LockLease lease = it.next();
             if (lease.key().equals(key)) {
@@ -42,6 +43,13 @@ public final class ThreadLeases {
     }
 
     public static List<LockLease> all() {
-        return List.copyOf(new ArrayList<>(STACK.get()));
+        return List.copyOf(new ArrayList<>(pruned()));
+    }
+
+    /** The stack without leases whose client was closed (they were never closed one by one). */
+    private static Deque<LockLease> pruned() {
+        Deque<LockLease> stack = STACK.get();
+        stack.removeIf(lease -> lease instanceof Lease l && l.clientClosed());
+        return stack;
     }
 }

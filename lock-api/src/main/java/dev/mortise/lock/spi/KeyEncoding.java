@@ -19,9 +19,15 @@ public final class KeyEncoding {
     /**
      * Percent-encodes (UTF-8, {@code %XX}) every byte of {@code key} whose character is not
      * {@code safe}; {@code %} and {@code #} are always encoded, so the result never contains
-     * {@code #} (which {@link #bounded} uses as its marker). Injective.
+     * {@code #} (which {@link #bounded} uses as its marker). Injective over well-formed
+     * UTF-16, which is all the core lets through (it rejects unpaired surrogates).
+     *
+     * @throws IllegalArgumentException if {@code key} has an unpaired surrogate
      */
     public static String percentEncode(String key, IntPredicate safe) {
+        if (!isWellFormed(key)) {
+            throw new IllegalArgumentException("key has an unpaired UTF-16 surrogate and no UTF-8 form: " + key);
+        }
         StringBuilder out = new StringBuilder(key.length() + 8);
         byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
         for (byte b : bytes) {
@@ -34,6 +40,18 @@ public final class KeyEncoding {
             }
         }
         return out.toString();
+    }
+
+    private static boolean isWellFormed(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** ASCII letters, digits and {@code - _ . : ~} — safe in paths, URLs and SQL identifiers. */

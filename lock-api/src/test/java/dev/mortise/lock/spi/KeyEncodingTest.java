@@ -37,6 +37,12 @@ class KeyEncodingTest {
     }
 
     @Test
+    void unpairedSurrogatesAreRefusedNotFoldedIntoQuestionMarks() {
+        assertThatThrownBy(() -> KeyEncoding.percentEncode("a\uD800", c -> true)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(KeyEncoding.percentEncode("a\uD83D\uDD12", KeyEncoding::isPlainChar)).isEqualTo("a%F0%9F%94%92");
+    }
+
+    @Test
     void boundedKeepsShortKeysAndHashesLongOnesDistinctly() {
         assertThat(KeyEncoding.bounded("short", 100)).isEqualTo("short");
         String longA = "x".repeat(300) + "a";

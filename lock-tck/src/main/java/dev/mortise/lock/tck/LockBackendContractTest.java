@@ -711,6 +711,26 @@ public abstract class LockBackendContractTest {
     }
 
     @Test
+    void keysWithUnpairedSurrogatesAreRejected() {
+        // Such strings have no UTF-8 form: encoders would turn them into '?', and two keys into one lock.
+        for (String broken : List.of("a\uD800", "a\uDC00b", "\uDC00\uD800")) {
+            assertThatThrownBy(() -> a.tryAcquire(broken)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("surrogate").hasMessageContaining(a.backendName());
+        }
+        assertThat(a.tryAcquire(key() + "\uD83D\uDD12")).as("a paired surrogate is fine").hasValueSatisfying(LockLease::close);
+    }
+
+    @Test
+    void leasesOfAClosedClientLeaveTheThreadsContext() throws Exception {
+        LockClient client = newClient();
+        LockLease lease = client.acquire(key(), Duration.ofSeconds(5));
+        assertThat(LockContext.current()).containsSame(lease);
+        client.close();
+        assertThat(LockContext.current()).isEmpty();
+        assertThat(LockContext.all()).doesNotContain(lease);
+    }
+
+    @Test
     void zeroAndNegativeLeasesAreRejected() {
         String key = key();
         for (Duration lease : List.of(Duration.ZERO, Duration.ofMillis(-1))) {
@@ -812,7 +832,9 @@ public abstract class LockBackendContractTest {
         }
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
         assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
-        assertThat(b.asLock(key).tryLock()).isTrue();
+        Lock other = b.asLock(key);
+        assertThat(other.tryLock()).isTrue();
+        other.unlock();
     }
 
     @Test
