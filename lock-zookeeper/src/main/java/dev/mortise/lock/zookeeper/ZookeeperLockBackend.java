@@ -125,7 +125,7 @@ public final class ZookeeperLockBackend implements LockBackend {
      */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return renewal.confirm(grants);
+        return renewal.confirm(grants, lease);
     }
 
     @Override

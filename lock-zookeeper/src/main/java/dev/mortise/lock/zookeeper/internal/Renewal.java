@@ -36,11 +36,12 @@ public final class Renewal {
     }
 
     /**
+     * @param lease how long the core now counts on each confirmed hold
      * @return the grants whose node is gone or belongs to an ended session
      * @throws LockBackendException if the connection is suspended or a check is not answered
      *                              in time: then nobody can tell, and the core retries
      */
-    public Set<Grant> confirm(Collection<Grant> grants) {
+    public Set<Grant> confirm(Collection<Grant> grants, Duration lease) {
         long session = guard.isConnected() ? guard.currentSession() : 0;
         if (session == 0) {
             throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the connection is "
@@ -65,7 +66,7 @@ public final class Renewal {
             if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
                 gone.add(check.getKey());
             } else {
-                guard.confirmed(check.getKey(), sentAt);
+                guard.confirmed(check.getKey(), sentAt, lease);
             }
         }
         gone.forEach(guard::remove);

@@ -41,8 +41,8 @@ public final class SessionGuard implements ConnectionStateListener {
     /** A hold this backend knows, with the last time the server confirmed it. */
     private static final class Held {
         final Grant grant;
-        final long leaseNanos;
         final boolean renewed;
+        volatile long leaseNanos;
         volatile long confirmedAtNanos;
 
         Held(Grant grant, Duration lease, boolean renewed) {
@@ -73,10 +73,14 @@ public final class SessionGuard implements ConnectionStateListener {
         }
     }
 
-    /** Records that the server confirmed the hold in a round trip sent at {@code sentAtNanos}. */
-    public void confirmed(Grant grant, long sentAtNanos) {
+    /**
+     * Records that the server confirmed the hold in a round trip sent at {@code sentAtNanos};
+     * it is now kept for {@code lease} from then.
+     */
+    public void confirmed(Grant grant, long sentAtNanos, Duration lease) {
         Held held = holds.get(path(grant));
         if (held != null && sentAtNanos - held.confirmedAtNanos > 0) {
+            held.leaseNanos = lease.toNanos();
             held.confirmedAtNanos = sentAtNanos;
         }
     }
@@ -161,14 +165,13 @@ public final class SessionGuard implements ConnectionStateListener {
     }
 
     private void confirmOne(Held held, NodeRef node, long asOf) {
-        long sentAt = System.nanoTime();
         ops.existsAsync(node.path(), held.grant.key()).whenComplete((event, failure) -> {
             if (failure != null || epoch.get() != asOf) {
                 return; // a newer state change decides
             }
             if (event.getResultCode() == KeeperException.Code.OK.intValue()
                     && event.getStat().getEphemeralOwner() == node.sessionId()) {
-                confirmed(held.grant, sentAt);
+                // Restoring does not extend the core's validity, so neither does it extend ours.
                 listeners.forEach(l -> l.restored(held.grant));
             } else if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
                 lose(held, new LockBackendException("After reconnecting, the node of lock '"
