@@ -26,7 +26,8 @@ import java.util.List;
  *
  * <pre>
  * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd] [--scenarios uncontended,handoff,leases,annotation]
- *               [--out docs] [--command "the command line to print in the report"]
+ *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
+ *               [--command "the command line to print in the report"]
  * </pre>
  */
 public final class BenchmarkMain {
@@ -61,10 +62,10 @@ public final class BenchmarkMain {
                 endpoints.put(group, servers.endpoint());
                 report.servers.put(group, servers.version());
                 if (options.scenarios.contains("uncontended")) {
-                    report.uncontended.addAll(new UncontendedRun(options.timing, notes).run(group, endpoints, 1, 8));
+                    report.uncontended.addAll(new UncontendedRun(options.timing, notes, options::includes).run(group, endpoints, 1, 8));
                 }
                 if (options.scenarios.contains("handoff")) {
-                    report.handoffs.addAll(new HandoffRun(options.timing, notes).run(group, endpoints, 2, 8));
+                    report.handoffs.addAll(new HandoffRun(options.timing, notes, options::includes).run(group, endpoints, 2, 8));
                 }
                 if (options.scenarios.contains("leases")) {
                     report.manyLeases.addAll(new ManyLeasesRun(options.timing, notes).run(group, endpoints));
@@ -101,6 +102,12 @@ public final class BenchmarkMain {
         Path out = Path.of("docs");
         Timing timing = Timing.fullRun();
         String command = "./scripts/benchmark.sh";
+        List<String> subjects = List.of();
+
+        /** Whether subject {@code id} runs: all do unless {@code --subjects} named some. */
+        boolean includes(String id) {
+            return subjects.isEmpty() || subjects.contains(id);
+        }
 
         public static Options parse(String... args) {
             Options options = new Options();
@@ -112,6 +119,7 @@ public final class BenchmarkMain {
                     case "--scenarios" -> options.scenarios = List.of(list.get(++i).split(","));
                     case "--out" -> options.out = Path.of(list.get(++i));
                     case "--command" -> options.command = list.get(++i);
+                    case "--subjects" -> options.subjects = List.of(list.get(++i).split(","));
                     default -> throw new IllegalArgumentException("unknown option " + list.get(i)
                             + "; see the Javadoc of BenchmarkMain");
                 }

@@ -26,10 +26,13 @@ public final class HandoffRun {
 
     private final Timing timing;
     private final Notes notes;
+    private final java.util.function.Predicate<String> include;
 
-    public HandoffRun(Timing timing, Notes notes) {
+    /** @param include which subject ids to run (all: {@code id -> true}) */
+    public HandoffRun(Timing timing, Notes notes, java.util.function.Predicate<String> include) {
         this.timing = timing;
         this.notes = notes;
+        this.include = include;
     }
 
     /** One grant as a worker recorded it. */
@@ -45,6 +48,9 @@ public final class HandoffRun {
         List<HandoffResult> results = new ArrayList<>();
         for (int threads : threadCounts) {
             for (String id : SubjectCatalog.ids(group)) {
+                if (!include.test(id)) {
+                    continue;
+                }
                 String label;
                 boolean canWait;
                 dev.mortise.lock.bench.subject.Role role;

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * Many leases held at once under the watchdog: one client acquires N distinct keys with
  * the renewed lease, then we count, over a few renewal periods, the renewal calls the core
- * makes into the backend and (on Redis) the requests the server receives (MONITOR), and we estimate
+ * makes into the backend and (on Redis) the requests the server receives (see {@link ServerRequests}), and we estimate
  * the heap each held lease costs. On Redis, Redisson's watchdog gets the same treatment.
  */
 public final class ManyLeasesRun {
@@ -49,8 +49,9 @@ public final class ManyLeasesRun {
         }
         for (ManyLeasesResult r : results) {
             notes.progress(String.format("  %-28s %,d leases  acquire %.1f s  renew calls/period %.2f  "
-                            + "server cmds/period %.1f  heap %.0f B/lease", r.id(), r.leases(), r.acquireSeconds(),
-                    r.renewCallsPerPeriod(), r.serverCommandsPerPeriod(), r.heapBytesPerLease()));
+                            + "server requests/period %.1f (idle %.1f)  heap %.0f B/lease", r.id(), r.leases(),
+                    r.acquireSeconds(), r.renewCallsPerPeriod(), r.serverCommandsPerPeriod(),
+                    r.serverBaselinePerPeriod(), r.heapBytesPerLease()));
         }
         return results;
     }
@@ -97,6 +98,8 @@ public final class ManyLeasesRun {
             for (int i = 0; i < 100; i++) {
                 client.tryAcquire("leases-warm:" + i).ifPresent(LockLease::close);
             }
+            Thread.sleep(1000); // let pools finish opening connections: that traffic is not renewal
+            double baseline = requestsPerPeriod(group, endpoints.get(group));
             long before = Heap.usedAfterGc();
             long start = System.nanoTime();
             AtomicReferenceArray<LockLease> leases = new AtomicReferenceArray<>(n);
@@ -105,17 +108,8 @@ public final class ManyLeasesRun {
             double acquireSeconds = (System.nanoTime() - start) / 1e9;
             long after = Heap.usedAfterGc();
 
-            String redis = group.equals("redis") ? endpoints.get("redis") : null;
             int renewBefore = counting.renewCalls.get();
-            long commands = -1;
-            if (redis != null) {
-                try (RedisMonitor monitor = new RedisMonitor(redis)) {
-                    Thread.sleep(period.multipliedBy(timing.periods()).toMillis());
-                    commands = monitor.requests();
-                }
-            } else {
-                Thread.sleep(period.multipliedBy(timing.periods()).toMillis());
-            }
+            double commands = requestsPerPeriod(group, endpoints.get(group));
             int renewCalls = counting.renewCalls.get() - renewBefore;
 
             int invalid = 0;
@@ -130,13 +124,24 @@ public final class ManyLeasesRun {
             }
             parallel(n, i -> leases.get(i).close());
             return new ManyLeasesResult(group, group + "/mortise", "Mortise", n, period.toMillis() / 1000.0,
-                    renewCalls / (double) timing.periods(),
-                    commands < 0 ? -1 : commands / (double) timing.periods(), (after - before) / (double) n,
-                    acquireSeconds);
+                    renewCalls / (double) timing.periods(), commands < 0 ? -1 : commands - baseline, baseline,
+                    (after - before) / (double) n, acquireSeconds);
         } finally {
             client.close();
             built.afterClient().close();
         }
+    }
+
+    /** Requests the server receives per renewal period, over a few periods; -1 if it cannot be counted. */
+    private double requestsPerPeriod(String group, String endpoint) throws Exception {
+        long requests = -1;
+        try (ServerRequests counter = ServerRequests.start(group, endpoint)) {
+            Thread.sleep(timing.leasePeriod().multipliedBy(timing.periods()).toMillis());
+            if (counter != null) {
+                requests = counter.stop();
+            }
+        }
+        return requests < 0 ? -1 : requests / (double) timing.periods();
     }
 
     private ManyLeasesResult redisson(String address) throws Exception {
@@ -152,20 +157,17 @@ public final class ManyLeasesRun {
                 lock.lock();
                 lock.unlock();
             }
+            double baseline = requestsPerPeriod("redis", address);
             long before = Heap.usedAfterGc();
             long start = System.nanoTime();
             // The RLock objects are dropped: what stays on the heap is Redisson's own renewal state.
             parallel(n, i -> client.getLock("rl-leases:" + i).lock());
             double acquireSeconds = (System.nanoTime() - start) / 1e9;
             long after = Heap.usedAfterGc();
-            long commands;
-            try (RedisMonitor monitor = new RedisMonitor(address)) {
-                Thread.sleep(period.multipliedBy(timing.periods()).toMillis());
-                commands = monitor.requests();
-            }
+            double commands = requestsPerPeriod("redis", address);
             return new ManyLeasesResult("redis", "redis/redisson-rlock", "Redisson RLock", n,
-                    period.toMillis() / 1000.0, -1, commands / (double) timing.periods(),
-                    (after - before) / (double) n, acquireSeconds);
+                    period.toMillis() / 1000.0, -1, commands - baseline, baseline, (after - before) / (double) n,
+                    acquireSeconds);
         } finally {
             // Shutting down stops the watchdog; the keys expire on the server within a lease.
             client.shutdown();

@@ -26,10 +26,13 @@ public final class UncontendedRun {
 
     private final Timing timing;
     private final Notes notes;
+    private final java.util.function.Predicate<String> include;
 
-    public UncontendedRun(Timing timing, Notes notes) {
+    /** @param include which subject ids to run (all: {@code id -> true}) */
+    public UncontendedRun(Timing timing, Notes notes, java.util.function.Predicate<String> include) {
         this.timing = timing;
         this.notes = notes;
+        this.include = include;
     }
 
     public List<UncontendedResult> run(String group, Endpoints endpoints, int... threadCounts) {
@@ -37,6 +40,9 @@ public final class UncontendedRun {
         List<UncontendedResult> results = new ArrayList<>();
         try {
             for (String id : SubjectCatalog.ids(group)) {
+                if (!include.test(id)) {
+                    continue;
+                }
                 try {
                     subjects.put(id, SubjectCatalog.create(id, endpoints));
                 } catch (Exception | LinkageError e) {
