@@ -115,6 +115,7 @@ class RedisLockBackendTest {
         LockClient a = client(server);
         LockClient b = client(server);
         try (LockLease held = a.acquire(key, SLACK)) {
+            assertThat(held.isValid()).isTrue();
             assertThat(b.tryAcquire(key, Duration.ofMillis(300))).isEmpty();
             await(SLACK, () -> subscribers(keys.channel()) == 0, "no subscription after a timed-out wait");
             Thread waiter = new Thread(() -> {
@@ -192,7 +193,7 @@ class RedisLockBackendTest {
         try {
             LockClient locks = LockClient.builder(RedisLockBackend.builder().client(redisson).build()).build();
             try (LockLease lease = locks.acquire(key, SLACK)) {
-                assertThat(server.command("GET", keys.lock())).isNotEqualTo("$-1");
+                assertThat(server.command("GET", keys.fence())).isEqualTo(Long.toString(lease.fencingToken()));
             }
             locks.close();
             assertThat(redisson.isShutdown()).as("the application's client stays open").isFalse();

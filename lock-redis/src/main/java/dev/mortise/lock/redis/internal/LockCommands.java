@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The lock operations on one Redis deployment, as script calls: acquire, renew (batched
@@ -241,7 +240,7 @@ public final class LockCommands {
     }
 
     private BatchOptions withWait() {
-        return BatchOptions.defaults().syncSlaves(replicas, replicaTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        return BatchOptions.defaults().sync(replicas, replicaTimeout);
     }
 
     @SuppressWarnings("unchecked")
