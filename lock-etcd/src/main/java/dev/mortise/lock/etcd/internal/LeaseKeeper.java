@@ -81,6 +81,10 @@ public final class LeaseKeeper implements AutoCloseable {
         synchronized (this) {
             pending = sessions.get(ttl);
             if (pending == null || pending.stale(rpc.timeout())) {
+                if (pending != null && !pending.future().isDone()) {
+                    // Abandoned: if it is granted after all, nobody would use it, so revoke it then.
+                    pending.future().thenAccept(this::revokeQuietly);
+                }
                 pending = new PendingSession(System.nanoTime(), startSession(ttl));
                 sessions.put(ttl, pending);
             }
