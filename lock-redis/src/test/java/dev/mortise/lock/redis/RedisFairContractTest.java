@@ -4,11 +4,7 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
 import dev.mortise.lock.tck.server.FreePorts;
-import dev.mortise.lock.tck.server.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -23,32 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The whole contract in fair mode (server-side queue, hand-off inside the release script)
  * on one real redis-server, plus arrival order and clean-up of dead waiters.
  */
-class RedisFairContractTest extends LockBackendContractTest {
-
-    private static RedisServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = new RedisServer();
-        server.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
+class RedisFairContractTest extends RedisLockBackendContractTest {
 
     @Override
     protected LockBackend newBackend() {
         return RedisLockBackend.builder().address(server.address()).fair(true).build();
-    }
-
-    @Override
-    protected void breakHold(LockLease lease) throws Exception {
-        String reply = server.command("DEL", RedisKeys.of("mortise", lease.key()).lock());
-        if (!reply.equals(":1")) {
-            throw new AssertionError("the lock key was not on the server: " + reply);
-        }
     }
 
     @Override

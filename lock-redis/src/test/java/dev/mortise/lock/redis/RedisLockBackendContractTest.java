@@ -14,7 +14,7 @@ import java.time.Duration;
 /** The whole contract against one real redis-server; each backend has its own Redisson client, as a process would. */
 class RedisLockBackendContractTest extends LockBackendContractTest {
 
-    private static RedisServer server;
+    protected static RedisServer server;
 
     @BeforeAll
     static void startServer() {
