@@ -57,6 +57,8 @@ public final class DefaultLockClient implements LockClient {
     private final String clientId;
     private final AtomicLong holdSequence = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Releases lost holds off the watchdog thread, so a slow server cannot delay renewals. */
+    private final java.util.concurrent.ExecutorService releaser;
 
     public DefaultLockClient(LockBackend backend, ClientSettings settings) {
         this.backend = backend;
@@ -68,6 +70,11 @@ public final class DefaultLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.clientId = HexFormat.of().formatHex(id);
         this.watchdog = new Watchdog(this, backend, settings.defaultLease());
+        this.releaser = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "mortise-release-" + backendName);
+            thread.setDaemon(true);
+            return thread;
+        });
         backend.addGrantListener(new BackendGrantListener());
     }
 
@@ -233,7 +240,7 @@ public final class DefaultLockClient implements LockClient {
 
     void leave(Hold hold) {
         checkExpiry(hold);
-        boolean release = hold.leave();
+        boolean release = hold.leave() && hold.takeServerRelease();
         LockBackendException releaseFailure = null;
         if (release) {
             watchdog.remove(hold);
@@ -297,8 +304,21 @@ public final class DefaultLockClient implements LockClient {
         log.warn("Lock '{}' on backend '{}' (token {}) was lost: {}", hold.key(), backendName,
                 hold.grant.fencingToken(), reason, cause);
         events.fire(LockEvent.Type.LOST, hold.key(), hold.grant.fencingToken(), heldFor, cause);
+        if (reason == LostReason.EXPIRED || reason == LostReason.SESSION_LOST) {
+            // The server may still keep the entry (a session-bound node or key outlives the local
+            // lease); clear it now rather than when the holder gets round to closing the lease.
+            releaseInBackground(hold);
+        }
         for (Consumer<LockLostEvent> listener : listeners) {
             notifyLost(listener, event);
+        }
+    }
+
+    private void releaseInBackground(Hold hold) {
+        try {
+            releaser.execute(() -> releaseQuietly(hold));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // close() releases every hold itself
         }
     }
 
@@ -330,6 +350,9 @@ public final class DefaultLockClient implements LockClient {
     }
 
     private void releaseQuietly(Hold hold) {
+        if (!hold.takeServerRelease()) {
+            return;
+        }
         try {
             backend.release(hold.grant);
         } catch (RuntimeException e) {
@@ -384,6 +407,9 @@ public final class DefaultLockClient implements LockClient {
             return false;
         }
         lose(hold, LostReason.FORCE_RELEASED, null);
+        if (!hold.takeServerRelease()) {
+            return true;
+        }
         try {
             backend.release(hold.grant);
         } catch (RuntimeException e) {
@@ -436,6 +462,7 @@ public final class DefaultLockClient implements LockClient {
             return;
         }
         watchdog.shutdown();
+        releaser.shutdown();
         for (Hold hold : new ArrayList<>(holdsByKey.values())) {
             lose(hold, LostReason.CLIENT_CLOSED, null);
             releaseQuietly(hold);

@@ -36,6 +36,7 @@ final class Hold {
     private State state = State.ACTIVE;
     private int openLeases = 1;
     private boolean localReleased;
+    private boolean serverReleaseTaken;
     private LockLostEvent lostEvent;
     private List<Consumer<LockLostEvent>> lostListeners = new ArrayList<>();
     private ScheduledFuture<?> expiryCheck;
@@ -76,6 +77,15 @@ final class Hold {
             return true;
         }
         return false;
+    }
+
+    /** True the first time: the caller sends the one release this hold gets on the server. */
+    synchronized boolean takeServerRelease() {
+        if (serverReleaseTaken) {
+            return false;
+        }
+        serverReleaseTaken = true;
+        return true;
     }
 
     /** After a release the server refused: turn RELEASED back into ACTIVE so it can be marked lost. */

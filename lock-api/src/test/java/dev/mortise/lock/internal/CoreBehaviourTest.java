@@ -3,7 +3,13 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.local.LocalLockBackend;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -11,8 +17,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Core details the contract suite cannot see from outside: validity arithmetic and local bookkeeping. */
 class CoreBehaviourTest {
@@ -46,6 +54,32 @@ class CoreBehaviourTest {
             assertThat(client.gatesInUse()).isZero();
             client.tryAcquire("k").orElseThrow().close();
             assertThat(client.gatesInUse()).isZero();
+        }
+    }
+
+    @Test
+    void expiredHoldIsReleasedOnTheServerOnceWithoutWaitingForClose() throws Exception {
+        AtomicInteger releases = new AtomicInteger();
+        LocalLockBackend local = LocalLockBackend.create();
+        LockBackend counting = new LockBackend() {
+            public String name() { return "counting"; }
+            public BackendGuarantees guarantees() { return local.guarantees(); }
+            public Attempt tryAcquire(LockRequest request) { return local.tryAcquire(request); }
+            public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
+            public boolean release(Grant grant) { releases.incrementAndGet(); return local.release(grant); }
+            public void ping() { }
+            public void close() { }
+        };
+        try (LockClient client = LockClient.builder(counting).build()) {
+            LockLease lease = client.acquire(LockSpec.of("k").lease(Duration.ofMillis(100)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (releases.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(releases.get()).as("released in the background after expiry").isEqualTo(1);
+            assertThat(lease.isValid()).isFalse();
+            assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+            assertThat(releases.get()).as("closing does not release again").isEqualTo(1);
         }
     }
 
