@@ -20,6 +20,6 @@ cd "$(dirname "$0")/.."
 classpath="lock-benchmarks/target/classes:$(cat lock-benchmarks/target/benchmark-classpath.txt)"
 command="./scripts/benchmark.sh${*:+ $*}"
 
-exec java -Xms1g -Xmx1g -XX:+UseG1GC \
+exec java -Xms1g -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$classpath" dev.mortise.lock.bench.BenchmarkMain --command "$command" "$@"

@@ -19,17 +19,22 @@ class HarnessSmokeTest {
     @Test
     void aQuickRunOnTheLocalBackendWritesTheReport(@TempDir Path out) throws Exception {
         BenchmarkMain.Options options = BenchmarkMain.Options.parse("--quick", "--groups", "local",
-                "--scenarios", "uncontended", "--out", out.toString());
+                "--scenarios", "uncontended,leases", "--out", out.toString());
         RunReport report = BenchmarkMain.run(options, new Notes(line -> { }));
         BenchmarkMain.write(report, out);
 
         assertThat(report.findings).isEmpty();
         assertThat(report.uncontended).extracting(r -> r.threads()).containsExactly(1, 8);
         assertThat(report.uncontended).allSatisfy(r -> assertThat(r.cycles()).isPositive());
+        assertThat(report.manyLeases).singleElement().satisfies(r -> {
+            assertThat(r.renewCallsPerPeriod()).isPositive();
+            assertThat(r.heapBytesPerLease()).isPositive();
+        });
         String markdown = Files.readString(out.resolve("BENCHMARKS.md"));
         assertThat(markdown).contains("# Mortise benchmarks", "Quick run", "In-process backend, 1 thread",
                 "**Mortise**");
         assertThat(out.resolve("benchmarks/results.json")).isNotEmptyFile();
         assertThat(out.resolve("benchmarks/uncontended.csv")).isNotEmptyFile();
+        assertThat(out.resolve("benchmarks/latency.png")).isNotEmptyFile();
     }
 }

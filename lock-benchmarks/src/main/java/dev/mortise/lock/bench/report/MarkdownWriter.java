@@ -72,8 +72,9 @@ public final class MarkdownWriter {
         report.environment.forEach((k, v) -> line("| " + k + " | " + v.replace("|", "\\|") + " |"));
         report.servers.forEach((k, v) -> line("| " + k + " server | " + v.replace("|", "\\|") + " |"));
         line("");
-        line("The machine has **2 cores** (shared by the servers, the clients and the measuring threads) and was "
-                + "measured as is: no CPU pinning, no isolated cores, loopback network. Absolute numbers are "
+        int cores = Runtime.getRuntime().availableProcessors();
+        line("The machine has **" + cores + " cores** (shared by the servers, the clients and the measuring threads) "
+                + "and was measured as is: no CPU pinning, no isolated cores, loopback network. Absolute numbers are "
                 + "therefore pessimistic, 8-thread runs are CPU-bound, and only the ratios within one table "
                 + "(same run, same server, same machine state) are meant to be compared.");
         line("");
