@@ -173,6 +173,22 @@ class RedlockFaultTest {
     }
 
     @Test
+    void tokensKeepIncreasingWhenTwoNodesForgetAfterAFullRound() throws Exception {
+        long last;
+        try (LockLease lease = newClient().acquire(key, SLACK)) {
+            last = lease.fencingToken();
+        }
+        servers.get(0).restart();
+        servers.get(1).restart();
+        servers.get(2).kill();
+        servers.get(3).kill();
+        // The only majority left is {0, 1, 4}: two nodes that forgot and one that kept the token.
+        try (LockLease lease = newClient().acquire(key, SLACK)) {
+            assertThat(lease.fencingToken()).isGreaterThan(last);
+        }
+    }
+
+    @Test
     void aPausedNodeCostsAtMostTheNodeTimeout() throws Exception {
         LockClient a = newClient();
         a.acquire(key, SLACK).close();
