@@ -16,6 +16,7 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing test prerequisites: ${missing[*]}"
