@@ -41,11 +41,11 @@ public final class LockCommands {
     public LockCommands(ScriptRunner runner, String prefix, boolean cluster, int replicas, Duration replicaTimeout,
                         boolean fair) {
         this.runner = runner;
-        this.fair = fair;
         this.prefix = prefix;
         this.cluster = cluster;
         this.replicas = replicas;
         this.replicaTimeout = replicaTimeout;
+        this.fair = fair;
     }
 
     public ScriptRunner runner() {
@@ -163,9 +163,8 @@ public final class LockCommands {
             if (replicas == 0) {
                 reply = runner.call(requestCall(keys, request, enqueue, waiterTtl), request.key(), "acquire");
             } else {
-                BatchResult<?> result = runner.batch(List.of(requestCall(keys, request, enqueue, waiterTtl)), withWait(),
-                        replicaTimeout,
-                        request.key(), "acquire");
+                BatchResult<?> result = runner.batch(List.of(requestCall(keys, request, enqueue, waiterTtl)),
+                        withWait(), replicaTimeout, request.key(), "acquire");
                 reply = cast(result.getResponses().get(0));
                 synced = result.getSyncedSlaves();
             }
