@@ -151,7 +151,11 @@ public final class DefaultLockClient implements LockClient {
             if (hold.expiredAt(System.nanoTime())) {
                 // Granted too late to be of use: the lease ran out on the way back.
                 releaseQuietly(hold);
-                return notGranted(key, wait, start, throwOnTimeout);
+                events.fire(LockEvent.Type.ERROR, key, grant.get().fencingToken(), System.nanoTime() - start, null);
+                throw new LockBackendException("Lock '" + Arguments.abbreviate(key) + "' on backend '" + backendName
+                        + "' was granted, but the answer came back after its lease of " + lease + " had run out, so "
+                        + "it was given up at once. Use a lease well above the server's round-trip time (and the "
+                        + "connection set-up of a lazily connecting client).", key, backendName, null);
             }
             holdsByOwner.put(request.owner(), hold);
             holdsByKey.put(key, hold);

@@ -56,17 +56,7 @@ public final class MariaDbServer extends ServerProcess {
 
     @Override
     protected boolean isReady() {
-        try {
-            Process check = new ProcessBuilder(client.toString(), "--protocol=tcp", "-h", "127.0.0.1",
-                    "-P", Integer.toString(port), "-u", "root", "--connect-timeout=1",
-                    "-e", "CREATE DATABASE IF NOT EXISTS mortise").redirectErrorStream(true).start();
-            check.getInputStream().readAllBytes();
-            return check.waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return succeeds(List.of(client.toString(), "--protocol=tcp", "-h", "127.0.0.1", "-P", Integer.toString(port),
+                "-u", "root", "--connect-timeout=1", "-e", "CREATE DATABASE IF NOT EXISTS mortise"));
     }
 }

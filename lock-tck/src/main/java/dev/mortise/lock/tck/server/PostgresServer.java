@@ -50,17 +50,8 @@ public final class PostgresServer extends ServerProcess {
 
     @Override
     protected boolean isReady() {
-        try {
-            Process check = new ProcessBuilder(pgIsReady.toString(), "-h", "127.0.0.1", "-p", Integer.toString(port),
-                    "-U", "postgres", "-t", "1").redirectErrorStream(true).start();
-            check.getInputStream().readAllBytes();
-            return check.waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return succeeds(List.of(pgIsReady.toString(), "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", "postgres",
+                "-t", "1"));
     }
 
     /** Fast shutdown: SIGINT disconnects clients instead of waiting for them. */

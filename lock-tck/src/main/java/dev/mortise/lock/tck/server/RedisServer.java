@@ -63,7 +63,9 @@ public final class RedisServer extends ServerProcess {
     @Override
     protected boolean isReady() {
         try {
-            return command("PING").equals("+PONG");
+            String reply = command("PING");
+            // A server started with --requirepass answers NOAUTH: it is up, just not ours to use unauthenticated.
+            return reply.equals("+PONG") || reply.startsWith("-NOAUTH");
         } catch (IOException e) {
             return false;
         }

@@ -208,6 +208,20 @@ public abstract class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** Whether {@code command} exits with 0 (readiness probes such as pg_isready). */
+    protected static boolean succeeds(List<String> command) {
+        try {
+            Process probe = new ProcessBuilder(command).redirectErrorStream(true).start();
+            probe.getInputStream().readAllBytes();
+            return probe.waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Runs a helper command to completion (initdb, install-db), failing with its output. */
     protected void run(List<String> command, Duration timeout) throws IOException, InterruptedException {
         Process helper = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
