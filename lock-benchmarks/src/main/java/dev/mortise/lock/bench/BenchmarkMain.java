@@ -65,9 +65,12 @@ public final class BenchmarkMain {
                     report.uncontended.addAll(new UncontendedRun(options.timing, notes, options::includes).run(group, endpoints, 1, 8));
                 }
                 if (options.scenarios.contains("handoff")) {
-                    report.handoffs.addAll(new HandoffRun(options.timing, notes, options::includes).run(group, endpoints, 2, 8));
+                    servers.ensureRunning(notes);
+                    report.handoffs.addAll(new HandoffRun(options.timing, notes, options::includes)
+                            .beforeEachSubject(() -> servers.ensureRunning(notes)).run(group, endpoints, 2, 8));
                 }
                 if (options.scenarios.contains("leases")) {
+                    servers.ensureRunning(notes);
                     report.manyLeases.addAll(new ManyLeasesRun(options.timing, notes).run(group, endpoints));
                 }
             } catch (Exception e) {

@@ -101,6 +101,18 @@ public final class Servers implements AutoCloseable {
         return versions == null || versions.length == 0 ? "(version unknown)" : String.join(", ", versions);
     }
 
+    /**
+     * Restarts the server if it died during the run (same port and data), and reports it with
+     * the end of its log: a scenario that ran against a dead server must not pass silently.
+     */
+    public void ensureRunning(dev.mortise.lock.bench.run.Notes notes) {
+        if (server instanceof ServerProcess process && !process.isRunning()) {
+            String tail = process.logTail().lines().reduce((a, b) -> b).orElse("(empty log)");
+            notes.finding(process + " exited during the run (last log line: " + tail.strip() + "); restarted it");
+            process.restart();
+        }
+    }
+
     public String endpoint() {
         return endpoint;
     }

@@ -35,6 +35,7 @@ public final class AnnotationOverheadRun {
                 .measurementIterations(quick ? 2 : 5)
                 .measurementTime(TimeValue.milliseconds(quick ? 200 : 1000))
                 .jvmArgs("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+                .verbosity(org.openjdk.jmh.runner.options.VerboseMode.SILENT)
                 .build();
         Collection<RunResult> results = new Runner(options).run();
         List<OverheadResult> out = new ArrayList<>();

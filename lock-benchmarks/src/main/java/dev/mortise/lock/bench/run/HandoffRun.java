@@ -27,6 +27,13 @@ public final class HandoffRun {
     private final Timing timing;
     private final Notes notes;
     private final java.util.function.Predicate<String> include;
+    private Runnable beforeEachSubject = () -> { };
+
+    /** A check to run before each subject (that the server is still up). */
+    public HandoffRun beforeEachSubject(Runnable check) {
+        this.beforeEachSubject = check;
+        return this;
+    }
 
     /** @param include which subject ids to run (all: {@code id -> true}) */
     public HandoffRun(Timing timing, Notes notes, java.util.function.Predicate<String> include) {
@@ -51,6 +58,7 @@ public final class HandoffRun {
                 if (!include.test(id)) {
                     continue;
                 }
+                beforeEachSubject.run();
                 String label;
                 boolean canWait;
                 dev.mortise.lock.bench.subject.Role role;
