@@ -131,9 +131,12 @@ public final class ZookeeperLockBackend implements LockBackend {
     @Override
     public boolean release(Grant grant) {
         NodeRef node = grant.state();
+        // Forget the hold only once the server has answered: if the delete fails (server down),
+        // the session guard and the lease expiry still own the node and delete it later.
+        boolean deleted = ops.delete(node.path(), grant.key());
         expiry.cancel(grant);
         guard.remove(grant);
-        return ops.delete(node.path(), grant.key());
+        return deleted;
     }
 
     @Override
