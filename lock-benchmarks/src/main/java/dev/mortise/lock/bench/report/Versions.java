@@ -40,11 +40,23 @@ public final class Versions {
         return versions;
     }
 
+    /** Jars without Maven metadata: the version in the file name, {@code <artifact>-<version>.jar}. */
+    private static String fromClasspath(String artifact) {
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            String file = entry.substring(entry.lastIndexOf(java.io.File.separatorChar) + 1);
+            if (file.startsWith(artifact + "-") && file.endsWith(".jar")
+                    && Character.isDigit(file.charAt(artifact.length() + 1))) {
+                return file.substring(artifact.length() + 1, file.length() - 4);
+            }
+        }
+        return "?";
+    }
+
     static String of(String group, String artifact) {
         String path = "META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (InputStream in = Versions.class.getClassLoader().getResourceAsStream(path)) {
             if (in == null) {
-                return "?";
+                return fromClasspath(artifact);
             }
             Properties properties = new Properties();
             properties.load(in);
