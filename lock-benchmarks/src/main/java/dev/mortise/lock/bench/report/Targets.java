@@ -40,6 +40,8 @@ public final class Targets {
                         + "as reached from this build (7.10.1, 6.0.1 and 4.20.0 tried), so it is not in the run"));
         latency(checks, "ZooKeeper cycle ≤ Curator InterProcessMutex (p50, 1 thread)", "zookeeper", 1,
                 "zookeeper/mortise", "zookeeper/curator-mutex", 1.0);
+        checks.add(new Check("ZooKeeper: one watch notification per release", "not measured by this harness",
+                "n/a here: asserted by lock-zookeeper's ZookeeperHerdTest (50 waiters, one notification per hand-over)"));
         throughputVsPeer(checks, "PostgreSQL throughput ≥ 1.5× JdbcLockRegistry (8 threads)", "postgres", 8,
                 "postgres/si-registry", 1.5);
         handoffAbsolute(checks, "PostgreSQL contended handoff p50 ≤ 5 ms", "postgres", 5000);

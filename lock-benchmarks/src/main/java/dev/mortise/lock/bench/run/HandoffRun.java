@@ -93,6 +93,20 @@ public final class HandoffRun {
         String key = "handoff:" + id.replace('/', '.') + ":" + threads + ":" + System.nanoTime();
         List<Process> processes = new ArrayList<>();
         List<Path> files = new ArrayList<>();
+        // A worker that hangs (a lock never granted, a server gone) must not stall the whole run.
+        long limitMillis = timing.warmup().toMillis() + timing.handoff().toMillis() + 90_000;
+        Thread reaper = new Thread(() -> {
+            try {
+                Thread.sleep(limitMillis);
+                notes.finding("handoff " + id + " at " + threads + " threads: workers still running after "
+                        + limitMillis / 1000 + " s; killed");
+                processes.forEach(Process::destroyForcibly);
+            } catch (InterruptedException finished) {
+                // the workers finished in time
+            }
+        }, "handoff-reaper");
+        reaper.setDaemon(true);
+        reaper.start();
         try {
             for (int jvm = 0; jvm < 2; jvm++) {
                 Path file = Files.createTempFile("mortise-handoff-", ".txt");
@@ -129,6 +143,7 @@ public final class HandoffRun {
             }
             return grants;
         } finally {
+            reaper.interrupt();
             for (Process process : processes) {
                 if (process.isAlive()) {
                     process.destroyForcibly();

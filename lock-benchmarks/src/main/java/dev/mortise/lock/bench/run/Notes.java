@@ -9,13 +9,16 @@ public final class Notes {
 
     private final List<String> findings = new ArrayList<>();
     private final Consumer<String> console;
+    private final long start = System.nanoTime();
 
     public Notes(Consumer<String> console) {
         this.console = console;
     }
 
+    /** A progress line, prefixed with the time since the run began (the full run must stay short). */
     public void progress(String line) {
-        console.accept(line);
+        long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+        console.accept(String.format("[%2d:%02d] %s", seconds / 60, seconds % 60, line));
     }
 
     /** Something the report must say (a subject that failed or is missing, and why). */
