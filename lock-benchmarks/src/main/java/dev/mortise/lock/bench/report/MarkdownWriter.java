@@ -163,7 +163,8 @@ public final class MarkdownWriter {
                 + "pause 1 ms. A handoff is the time from the start of a release to the grant of an owner that "
                 + "was already waiting when the release began (same monotonic clock in both JVMs). "
                 + "\"cross-JVM\" counts only handoffs from a holder in one JVM to a waiter in the other: that is "
-                + "the distributed part (within one JVM Mortise queues threads locally). Libraries that cannot "
+                + "the distributed part (within one JVM Mortise queues threads locally). A lopsided grant split means "
+                + "one JVM kept re-taking the lock while the other waited (no fairness). Libraries that cannot "
                 + "wait (ShedLock, the floors) are not in this table. Ratios compare the cross-JVM p50 with the "
                 + "best peer's.");
         line("");
@@ -178,12 +179,13 @@ public final class MarkdownWriter {
                         .min(java.util.Comparator.comparingDouble(HandoffResult::crossP50));
                 line("### " + title(group) + ", " + threads + " threads (" + threads / 2 + " per JVM)");
                 line("");
-                line("| library | grants | handoffs | p50 µs | p99 µs | cross-JVM | cross p50 µs | cross p99 µs "
-                        + "| cross p50 ÷ best peer |");
+                line("| library | grants (JVM 1 / JVM 2) | handoffs | p50 µs | p99 µs | cross-JVM | cross p50 µs "
+                        + "| cross p99 µs | cross p50 ÷ best peer |");
                 line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
                 for (HandoffResult r : cell) {
-                    line(String.format("| %s | %,d | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %s |",
-                            name(r.label(), r.role()), r.grants(), r.handoffs(), r.p50(), r.p99(), r.crossHandoffs(),
+                    line(String.format("| %s | %,d (%,d / %,d) | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %s |",
+                            name(r.label(), r.role()), r.grants(), r.grantsJvm0(), r.grantsJvm1(), r.handoffs(),
+                            r.p50(), r.p99(), r.crossHandoffs(),
                             r.crossP50(), r.crossP99(),
                             Ratios.ratio(r.crossP50(), best.map(HandoffResult::crossP50).orElse(Double.NaN))));
                 }

@@ -25,10 +25,11 @@ public final class RawWriter {
         }
         Files.writeString(dir.resolve("uncontended.csv"), csv, StandardCharsets.UTF_8);
         StringBuilder handoff = new StringBuilder(
-                "group,id,label,role,threads,grants,handoffs,p50_us,p99_us,cross_handoffs,cross_p50_us,cross_p99_us\n");
+                "group,id,label,role,threads,grants,grants_jvm1,grants_jvm2,handoffs,p50_us,p99_us,cross_handoffs,cross_p50_us,cross_p99_us\n");
         for (HandoffResult r : report.handoffs) {
             handoff.append(String.join(",", r.group(), r.id(), quote(r.label()), r.role().name(),
-                    Integer.toString(r.threads()), Long.toString(r.grants()), Integer.toString(r.handoffs()),
+                    Integer.toString(r.threads()), Long.toString(r.grants()), Long.toString(r.grantsJvm0()),
+                    Long.toString(r.grantsJvm1()), Integer.toString(r.handoffs()),
                     num(r.p50()), num(r.p99()), Integer.toString(r.crossHandoffs()), num(r.crossP50()),
                     num(r.crossP99()))).append('\n');
         }

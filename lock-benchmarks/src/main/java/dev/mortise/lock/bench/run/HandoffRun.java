@@ -77,10 +77,10 @@ public final class HandoffRun {
                     List<Grant> grants = runWorkers(id, endpoints, threads);
                     HandoffResult result = analyse(group, id, label, role, threads, grants);
                     results.add(result);
-                    notes.progress(String.format("  %-28s %d thr  grants %6d  handoffs %6d  p50 %8.1f µs  "
-                                    + "cross %6d  cross p50 %8.1f µs  p99 %8.1f µs", id, threads, result.grants(),
-                            result.handoffs(), result.p50(), result.crossHandoffs(), result.crossP50(),
-                            result.crossP99()));
+                    notes.progress(String.format("  %-28s %d thr  grants %5d/%-5d  handoffs %6d  p50 %8.1f µs  "
+                                    + "cross %6d  cross p50 %8.1f µs  p99 %8.1f µs", id, threads, result.grantsJvm0(),
+                            result.grantsJvm1(), result.handoffs(), result.p50(), result.crossHandoffs(),
+                            result.crossP50(), result.crossP99()));
                 } catch (Exception e) {
                     notes.finding("handoff " + id + " at " + threads + " threads failed: " + e);
                 }
@@ -194,7 +194,9 @@ public final class HandoffRun {
             notes.finding("handoff " + id + " at " + threads + " threads: " + overlaps
                     + " grant(s) began before the previous holder's release (mutual exclusion violated?)");
         }
-        return new HandoffResult(group, id, label, role, threads, ordered.size(), all.size(),
+        long jvm0 = ordered.stream().filter(g -> g.jvm() == 0).count();
+        return new HandoffResult(group, id, label, role, threads, ordered.size(), jvm0, ordered.size() - jvm0,
+                all.size(),
                 all.percentileMicros(50), all.percentileMicros(99), cross.size(), cross.percentileMicros(50),
                 cross.percentileMicros(99));
     }
