@@ -166,7 +166,8 @@ public final class MarkdownWriter {
                 + "the distributed part (within one JVM Mortise queues threads locally). A lopsided grant split means "
                 + "one JVM kept re-taking the lock while the other waited (no fairness). Libraries that cannot "
                 + "wait (ShedLock, the floors) are not in this table. Ratios compare the cross-JVM p50 with the "
-                + "best peer's.");
+                + "group's floor from the uncontended table (two bare round trips, 1 thread; a handoff needs at "
+                + "least a release, a notification or poll, and an acquire) and with the best peer's.");
         line("");
         for (String group : groups()) {
             for (int threads : new int[] {2, 8}) {
@@ -179,14 +180,16 @@ public final class MarkdownWriter {
                         .min(java.util.Comparator.comparingDouble(HandoffResult::crossP50));
                 line("### " + title(group) + ", " + threads + " threads (" + threads / 2 + " per JVM)");
                 line("");
+                Optional<UncontendedResult> floor = Ratios.floor(Ratios.sameCell(report.uncontended, group, 1));
                 line("| library | grants (JVM 1 / JVM 2) | handoffs | p50 µs | p99 µs | cross-JVM | cross p50 µs "
-                        + "| cross p99 µs | cross p50 ÷ best peer |");
-                line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+                        + "| cross p99 µs | cross p50 ÷ floor | cross p50 ÷ best peer |");
+                line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
                 for (HandoffResult r : cell) {
-                    line(String.format("| %s | %,d (%,d / %,d) | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %s |",
+                    line(String.format("| %s | %,d (%,d / %,d) | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %s | %s |",
                             name(r.label(), r.role()), r.grants(), r.grantsJvm0(), r.grantsJvm1(), r.handoffs(),
                             r.p50(), r.p99(), r.crossHandoffs(),
                             r.crossP50(), r.crossP99(),
+                            Ratios.ratio(r.crossP50(), floor.map(UncontendedResult::p50).orElse(Double.NaN)),
                             Ratios.ratio(r.crossP50(), best.map(HandoffResult::crossP50).orElse(Double.NaN))));
                 }
                 line("");
@@ -235,11 +238,18 @@ public final class MarkdownWriter {
                 + "`@DistributedLock` goes through the Spring AOP proxy, the SpEL key and the starter's "
                 + "interceptor; the direct call is `LockClient.acquire` + `close` in a try-with-resources.");
         line("");
-        line("| benchmark | what | ns/call | ± (99.9%) |");
-        line("|---|---|---:|---:|");
+        double direct = report.overhead.stream().filter(r -> r.benchmark().equals("direct"))
+                .mapToDouble(OverheadResult::nsPerCall).findFirst().orElse(Double.NaN);
+        line("| benchmark | what | ns/call | ± (99.9%) | ÷ direct |");
+        line("|---|---|---:|---:|---:|");
         for (OverheadResult r : report.overhead) {
-            line(String.format("| %s | %s | %.0f | %.0f |", r.benchmark(), r.description(), r.nsPerCall(), r.error()));
+            line(String.format("| %s | %s | %.0f | %.0f | %s |", r.benchmark(), r.description(), r.nsPerCall(),
+                    r.error(), Ratios.ratio(r.nsPerCall(), direct)));
         }
+        line("");
+        line(String.format("Annotation overhead (annotated − direct): **%.0f ns per call**.",
+                report.overhead.stream().filter(r -> r.benchmark().equals("annotated"))
+                        .mapToDouble(OverheadResult::nsPerCall).findFirst().orElse(Double.NaN) - direct));
         line("");
     }
 
