@@ -17,6 +17,7 @@ public final class Environment {
 
     public static Map<String, String> describe() {
         Map<String, String> env = new LinkedHashMap<>();
+        env.put("Mortise commit", commit());
         env.put("Date", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
         env.put("CPU", cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores visible to the JVM");
         env.put("Memory", memory());
@@ -26,6 +27,34 @@ public final class Environment {
                 + System.getProperty("java.vm.vendor") + "), options: "
                 + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         return env;
+    }
+
+    /** The checkout's commit, and which modules had uncommitted changes when the run started. */
+    private static String commit() {
+        String head = git("rev-parse", "--short", "HEAD");
+        if (head.isEmpty()) {
+            return "unknown (not a git checkout)";
+        }
+        java.util.Set<String> dirty = new java.util.TreeSet<>();
+        for (String line : git("status", "--porcelain", "--untracked-files=no").split("\n")) {
+            String path = line.length() > 3 ? line.substring(3) : "";
+            if (path.startsWith("lock-") && !path.startsWith("lock-benchmarks/")) {
+                dirty.add(path.substring(0, path.indexOf('/')));
+            }
+        }
+        return dirty.isEmpty() ? head : head + " plus uncommitted changes in " + String.join(", ", dirty);
+    }
+
+    private static String git(String... args) {
+        try {
+            java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("git"));
+            command.addAll(java.util.List.of(args));
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return process.waitFor() == 0 ? out.strip() : "";
+        } catch (Exception e) {
+            return "";
+        }
     }
 
     private static String cpuModel() {
