@@ -30,7 +30,7 @@ public final class AnnotationOverheadRun {
         Options options = new OptionsBuilder()
                 .include(AnnotationOverheadBenchmark.class.getName() + ".*")
                 .forks(1)
-                .warmupIterations(quick ? 1 : 3)
+                .warmupIterations(quick ? 1 : 5)
                 .warmupTime(TimeValue.milliseconds(quick ? 200 : 1000))
                 .measurementIterations(quick ? 2 : 5)
                 .measurementTime(TimeValue.milliseconds(quick ? 200 : 1000))
