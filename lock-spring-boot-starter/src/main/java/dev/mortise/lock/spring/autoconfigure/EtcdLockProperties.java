@@ -20,9 +20,10 @@ public class EtcdLockProperties {
     private boolean enabled = true;
 
     /**
-     * etcd endpoints (http://host:port or https://host:port).
+     * etcd endpoints (http://host:port or https://host:port). Default http://127.0.0.1:2379 when no
+     * jetcd Client bean is reused.
      */
-    private List<String> endpoints = new ArrayList<>(List.of("http://127.0.0.1:2379"));
+    private List<String> endpoints = new ArrayList<>();
 
     /**
      * User name for etcd authentication.

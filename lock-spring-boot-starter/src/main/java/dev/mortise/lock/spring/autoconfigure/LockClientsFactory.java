@@ -54,19 +54,19 @@ final class LockClientsFactory {
 
     private String defaultName(Map<String, LockBackend> named) {
         String wanted = properties.getBackend();
-        if (named.isEmpty()) {
-            throw new IllegalStateException("No lock backend is configured" + (wanted == null ? "" : " (mortise.lock"
-                    + ".backend=" + wanted + ")") + ": add a backend module (lock-redis, lock-etcd, lock-zookeeper, "
-                    + "lock-jdbc) with its settings, define a LockBackend bean, or set mortise.lock.backend=local "
-                    + "for in-process locks (tests, single-instance services).");
-        }
         if (wanted != null && !wanted.isBlank()) {
             if (!named.containsKey(wanted)) {
                 throw new IllegalStateException("mortise.lock.backend=" + wanted + " but no backend of that name is "
-                        + "configured; configured: " + named.keySet() + ". Add the backend's module and settings "
-                        + "(mortise.lock." + wanted + ".*), or set mortise.lock.backend to a configured name.");
+                        + "configured; configured: " + named.keySet() + ". Put its module (lock-" + wanted + ") on the "
+                        + "classpath with its settings (mortise.lock." + wanted + ".*, and not mortise.lock." + wanted
+                        + ".enabled=false), or set mortise.lock.backend to a configured name.");
             }
             return wanted;
+        }
+        if (named.isEmpty()) {
+            throw new IllegalStateException("No lock backend is configured: add a backend module (lock-redis, "
+                    + "lock-etcd, lock-zookeeper, lock-jdbc) with its settings, define a LockBackend bean, or set "
+                    + "mortise.lock.backend=local for in-process locks (tests, single-instance services).");
         }
         if (named.size() > 1) {
             throw new IllegalStateException("Several lock backends are configured " + named.keySet()

@@ -7,13 +7,14 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 
 import java.util.Map;
 
 /** The condition behind {@link ConditionalOnLockBackend}. */
-class OnLockBackendCondition extends SpringBootCondition {
+class OnLockBackendCondition extends SpringBootCondition implements ConfigurationCondition {
 
     /** The backend modules, by backend name: their backend class. */
     private static final Map<String, String> MODULES = Map.of(
@@ -21,6 +22,12 @@ class OnLockBackendCondition extends SpringBootCondition {
             "etcd", "dev.mortise.lock.etcd.EtcdLockBackend",
             "zookeeper", "dev.mortise.lock.zookeeper.ZookeeperLockBackend",
             "jdbc", "dev.mortise.lock.jdbc.JdbcLockBackend");
+
+    /** Evaluated once bean definitions are registered, so client beans can be seen (as OnBeanCondition). */
+    @Override
+    public ConfigurationPhase getConfigurationPhase() {
+        return ConfigurationPhase.REGISTER_BEAN;
+    }
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {

@@ -18,9 +18,10 @@ public class ZookeeperLockProperties {
     private boolean enabled = true;
 
     /**
-     * ZooKeeper connect string: host:port[,host:port...][/chroot].
+     * ZooKeeper connect string: host:port[,host:port...][/chroot]. Default 127.0.0.1:2181 when no
+     * CuratorFramework bean is reused.
      */
-    private String connectString = "127.0.0.1:2181";
+    private String connectString;
 
     /**
      * Parent node of lock nodes; defaults to the backend's (/mortise/locks).

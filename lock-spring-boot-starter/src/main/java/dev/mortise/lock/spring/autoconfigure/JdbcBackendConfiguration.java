@@ -1,0 +1,54 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import dev.mortise.lock.jdbc.JdbcLockBackend;
+import dev.mortise.lock.jdbc.JdbcLockBackendBuilder;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import javax.sql.DataSource;
+
+/**
+ * The JDBC backend (lock-jdbc) over the application's {@link DataSource} (the primary one
+ * if several); the dialect is detected from the database.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(JdbcLockBackend.class)
+@ConditionalOnLockBackend(value = "jdbc", clientType = "javax.sql.DataSource")
+@EnableConfigurationProperties(JdbcLockProperties.class)
+class JdbcBackendConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcLockBackend jdbcLockBackend(JdbcLockProperties properties, ObjectProvider<DataSource> dataSources) {
+        DataSource dataSource = dataSources.getIfUnique();
+        if (dataSource == null) {
+            throw new IllegalStateException("The 'jdbc' lock backend needs a DataSource and the application has "
+                    + (dataSources.stream().findAny().isPresent() ? "several without a @Primary one" : "none")
+                    + ": configure spring.datasource.* (spring-boot-starter-jdbc), mark one DataSource @Primary, "
+                    + "or set mortise.lock.jdbc.enabled=false.");
+        }
+        try {
+            JdbcLockBackendBuilder builder = JdbcLockBackend.builder(dataSource)
+                    .createTableIfMissing(properties.isCreateTable());
+            if (properties.getTableName() != null) {
+                builder.tableName(properties.getTableName());
+            }
+            if (properties.getOperationTimeout() != null) {
+                builder.operationTimeout(properties.getOperationTimeout());
+            }
+            if (properties.getListenForReleases() != null) {
+                builder.listenForReleases(properties.getListenForReleases());
+            }
+            return builder.build();
+        } catch (RuntimeException e) {
+            // Includes LockBackendException: the database could not be reached to detect its dialect.
+            throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
+                    + ". Check mortise.lock.jdbc.* (create-table=true creates the lock table), or set "
+                    + "mortise.lock.jdbc.enabled=false.", e);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import dev.mortise.lock.etcd.EtcdLockBackend;
+import dev.mortise.lock.jdbc.JdbcLockBackend;
+import dev.mortise.lock.redis.RedisLockBackend;
+import dev.mortise.lock.spring.LockClients;
+import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
+import io.etcd.jetcd.Client;
+import org.apache.curator.framework.CuratorFramework;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The conditions of {@link MortiseLockBackendsAutoConfiguration}. Redis, etcd and
+ * ZooKeeper clients connect lazily, so backends can be built here against ports nobody
+ * listens on; the integration tests use real servers.
+ */
+class MortiseLockBackendsAutoConfigurationTests {
+
+    private static final String NOBODY_REDIS = "mortise.lock.redis.address=redis://127.0.0.1:1";
+    private static final String NOBODY_ETCD = "mortise.lock.etcd.endpoints=http://127.0.0.1:1";
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(MortiseLockBackendsAutoConfiguration.class,
+                    MortiseLockAutoConfiguration.class));
+
+    @Test
+    void noBackendUnlessAskedFor() {
+        runner.withPropertyValues("mortise.lock.backend=local")
+                .run(context -> assertThat(context).doesNotHaveBean(RedisLockBackend.class)
+                        .doesNotHaveBean(EtcdLockBackend.class).doesNotHaveBean(ZookeeperLockBackend.class)
+                        .doesNotHaveBean(JdbcLockBackend.class));
+    }
+
+    @Test
+    void redisByItsProperties() {
+        runner.withPropertyValues(NOBODY_REDIS).run(context -> {
+            assertThat(context).hasSingleBean(RedisLockBackend.class);
+            assertThat(context.getBean(LockClients.class).defaultName()).isEqualTo("redis");
+        });
+    }
+
+    @Test
+    void redisNeedsRedisson() {
+        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.backend=local")
+                .withClassLoader(new FilteredClassLoader(RedissonClient.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("redisLockBackend"));
+    }
+
+    @Test
+    void redisCanBeSwitchedOff() {
+        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.backend=redis", "mortise.lock.redis.enabled=false")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("mortise.lock.backend=redis but no backend of that name"));
+    }
+
+    @Test
+    void conflictingRedisSettingsFailStartupNamingTheProperties() {
+        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.redis.cluster-nodes=redis://127.0.0.1:2")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Cannot configure the 'redis' lock backend")
+                        .hasStackTraceContaining("mortise.lock.redis."));
+    }
+
+    @Test
+    void etcdByItsPropertiesAndOnlyWithJetcd() {
+        runner.withPropertyValues(NOBODY_ETCD)
+                .run(context -> assertThat(context).hasSingleBean(EtcdLockBackend.class));
+        runner.withPropertyValues(NOBODY_ETCD, "mortise.lock.backend=local")
+                .withClassLoader(new FilteredClassLoader(Client.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("etcdLockBackend"));
+    }
+
+    @Test
+    void zookeeperByTheBackendPropertyAndOnlyWithCurator() {
+        runner.withPropertyValues("mortise.lock.backend=zookeeper",
+                        "mortise.lock.zookeeper.connect-string=127.0.0.1:1")
+                .run(context -> assertThat(context).hasSingleBean(ZookeeperLockBackend.class));
+        runner.withPropertyValues("mortise.lock.backend=local", "mortise.lock.zookeeper.connect-string=127.0.0.1:1")
+                .withClassLoader(new FilteredClassLoader(CuratorFramework.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("zookeeperLockBackend"));
+    }
+
+    @Test
+    void jdbcReusesTheApplicationsDataSource() {
+        runner.withBean(DataSource.class, MortiseLockBackendsAutoConfigurationTests::h2)
+                .withPropertyValues("mortise.lock.jdbc.create-table=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(JdbcLockBackend.class);
+                    assertThat(context.getBean(LockClients.class).getDefault().backendName()).isEqualTo("jdbc");
+                });
+    }
+
+    @Test
+    void jdbcOnlyWithItsModule() {
+        runner.withBean(DataSource.class, MortiseLockBackendsAutoConfigurationTests::h2)
+                .withPropertyValues("mortise.lock.backend=local")
+                .withClassLoader(new FilteredClassLoader(JdbcLockBackend.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("jdbcLockBackend"));
+    }
+
+    @Test
+    void jdbcWithoutADataSourceFailsStartupSayingWhatToSet() {
+        runner.withPropertyValues("mortise.lock.backend=jdbc")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("needs a DataSource")
+                        .hasStackTraceContaining("spring.datasource"));
+    }
+
+    @Test
+    void theOnlyBackendModuleOnTheClasspathIsTheDefault() {
+        runner.withClassLoader(new FilteredClassLoader(EtcdLockBackend.class, ZookeeperLockBackend.class,
+                        JdbcLockBackend.class))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(RedisLockBackend.class);
+                    assertThat(context.getBean(LockClients.class).names()).containsExactly("redis");
+                });
+    }
+
+    @Test
+    void severalBackendsAtOnceWithADefault() {
+        runner.withPropertyValues(NOBODY_REDIS, NOBODY_ETCD, "mortise.lock.local.enabled=true",
+                        "mortise.lock.backend=etcd")
+                .run(context -> {
+                    LockClients clients = context.getBean(LockClients.class);
+                    assertThat(clients.names()).containsExactlyInAnyOrder("redis", "etcd", "local");
+                    assertThat(clients.defaultName()).isEqualTo("etcd");
+                });
+        runner.withPropertyValues(NOBODY_REDIS, NOBODY_ETCD)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Several lock backends are configured"));
+    }
+
+    private static DataSource h2() {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:conditions-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        return dataSource;
+    }
+}

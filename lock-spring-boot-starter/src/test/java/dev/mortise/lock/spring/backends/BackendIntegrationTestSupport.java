@@ -1,0 +1,122 @@
+package dev.mortise.lock.spring.backends;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockContext;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.LockBusyException;
+import dev.mortise.lock.spring.OnBusy;
+import dev.mortise.lock.spring.actuate.LockBackendHealthIndicator;
+import dev.mortise.lock.spring.autoconfigure.MortiseLockAutoConfiguration;
+import dev.mortise.lock.spring.autoconfigure.MortiseLockBackendsAutoConfiguration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The same Spring Boot application against a real server of each backend, switched by
+ * properties only. Two application contexts on one server stand for two instances.
+ */
+abstract class BackendIntegrationTestSupport {
+
+    /** The backend name, as in {@code mortise.lock.backend}. */
+    abstract String backend();
+
+    /** The connection properties of the running test server. */
+    abstract String[] connection();
+
+    /** Adjusts the runner (client beans to reuse, ...). */
+    ApplicationContextRunner customize(ApplicationContextRunner runner) {
+        return runner;
+    }
+
+    final ApplicationContextRunner runner() {
+        return customize(new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MortiseLockBackendsAutoConfiguration.class,
+                        MortiseLockAutoConfiguration.class))
+                .withPropertyValues("mortise.lock.backend=" + backend(), "mortise.lock.wait-for=10s")
+                .withPropertyValues(connection())
+                .withBean(Inventory.class));
+    }
+
+    @Test
+    void annotatedMethodLocksOnTheBackendChosenByProperty() {
+        runner().run(context -> {
+            assertThat(context).hasNotFailed();
+            LockClient client = context.getBean(LockClient.class);
+            assertThat(client.backendName()).isEqualTo(backend());
+            String sku = UUID.randomUUID().toString();
+            Inventory inventory = context.getBean(Inventory.class);
+            assertThat(inventory.backendOf(sku)).isEqualTo(backend());
+            assertThat(client.heldLocks()).isEmpty();
+        });
+    }
+
+    @Test
+    void twoInstancesExcludeEachOtherAndTokensGrow() {
+        runner().run(first -> runner().run(second -> {
+            Inventory one = first.getBean(Inventory.class);
+            Inventory two = second.getBean(Inventory.class);
+            String sku = UUID.randomUUID().toString();
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Long> holding = CompletableFuture.supplyAsync(() -> one.hold(sku, entered, release));
+            assertThat(entered.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> two.tryReserve(sku)).isInstanceOf(LockBusyException.class)
+                    .hasMessageContaining(backend());
+            release.countDown();
+            long firstToken = holding.get(20, TimeUnit.SECONDS);
+            long secondToken = two.reserve(sku);
+            assertThat(secondToken).isGreaterThan(firstToken);
+        }));
+    }
+
+    @Test
+    void healthReportsTheServerUp() {
+        runner().run(context -> {
+            Health health = new LockBackendHealthIndicator(context.getBean(LockClient.class)).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("backend", backend());
+        });
+    }
+
+    /** Latches travel as arguments: fields of a class-based proxy are not the target's. */
+    public static class Inventory {
+
+        @DistributedLock(key = "'sku:' + #sku")
+        public String backendOf(String sku) {
+            return LockContext.current().map(LockLease::backend).orElse(null);
+        }
+
+        @DistributedLock(key = "'sku:' + #sku")
+        public long reserve(String sku) {
+            return LockContext.current().orElseThrow().fencingToken();
+        }
+
+        @DistributedLock(key = "'sku:' + #sku", onBusy = OnBusy.FAIL)
+        public long tryReserve(String sku) {
+            return LockContext.current().orElseThrow().fencingToken();
+        }
+
+        @DistributedLock(key = "'sku:' + #sku")
+        public long hold(String sku, CountDownLatch entered, CountDownLatch release) {
+            entered.countDown();
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return LockContext.current().orElseThrow().fencingToken();
+        }
+    }
+}
