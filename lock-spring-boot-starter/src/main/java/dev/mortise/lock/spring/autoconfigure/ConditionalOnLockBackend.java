@@ -12,7 +12,7 @@ import java.lang.annotation.Target;
  * Matches when the application asks for lock backend {@link #value()}: it is
  * {@code mortise.lock.backend}, or some {@code mortise.lock.<name>.*} property is set, or a
  * bean of {@link #clientType()} exists to reuse, or its module is the only backend module
- * on the classpath — and {@code mortise.lock.<name>.enabled} is not {@code false}. Put it
+ * on the classpath and {@code mortise.lock.backend} is not set — and {@code mortise.lock.<name>.enabled} is not {@code false}. Put it
  * on a configuration already guarded by {@code @ConditionalOnClass} for the module.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})

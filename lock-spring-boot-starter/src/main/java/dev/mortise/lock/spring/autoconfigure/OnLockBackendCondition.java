@@ -40,7 +40,8 @@ class OnLockBackendCondition extends SpringBootCondition implements Configuratio
         if (!binder.bind(prefix + ".enabled", Boolean.class).orElse(true)) {
             return ConditionOutcome.noMatch(message.because(prefix + ".enabled is false"));
         }
-        if (name.equals(binder.bind("mortise.lock.backend", String.class).orElse(null))) {
+        String chosen = binder.bind("mortise.lock.backend", String.class).orElse(null);
+        if (name.equals(chosen)) {
             return ConditionOutcome.match(message.because("mortise.lock.backend=" + name));
         }
         if (binder.bind(prefix, Bindable.mapOf(String.class, Object.class)).isBound()) {
@@ -54,7 +55,8 @@ class OnLockBackendCondition extends SpringBootCondition implements Configuratio
                     + " bean exists to reuse"));
         }
         long modules = MODULES.values().stream().filter(type -> ClassUtils.isPresent(type, classLoader)).count();
-        if (modules == 1 && ClassUtils.isPresent(MODULES.get(name), classLoader)) {
+        // Only a default: an explicit mortise.lock.backend=local (tests) must not start a client for it.
+        if (chosen == null && modules == 1 && ClassUtils.isPresent(MODULES.get(name), classLoader)) {
             return ConditionOutcome.match(message.because("it is the only backend module on the classpath"));
         }
         return ConditionOutcome.noMatch(message.because("not asked for: set mortise.lock.backend=" + name + " or "

@@ -126,6 +126,17 @@ class MortiseLockBackendsAutoConfigurationTests {
     }
 
     @Test
+    void theOnlyModuleStaysOutWhenAnotherBackendIsChosen() {
+        runner.withPropertyValues("mortise.lock.backend=local")
+                .withClassLoader(new FilteredClassLoader(EtcdLockBackend.class, ZookeeperLockBackend.class,
+                        JdbcLockBackend.class))
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean("redisLockBackend");
+                    assertThat(context.getBean(LockClients.class).names()).containsExactly("local");
+                });
+    }
+
+    @Test
     void severalBackendsAtOnceWithADefault() {
         runner.withPropertyValues(NOBODY_REDIS, NOBODY_ETCD, "mortise.lock.local.enabled=true",
                         "mortise.lock.backend=etcd")
