@@ -49,6 +49,18 @@ public interface LockLease extends AutoCloseable {
     void ensureValid();
 
     /**
+     * Sets the hold's lease to {@code lease} from now, on the server and locally: what a
+     * lock service does when its remote client renews. Meant for explicit leases (those
+     * are not renewed in the background); on a renewed hold the watchdog goes on renewing
+     * with the client's default lease afterwards.
+     *
+     * @throws IllegalArgumentException if {@code lease} is not positive
+     * @throws LockLostException       if the hold is closed, expired or no longer ours on the server
+     * @throws LockBackendException    if the server could not be reached (the lease is unchanged)
+     */
+    void extend(java.time.Duration lease);
+
+    /**
      * Registers a listener called once if the hold is lost while open. Called at once,
      * on this thread, if it is already lost. A listener that throws is logged and does
      * not disturb the lock or other listeners.

@@ -280,6 +280,38 @@ public final class DefaultLockClient implements LockClient {
         }
     }
 
+    void extend(Hold hold, Duration lease) {
+        arguments.lease(lease, hold.key());
+        if (lease == null) {
+            throw new IllegalArgumentException("Lease for lock '" + Arguments.abbreviate(hold.key())
+                    + "' must not be null (backend '" + backendName + "')");
+        }
+        checkExpiry(hold);
+        if (!hold.isActive()) {
+            throw invalidLease(hold);
+        }
+        long start = System.nanoTime();
+        boolean renewed;
+        try {
+            renewed = backend.renew(hold.grant, lease);
+        } catch (LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockBackendException("Extending lock '" + Arguments.abbreviate(hold.key()) + "' on backend '"
+                    + backendName + "' failed: " + e + ". The lease is unchanged; retry before it runs out.",
+                    hold.key(), backendName, e);
+        }
+        if (!renewed) {
+            lose(hold, LostReason.RENEWAL_REJECTED, null);
+            throw invalidLease(hold);
+        }
+        hold.resetValidity(start + settings.usableNanos(lease));
+        events.fire(LockEvent.Type.RENEWED, hold.key(), hold.grant.fencingToken(), System.nanoTime() - start, null);
+        if (!hold.renewed) {
+            watchdog.scheduleExpiryCheck(hold);
+        }
+    }
+
     /** Marks the hold lost with EXPIRED if its validity deadline has passed. */
     void checkExpiry(Hold hold) {
         if (hold.isActive() && hold.expiredAt(System.nanoTime())) {

@@ -173,6 +173,13 @@ final class Hold {
         }
     }
 
+    /** Sets the validity deadline after an explicit extension (which may also shorten it). */
+    synchronized void resetValidity(long until) {
+        if (state == State.ACTIVE) {
+            validUntilNanos = until;
+        }
+    }
+
     boolean isValidNow() {
         return !suspended && System.nanoTime() - validUntilNanos < 0 && isActive();
     }

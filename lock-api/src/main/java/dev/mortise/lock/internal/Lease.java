@@ -64,6 +64,14 @@ final class Lease implements LockLease {
     }
 
     @Override
+    public void extend(Duration lease) {
+        if (closed.get()) {
+            throw client.closedLease(hold);
+        }
+        client.extend(hold, lease);
+    }
+
+    @Override
     public LockLease onLost(Consumer<LockLostEvent> listener) {
         client.addLostListener(hold, listener);
         return this;

@@ -382,6 +382,35 @@ public abstract class LockBackendContractTest {
     }
 
     @Test
+    void extendingAnExplicitLeaseKeepsOthersOutPastItsFirstEnd() throws Exception {
+        String key = key();
+        Duration lease = shortLease().multipliedBy(2);
+        try (LockLease held = a.acquire(LockSpec.of(key).lease(lease))) {
+            for (int i = 0; i < 3; i++) {
+                Thread.sleep(lease.dividedBy(2).toMillis());
+                held.extend(lease);
+            }
+            assertThat(held.isValid()).as("valid well past the first lease").isTrue();
+            assertThat(held.remaining()).isPositive().isLessThanOrEqualTo(lease);
+            assertThat(b.tryAcquire(key)).isEmpty();
+        }
+        assertThat(b.tryAcquire(key)).hasValueSatisfying(LockLease::close);
+    }
+
+    @Test
+    void extendingALostOrClosedLeaseThrows() throws Exception {
+        String key = key();
+        LockLease lease = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(30)));
+        breakHold(lease);
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(30))).isInstanceOf(LockLostException.class)
+                .hasMessageContaining(key);
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(30))).isInstanceOf(LockLostException.class);
+        assertThatThrownBy(() -> b.acquire(key, Duration.ofSeconds(5)).extend(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void remainingIsPositiveAndBoundedByTheLease() {
         try (LockLease lease = a.acquire(LockSpec.of(key()).lease(Duration.ofSeconds(20)))) {
             assertThat(lease.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(20));
