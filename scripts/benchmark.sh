@@ -17,7 +17,18 @@ cd "$(dirname "$0")/.."
 
 ./mvnw -B -q -pl lock-benchmarks -am package -Dmaven.test.skip=true
 
-classpath="lock-benchmarks/target/classes:$(cat lock-benchmarks/target/benchmark-classpath.txt)"
+# Run from copies of the checkout's module jars: a build of another module during the run
+# would otherwise rewrite a jar under the running JVMs.
+jars=lock-benchmarks/target/benchmark-jars
+rm -rf "$jars" && mkdir -p "$jars"
+classpath="lock-benchmarks/target/classes"
+IFS=":" read -r -a entries < lock-benchmarks/target/benchmark-classpath.txt || true  # no final newline
+for entry in "${entries[@]}"; do
+  if [[ "$entry" == "$PWD"/* ]]; then
+    cp "$entry" "$jars/" && entry="$jars/$(basename "$entry")"
+  fi
+  classpath="$classpath:$entry"
+done
 command="./scripts/benchmark.sh${*:+ $*}"
 
 exec java -Xms1g -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
