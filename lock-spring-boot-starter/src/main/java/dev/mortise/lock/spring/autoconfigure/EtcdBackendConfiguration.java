@@ -27,6 +27,11 @@ class EtcdBackendConfiguration {
     @ConditionalOnMissingBean
     EtcdLockBackend etcdLockBackend(EtcdLockProperties properties, ObjectProvider<Client> clients) {
         Client shared = properties.getEndpoints().isEmpty() ? clients.getIfUnique() : null;
+        return build(properties, shared, "mortise.lock.etcd");
+    }
+
+    /** Builds the backend from {@code properties} (bound at {@code prefix}), over {@code shared} if not null. */
+    static EtcdLockBackend build(EtcdLockProperties properties, Client shared, String prefix) {
         try {
             EtcdLockBackendBuilder builder = EtcdLockBackend.builder();
             if (shared != null) {
@@ -50,7 +55,7 @@ class EtcdBackendConfiguration {
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IllegalStateException("Cannot configure the 'etcd' lock backend: " + e.getMessage()
-                    + ". Check mortise.lock.etcd.*, define a jetcd Client bean, or set "
+                    + ". Check " + prefix + ".*, define a jetcd Client bean, or set "
                     + "mortise.lock.etcd.enabled=false.", e);
         }
     }

@@ -24,6 +24,11 @@ class JdbcBackendConfiguration {
     @Bean
     @ConditionalOnMissingBean
     JdbcLockBackend jdbcLockBackend(JdbcLockProperties properties, ObjectProvider<DataSource> dataSources) {
+        return build(properties, dataSources, "mortise.lock.jdbc");
+    }
+
+    /** Builds the backend from {@code properties} (bound at {@code prefix}) over the primary DataSource. */
+    static JdbcLockBackend build(JdbcLockProperties properties, ObjectProvider<DataSource> dataSources, String prefix) {
         DataSource dataSource = dataSources.getIfUnique();
         if (dataSource == null) {
             throw new IllegalStateException("The 'jdbc' lock backend needs a DataSource and the application has "
@@ -47,7 +52,7 @@ class JdbcBackendConfiguration {
         } catch (RuntimeException e) {
             // Includes LockBackendException: the database could not be reached to detect its dialect.
             throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
-                    + ". Check mortise.lock.jdbc.* (create-table=true creates the lock table), or set "
+                    + ". Check " + prefix + ".* (create-table=true creates the lock table), or set "
                     + "mortise.lock.jdbc.enabled=false.", e);
         }
     }

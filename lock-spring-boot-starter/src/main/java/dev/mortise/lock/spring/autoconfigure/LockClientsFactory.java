@@ -3,8 +3,10 @@ package dev.mortise.lock.spring.autoconfigure;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockClientBuilder;
 import dev.mortise.lock.LockListener;
+import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spring.LockClients;
+import org.springframework.boot.context.properties.bind.Binder;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,26 +23,63 @@ final class LockClientsFactory {
     private final MortiseLockProperties properties;
     private final List<LockListener> listeners;
     private final List<LockClientBuilderCustomizer> customizers;
+    private final List<LockBackendFactory> factories;
+    private final Binder binder;
 
     LockClientsFactory(MortiseLockProperties properties, List<LockListener> listeners,
-                       List<LockClientBuilderCustomizer> customizers) {
+                       List<LockClientBuilderCustomizer> customizers, List<LockBackendFactory> factories,
+                       Binder binder) {
         this.properties = properties;
         this.listeners = listeners;
         this.customizers = customizers;
+        this.factories = factories;
+        this.binder = binder;
     }
 
     LockClients create(Map<String, LockBackend> backendsByBeanName) {
         Map<String, LockBackend> named = name(backendsByBeanName);
-        String defaultName = defaultName(named);
-        checkBackendSettings(named);
         Map<String, LockClient> clients = new LinkedHashMap<>();
         try {
+            named.putAll(declared(named));
+            String defaultName = defaultName(named);
+            checkBackendSettings(named);
             named.forEach((name, backend) -> clients.put(name, build(name, backend)));
+            return new LockClients(clients, defaultName);
         } catch (RuntimeException e) {
             clients.values().forEach(LockClient::close);
             throw e;
         }
-        return new LockClients(clients, defaultName);
+    }
+
+    /** Backends declared by name and type under mortise.lock.backends. */
+    private Map<String, LockBackend> declared(Map<String, LockBackend> existing) {
+        Map<String, LockBackend> declared = new LinkedHashMap<>();
+        properties.getBackends().forEach((name, settings) -> {
+            String type = settings.getType();
+            if (type == null || type.isBlank()) {
+                return;
+            }
+            String prefix = "mortise.lock.backends." + name;
+            if (existing.containsKey(name)) {
+                throw new IllegalStateException(prefix + ".type=" + type + " declares a backend named '" + name
+                        + "', but one of that name is already configured " + existing.keySet() + ". Pick another name.");
+            }
+            declared.put(name, create(type, prefix));
+        });
+        return declared;
+    }
+
+    private LockBackend create(String type, String prefix) {
+        if (type.equals("local")) {
+            return LocalLockBackend.create();
+        }
+        for (LockBackendFactory factory : factories) {
+            if (factory.type().equals(type)) {
+                return factory.create(binder, prefix);
+            }
+        }
+        throw new IllegalStateException(prefix + ".type=" + type + " but no such backend module is on the classpath; "
+                + "add lock-" + type + " (types: redis, etcd, zookeeper, jdbc, local).");
     }
 
     private static Map<String, LockBackend> name(Map<String, LockBackend> byBeanName) {

@@ -49,12 +49,14 @@ public final class MortiseLockAutoConfiguration {
     @ConditionalOnMissingBean
     LockClients lockClients(ConfigurableListableBeanFactory beanFactory, MortiseLockProperties properties,
                             ObjectProvider<LockListener> listeners,
-                            ObjectProvider<LockClientBuilderCustomizer> customizers) {
+                            ObjectProvider<LockClientBuilderCustomizer> customizers,
+                            ObjectProvider<LockBackendFactory> factories, Environment environment) {
         Map<String, LockBackend> backends = beanFactory.getBeansOfType(LockBackend.class);
         // The clients release their holds when closed, so the backends must still be open then.
         backends.keySet().forEach(name -> beanFactory.registerDependentBean(name, "lockClients"));
         return new LockClientsFactory(properties, listeners.orderedStream().toList(),
-                customizers.orderedStream().toList()).create(backends);
+                customizers.orderedStream().toList(), factories.orderedStream().toList(), Binder.get(environment))
+                .create(backends);
     }
 
     /** The default client, for code that locks through the API; {@link LockClients} closes it. */

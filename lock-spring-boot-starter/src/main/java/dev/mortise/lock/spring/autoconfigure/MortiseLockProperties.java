@@ -158,8 +158,16 @@ public class MortiseLockProperties {
         }
     }
 
-    /** Client settings of one backend. */
+    /** Client settings of one backend, or a whole backend declared by name. */
     public static class Backend {
+
+        /**
+         * Declares a backend of this name and type: "redis", "etcd", "zookeeper", "jdbc" or
+         * "local", with the type's settings under the same prefix (for example
+         * mortise.lock.backends.orders.address for a Redis backend named orders). Empty: these
+         * settings apply to the backend of this name configured otherwise.
+         */
+        private String type;
 
         /**
          * Lease of holds without an explicit lease on this backend; defaults to
@@ -172,6 +180,14 @@ public class MortiseLockProperties {
          * mortise.lock.max-key-bytes.
          */
         private Integer maxKeyBytes;
+
+        public String getType() {
+            return type;
+        }
+
+        public void setType(String type) {
+            this.type = type;
+        }
 
         public Duration getDefaultLease() {
             return defaultLease;

@@ -27,6 +27,11 @@ class RedisBackendConfiguration {
         boolean ownConnection = properties.getAddress() != null || !properties.getClusterNodes().isEmpty()
                 || properties.getSentinelMaster() != null;
         RedissonClient shared = ownConnection ? null : clients.getIfUnique();
+        return build(properties, shared, "mortise.lock.redis");
+    }
+
+    /** Builds the backend from {@code properties} (bound at {@code prefix}), over {@code shared} if not null. */
+    static RedisLockBackend build(RedisLockProperties properties, RedissonClient shared, String prefix) {
         try {
             RedisLockBackendBuilder builder = RedisLockBackend.builder();
             if (shared != null) {
@@ -43,7 +48,7 @@ class RedisBackendConfiguration {
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IllegalStateException("Cannot configure the 'redis' lock backend: " + e.getMessage()
-                    + ". Check mortise.lock.redis.* (one of address, cluster-nodes, sentinel-master), define a "
+                    + ". Check " + prefix + ".* (one of address, cluster-nodes, sentinel-master), define a "
                     + "RedissonClient bean, or set mortise.lock.redis.enabled=false.", e);
         }
     }

@@ -26,6 +26,11 @@ class ZookeeperBackendConfiguration {
     ZookeeperLockBackend zookeeperLockBackend(ZookeeperLockProperties properties,
                                               ObjectProvider<CuratorFramework> clients) {
         CuratorFramework shared = properties.getConnectString() == null ? clients.getIfUnique() : null;
+        return build(properties, shared, "mortise.lock.zookeeper");
+    }
+
+    /** Builds the backend from {@code properties} (bound at {@code prefix}), over {@code shared} if not null. */
+    static ZookeeperLockBackend build(ZookeeperLockProperties properties, CuratorFramework shared, String prefix) {
         try {
             ZookeeperLockBackendBuilder builder = ZookeeperLockBackend.builder();
             if (shared != null) {
@@ -49,7 +54,7 @@ class ZookeeperBackendConfiguration {
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IllegalStateException("Cannot configure the 'zookeeper' lock backend: " + e.getMessage()
-                    + ". Check mortise.lock.zookeeper.*, define a CuratorFramework bean, or set "
+                    + ". Check " + prefix + ".*, define a CuratorFramework bean, or set "
                     + "mortise.lock.zookeeper.enabled=false.", e);
         }
     }

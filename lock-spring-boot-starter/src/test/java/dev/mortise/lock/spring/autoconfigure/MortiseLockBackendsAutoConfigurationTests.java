@@ -150,6 +150,47 @@ class MortiseLockBackendsAutoConfigurationTests {
                         .hasStackTraceContaining("Several lock backends are configured"));
     }
 
+    @Test
+    void backendsDeclaredByNameAndType() {
+        runner.withPropertyValues("mortise.lock.backends.orders.type=redis",
+                        "mortise.lock.backends.orders.address=redis://127.0.0.1:1",
+                        "mortise.lock.backends.orders.key-prefix=orders",
+                        "mortise.lock.backends.audit.type=local", "mortise.lock.backends.audit.default-lease=5s",
+                        "mortise.lock.backend=orders")
+                .run(context -> {
+                    LockClients clients = context.getBean(LockClients.class);
+                    assertThat(clients.names()).containsExactlyInAnyOrder("orders", "audit");
+                    assertThat(clients.defaultName()).isEqualTo("orders");
+                    assertThat(clients.get("orders").backendName()).isEqualTo("redis");
+                    assertThat(clients.get("audit").backendName()).isEqualTo("local");
+                });
+    }
+
+    @Test
+    void declaredBackendNeedsItsModule() {
+        runner.withPropertyValues("mortise.lock.backends.orders.type=redis", "mortise.lock.backend=orders")
+                .withClassLoader(new FilteredClassLoader(RedisLockBackend.class))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("mortise.lock.backends.orders.type=redis but no such backend module")
+                        .hasStackTraceContaining("lock-redis"));
+    }
+
+    @Test
+    void declaredBackendMayNotShadowAConfiguredOne() {
+        runner.withPropertyValues("mortise.lock.backend=local", "mortise.lock.backends.local.type=redis",
+                        "mortise.lock.backends.local.address=redis://127.0.0.1:1")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("already configured"));
+    }
+
+    @Test
+    void badSettingsOfADeclaredBackendNameItsPrefix() {
+        runner.withPropertyValues("mortise.lock.backends.orders.type=redis", "mortise.lock.backend=orders",
+                        "mortise.lock.backends.orders.address=not-a-url")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("mortise.lock.backends.orders.*"));
+    }
+
     private static DataSource h2() {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:mem:conditions-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");

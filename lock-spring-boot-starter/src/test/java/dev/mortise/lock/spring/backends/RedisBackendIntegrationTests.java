@@ -1,8 +1,16 @@
 package dev.mortise.lock.spring.backends;
 
+import dev.mortise.lock.HeldLock;
+import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.LockClients;
 import dev.mortise.lock.tck.server.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The starter on a real redis-server, by {@code mortise.lock.backend=redis} and an address. */
 class RedisBackendIntegrationTests extends BackendIntegrationTestSupport {
@@ -18,6 +26,28 @@ class RedisBackendIntegrationTests extends BackendIntegrationTestSupport {
     @AfterAll
     static void stop() {
         server.close();
+    }
+
+    @Test
+    void backendsDeclaredByNameOnOneServerAreChosenPerAnnotation() {
+        runner().withPropertyValues("mortise.lock.backends.orders.type=redis",
+                        "mortise.lock.backends.orders.address=" + server.address(),
+                        "mortise.lock.backends.orders.key-prefix=orders")
+                .withBean(Orders.class)
+                .run(context -> {
+                    LockClients clients = context.getBean(LockClients.class);
+                    assertThat(clients.names()).containsExactlyInAnyOrder("redis", "orders");
+                    assertThat(context.getBean(Orders.class).heldOnOrders("42", clients)).isEqualTo(List.of("order:42"));
+                    assertThat(clients.get("orders").heldLocks()).isEmpty();
+                });
+    }
+
+    public static class Orders {
+        @DistributedLock(key = "'order:' + #id", backend = "orders")
+        public List<String> heldOnOrders(String id, LockClients clients) {
+            assertThat(clients.get("redis").heldLocks()).isEmpty();
+            return clients.get("orders").heldLocks().stream().map(HeldLock::key).toList();
+        }
     }
 
     @Override
