@@ -27,6 +27,8 @@ public final class Targets {
         List<Check> checks = new ArrayList<>();
         latency(checks, "Redis acquire+release ≤ 1.05× two raw EVALSHA (p50, 1 thread)", "redis", 1,
                 "redis/mortise", "redis/floor-evalsha", 1.05);
+        throughputVsPeer(checks, "Redis throughput ≥ 1.3× Redisson RLock (1 thread)", "redis", 1,
+                "redis/redisson-rlock", 1.3);
         throughputVsPeer(checks, "Redis throughput ≥ 1.3× Redisson RLock (8 threads)", "redis", 8,
                 "redis/redisson-rlock", 1.3);
         handoffVsLatency(checks, "Redis contended handoff p50 ≤ 1.0× one PING round trip", "redis",
@@ -42,6 +44,8 @@ public final class Targets {
                 "zookeeper/mortise", "zookeeper/curator-mutex", 1.0);
         checks.add(new Check("ZooKeeper: one watch notification per release", "not measured by this harness",
                 "n/a here: asserted by lock-zookeeper's ZookeeperHerdTest (50 waiters, one notification per hand-over)"));
+        throughputVsPeer(checks, "PostgreSQL throughput ≥ 1.5× JdbcLockRegistry (1 thread)", "postgres", 1,
+                "postgres/si-registry", 1.5);
         throughputVsPeer(checks, "PostgreSQL throughput ≥ 1.5× JdbcLockRegistry (8 threads)", "postgres", 8,
                 "postgres/si-registry", 1.5);
         handoffAbsolute(checks, "PostgreSQL contended handoff p50 ≤ 5 ms", "postgres", 5000);
