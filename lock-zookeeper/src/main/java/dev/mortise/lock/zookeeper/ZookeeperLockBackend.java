@@ -115,6 +115,10 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
+        // An explicit lease's end is kept here, not on the server: move it first, then confirm the node.
+        if (!expiry.extend(grant, lease, System.nanoTime())) {
+            return false;
+        }
         return renewAll(List.of(grant), lease).isEmpty();
     }
 

@@ -4,6 +4,7 @@ import dev.mortise.lock.spi.Grant;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -26,6 +27,8 @@ public final class LeaseExpiry {
     private final ZkOps ops;
     private final SessionGuard guard;
     private final Map<String, ScheduledFuture<?>> timers = new ConcurrentHashMap<>();
+    /** Explicit leases that ran out: their nodes are being deleted, so they can no longer be extended. */
+    private final Set<String> ended = ConcurrentHashMap.newKeySet();
     private final ScheduledThreadPoolExecutor scheduler;
 
     public LeaseExpiry(ZkOps ops, SessionGuard guard) {
@@ -42,17 +45,45 @@ public final class LeaseExpiry {
 
     /** Deletes the grant's node {@code lease} after the grant's request was sent. */
     public void schedule(Grant grant, Duration lease) {
+        scheduleFrom(grant, lease, grant.requestedAtNanos());
+    }
+
+    private void scheduleFrom(Grant grant, Duration lease, long fromNanos) {
         NodeRef node = grant.state();
-        long delay = grant.requestedAtNanos() + lease.toNanos() - System.nanoTime();
+        long delay = fromNanos + lease.toNanos() - System.nanoTime();
         timers.put(node.path(), scheduler.schedule(() -> {
+            ended.add(node.path());
             timers.remove(node.path());
             guard.remove(grant);
             ops.deleteLater(node.path());
         }, Math.max(0, delay), TimeUnit.NANOSECONDS));
     }
 
+    /**
+     * Moves the end of an explicit lease to {@code lease} after {@code fromNanos} (a lock
+     * service's renew). Renewed holds have no end here and are left alone.
+     *
+     * @return false if the explicit lease has already ended (its node is being deleted)
+     */
+    public synchronized boolean extend(Grant grant, Duration lease, long fromNanos) {
+        String path = grant.<NodeRef>state().path();
+        if (ended.contains(path)) {
+            return false;
+        }
+        ScheduledFuture<?> timer = timers.get(path);
+        if (timer == null) {
+            return true;
+        }
+        if (!timer.cancel(false)) {
+            return false; // the deletion is already running
+        }
+        scheduleFrom(grant, lease, fromNanos);
+        return true;
+    }
+
     /** Called on release: the node is deleted by the caller. */
     public void cancel(Grant grant) {
+        ended.remove(grant.<NodeRef>state().path());
         ScheduledFuture<?> timer = timers.remove(grant.<NodeRef>state().path());
         if (timer != null) {
             timer.cancel(false);
