@@ -1,0 +1,90 @@
+package dev.mortise.samples;
+
+import dev.mortise.lock.tck.server.EtcdServer;
+import dev.mortise.lock.tck.server.MariaDbServer;
+import dev.mortise.lock.tck.server.PostgresServer;
+import dev.mortise.lock.tck.server.RedisServer;
+import dev.mortise.samples.demo.DemoReport;
+import dev.mortise.samples.demo.DemoRunner;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each profile against a real server that the test starts on a free loopback port: only the
+ * profile and the host/port placeholders it documents change. The sample starts, its
+ * demonstration loses no update under the lock and fences the stale writes, and an annotated
+ * withdrawal and the health endpoint work on that backend.
+ */
+class BackendProfilesIntegrationTests {
+
+    @Test
+    void redis() throws Exception {
+        try (RedisServer server = new RedisServer()) {
+            server.start();
+            check("redis", "redis", "REDIS_PORT=" + server.port());
+        }
+    }
+
+    @Test
+    void etcd() throws Exception {
+        try (EtcdServer server = new EtcdServer()) {
+            server.start();
+            check("etcd", "etcd", "ETCD_PORT=" + server.port());
+        }
+    }
+
+    @Test
+    void zookeeper() throws Exception {
+        try (TestingServer server = new TestingServer()) {
+            check("zookeeper", "zookeeper", "ZOOKEEPER_PORT=" + server.getPort());
+        }
+    }
+
+    @Test
+    void postgres() throws Exception {
+        try (PostgresServer server = new PostgresServer()) {
+            server.start();
+            check("postgres", "jdbc", "POSTGRES_PORT=" + server.port(), "POSTGRES_DB=postgres",
+                    "POSTGRES_USER=" + server.user(), "POSTGRES_PASSWORD=");
+        }
+    }
+
+    @Test
+    void mariadb() throws Exception {
+        try (MariaDbServer server = new MariaDbServer()) {
+            server.start();
+            check("mariadb", "jdbc", "MARIADB_PORT=" + server.port(), "MARIADB_USER=" + server.user(),
+                    "MARIADB_PASSWORD=");
+        }
+    }
+
+    private static void check(String profile, String backend, String... connection) throws Exception {
+        String[] properties = new String[connection.length + 4];
+        properties[0] = "server.port=0";
+        properties[1] = "sample.data-dir=" + TempDataDir.create();
+        properties[2] = "sample.demo.threads-per-replica=2";
+        properties[3] = "sample.demo.operations-per-thread=10";
+        System.arraycopy(connection, 0, properties, 4, connection.length);
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
+                .profiles(profile).properties(properties).run()) {
+            DemoReport report = context.getBean(DemoRunner.class).lastReport().orElseThrow();
+            assertThat(report.backend()).isEqualTo(backend);
+            assertThat(report.replicas()).contains("client 'replica-b'");
+            assertThat(report.locked().operations()).isEqualTo(40);
+            assertThat(report.locked().lostUpdates()).isZero();
+            assertThat(report.staleWritesRejected()).isEqualTo(3);
+
+            Http http = new Http(Integer.parseInt(context.getEnvironment().getProperty("local.server.port")));
+            Http.Response withdrawn = http.post("/api/accounts/alice/withdraw", "{\"amount\": 1}");
+            assertThat(withdrawn.status()).as(withdrawn.body()).isEqualTo(200);
+            JsonNode health = http.get("/actuator/health").json();
+            assertThat(health.get("components").get("locks").get("components").get(backend).get("status")
+                    .asString()).isEqualTo("UP");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Starts the Mortise sample service on a fresh Debian/Ubuntu machine.
+#
+# Installs a JDK (17, or the oldest newer one the distribution has) when javac is missing,
+# builds the sample and the modules it needs with the Maven wrapper (no Maven install
+# needed), then runs it on its default profile: JDBC locks on an embedded H2 file database,
+# no server to install. Arguments go to the service, e.g.
+#   ./scripts/run-sample.sh --server.port=8081
+#   ./scripts/run-sample.sh --spring.profiles.active=redis --mortise.lock.redis.address=redis://127.0.0.1:6379
+# See docs/sample.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+if ! command -v javac >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  for jdk in openjdk-17-jdk-headless openjdk-21-jdk-headless openjdk-25-jdk-headless default-jdk-headless; do
+    if apt-cache show "$jdk" >/dev/null 2>&1; then missing+=("$jdk"); break; fi
+  done
+fi
+# The wrapper downloads Maven on its first run.
+command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || missing+=(curl)
+command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+echo "Building the sample (first run: a few minutes while Maven downloads dependencies)..."
+./mvnw -B -q -pl samples -am package -DskipTests
+
+jar=$(ls samples/target/samples-*.jar | grep -v '\.original$' | head -n 1)
+echo "Starting $jar (Ctrl-C stops it)"
+exec java -jar "$jar" "$@"
