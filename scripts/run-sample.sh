@@ -16,19 +16,19 @@ as_root() {
 }
 
 missing=()
-if ! command -v javac >/dev/null 2>&1; then
-  as_root apt-get update -qq
-  for jdk in openjdk-17-jdk-headless openjdk-21-jdk-headless openjdk-25-jdk-headless default-jdk-headless; do
-    if apt-cache show "$jdk" >/dev/null 2>&1; then missing+=("$jdk"); break; fi
-  done
-fi
 # The wrapper downloads Maven on its first run.
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || missing+=(curl)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "Installing: ${missing[*]}"
+if ! command -v javac >/dev/null 2>&1 || [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if ! command -v javac >/dev/null 2>&1; then
+    # Debian 12 has 17; later releases start at 21. The sample needs 17 or newer.
+    for jdk in openjdk-17-jdk-headless openjdk-21-jdk-headless openjdk-25-jdk-headless default-jdk-headless; do
+      if apt-cache show "$jdk" >/dev/null 2>&1; then missing+=("$jdk"); break; fi
+    done
+  fi
+  echo "Installing: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 echo "Building the sample (first run: a few minutes while Maven downloads dependencies)..."

@@ -64,14 +64,19 @@ class BackendProfilesIntegrationTests {
     }
 
     private static void check(String profile, String backend, String... connection) throws Exception {
-        String[] properties = new String[connection.length + 4];
-        properties[0] = "server.port=0";
-        properties[1] = "sample.data-dir=" + TempDataDir.create();
-        properties[2] = "sample.demo.threads-per-replica=2";
-        properties[3] = "sample.demo.operations-per-thread=10";
-        System.arraycopy(connection, 0, properties, 4, connection.length);
+        // Command-line arguments, as a user passes them: they win over application.properties.
+        String[] args = new String[connection.length + 5];
+        args[0] = "--spring.profiles.active=" + profile;
+        args[1] = "--server.port=0";
+        args[2] = "--sample.data-dir=" + TempDataDir.create();
+        args[3] = "--sample.demo.threads-per-replica=2";
+        args[4] = "--sample.demo.operations-per-thread=10";
+        for (int i = 0; i < connection.length; i++) {
+            args[5 + i] = "--" + connection[i];
+        }
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
-                .profiles(profile).properties(properties).run()) {
+                .run(args)) {
+            assertThat(context.getEnvironment().getProperty("spring.datasource.url")).doesNotContain("/tmp/mortise-sample/");
             DemoReport report = context.getBean(DemoRunner.class).lastReport().orElseThrow();
             assertThat(report.backend()).isEqualTo(backend);
             assertThat(report.replicas()).contains("client 'replica-b'");

@@ -1,5 +1,6 @@
 package dev.mortise.samples;
 
+import dev.mortise.samples.account.HourlyStatementJob;
 import dev.mortise.samples.demo.DemoReport;
 import dev.mortise.samples.demo.DemoRunner;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,9 @@ class SampleApplicationTests {
 
     @Autowired
     DemoRunner demo;
+
+    @Autowired
+    HourlyStatementJob statement;
 
     @Test
     void demonstrationLosesNoUpdateWithTheLockAndFencesTheStaleWrites() throws Exception {
@@ -94,5 +98,23 @@ class SampleApplicationTests {
         Http.Response metric = http.get("/actuator/metrics/mortise.lock.acquire");
         assertThat(metric.status()).isEqualTo(200);
         assertThat(metric.body()).contains("\"account\"").contains("acquired");
+    }
+
+    @Test
+    void theHourlyJobSkipsWhileAnotherInstanceRunsIt() throws Exception {
+        Http http = new Http(port);
+        // Another instance (here: a remote client of the lock API) is running the statement.
+        Http.Response held = http.post("/api/v1/locks/acquire", "{\"lock_key\": \"hourly-statement\", "
+                + "\"client_id\": \"instance-2\", \"lease_time_ms\": 60000, \"block_time_ms\": 0}");
+        assertThat(held.status()).isEqualTo(200);
+        int before = statement.runs();
+        statement.run();
+        assertThat(statement.runs()).isEqualTo(before);
+
+        assertThat(http.post("/api/v1/locks/release", "{\"lock_key\": \"hourly-statement\", "
+                + "\"client_id\": \"instance-2\", \"lease_id\": \"" + held.json().get("lease_id").asString()
+                + "\"}").status()).isEqualTo(200);
+        statement.run();
+        assertThat(statement.runs()).isEqualTo(before + 1);
     }
 }

@@ -13,7 +13,9 @@ final class TempDataDir {
 
     static String create() {
         try {
-            return Files.createTempDirectory("mortise-sample-test").toString();
+            // Under target/, so "mvn clean" removes the databases the tests leave behind.
+            Path parent = Files.createDirectories(Path.of("target", "test-data").toAbsolutePath());
+            return Files.createTempDirectory(parent, "h2-").toString();
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot create a temp directory for the test database", e);
         }

@@ -28,6 +28,8 @@ public class AccountException extends RuntimeException {
     static AccountException staleToken(String id, long token) {
         return new AccountException(HttpStatus.CONFLICT, "The write to account '" + id + "' with fencing token "
                 + token + " was refused: a later lock holder has written it (this instance's lock expired). "
-                + "Nothing was changed; retry the operation.");
+                + "Nothing was changed; retry the operation. If every write is refused, the lock server lost its "
+                + "state (e.g. a Redis without persistence restarted) and its tokens started again below the ones "
+                + "this table has seen: delete the sample's data directory (sample.data-dir) to start afresh.");
     }
 }
