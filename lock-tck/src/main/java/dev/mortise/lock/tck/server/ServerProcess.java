@@ -166,15 +166,24 @@ public abstract class ServerProcess implements AutoCloseable {
         if (!isRunning()) {
             return;
         }
-        List<String> command = new ArrayList<>(List.of("kill", "-" + signal, Long.toString(process.pid())));
+        // Children come and go (a PostgreSQL backend exits): signalling them is best-effort.
         if (signal.equals("STOP") || signal.equals("CONT")) {
-            process.descendants().forEach(p -> command.add(Long.toString(p.pid())));
+            List<String> children = new ArrayList<>(List.of("kill", "-" + signal));
+            process.descendants().forEach(p -> children.add(Long.toString(p.pid())));
+            if (children.size() > 2) {
+                runKill(children, false);
+            }
         }
+        runKill(List.of("kill", "-" + signal, Long.toString(process.pid())), true);
+    }
+
+    private void runKill(List<String> command, boolean mustSucceed) {
         try {
             Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " failed for " + name + ": "
-                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            boolean done = kill.waitFor(10, TimeUnit.SECONDS);
+            if (mustSucceed && (!done || kill.exitValue() != 0) && isRunning()) {
+                throw new IllegalStateException(String.join(" ", command) + " failed for " + name + ": " + out);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
