@@ -1,5 +1,7 @@
 package dev.mortise.samples.demo;
 
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.spring.LockClients;
 import dev.mortise.samples.account.AccountStore;
 import org.slf4j.Logger;
@@ -9,6 +11,7 @@ import org.springframework.boot.ApplicationRunner;
 import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -46,8 +49,18 @@ public class DemoRunner implements ApplicationRunner {
         }
     }
 
-    /** Runs the demonstration now and returns its figures. */
+    /**
+     * Runs the demonstration now and returns its figures. Two instances starting together
+     * take turns (the {@code sample:demo} lock): they share the demo accounts, and one's
+     * withdrawals would spoil the other's count.
+     */
     public DemoReport runDemo() throws Exception {
+        try (LockLease turn = clients.getDefault().acquire(LockSpec.of("sample:demo").waitFor(Duration.ofMinutes(2)))) {
+            return runDemoHoldingTurn();
+        }
+    }
+
+    private DemoReport runDemoHoldingTurn() throws Exception {
         List<Replica> replicas = replicas();
         List<String> accounts = new ArrayList<>();
         for (int i = 1; i <= settings.accounts(); i++) {
