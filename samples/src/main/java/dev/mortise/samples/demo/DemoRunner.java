@@ -55,8 +55,11 @@ public class DemoRunner implements ApplicationRunner {
      * withdrawals would spoil the other's count.
      */
     public DemoReport runDemo() throws Exception {
-        try (LockLease turn = clients.getDefault().acquire(LockSpec.of("sample:demo").waitFor(Duration.ofMinutes(2)))) {
+        LockLease turn = clients.getDefault().acquire(LockSpec.of("sample:demo").waitFor(Duration.ofMinutes(2)));
+        try {
             return runDemoHoldingTurn();
+        } finally {
+            turn.close();
         }
     }
 
