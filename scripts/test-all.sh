@@ -9,7 +9,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || missing+=(curl)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
@@ -18,11 +17,17 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "Installing test prerequisites: ${missing[*]}"
+if [ ${#missing[@]} -gt 0 ] || ! command -v javac >/dev/null 2>&1; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
+  if ! command -v javac >/dev/null 2>&1; then
+    # Debian 12 has 17; later releases start at 21. Mortise needs 17 or newer.
+    for jdk in openjdk-17-jdk-headless openjdk-21-jdk-headless openjdk-25-jdk-headless default-jdk-headless; do
+      if apt-cache show "$jdk" >/dev/null 2>&1; then missing+=("$jdk"); break; fi
+    done
+  fi
+  echo "Installing test prerequisites: ${missing[*]}"
   # The packages' own services are not needed: tests start private servers on free ports.
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
