@@ -12,9 +12,10 @@ import java.time.Duration;
  * @param duration     for ACQUIRED/BUSY/TIMEOUT: time spent acquiring; for RELEASED/LOST:
  *                     time held; otherwise zero
  * @param cause        for ERROR and LOST: the failure, else {@code null}
+ * @param lostReason   for LOST: why the hold was lost, else {@code null}
  */
 public record LockEvent(Type type, String backend, String key, long fencingToken, Duration duration,
-                        Throwable cause) {
+                        Throwable cause, LostReason lostReason) {
 
     /** The kinds of event. */
     public enum Type {

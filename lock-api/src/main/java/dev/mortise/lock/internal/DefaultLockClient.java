@@ -339,7 +339,7 @@ public final class DefaultLockClient implements LockClient {
         freeLocally(hold);
         log.warn("Lock '{}' on backend '{}' (token {}) was lost: {}", hold.key(), backendName,
                 hold.grant.fencingToken(), reason, cause);
-        events.fire(LockEvent.Type.LOST, hold.key(), hold.grant.fencingToken(), heldFor, cause);
+        events.fireLost(hold.key(), hold.grant.fencingToken(), heldFor, reason, cause);
         if (reason == LostReason.EXPIRED || reason == LostReason.SESSION_LOST) {
             // The server may still keep the entry (a session-bound node or key outlives the local
             // lease); clear it now rather than when the holder gets round to closing the lease.

@@ -2,6 +2,7 @@ package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockListener;
+import dev.mortise.lock.LostReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +23,18 @@ final class Events {
     }
 
     void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause) {
+        fire(type, key, token, nanos, cause, null);
+    }
+
+    void fireLost(String key, long token, long heldNanos, LostReason reason, Throwable cause) {
+        fire(LockEvent.Type.LOST, key, token, heldNanos, cause, reason);
+    }
+
+    private void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause, LostReason reason) {
         if (listeners.isEmpty()) {
             return;
         }
-        LockEvent event = new LockEvent(type, backend, key, token, Duration.ofNanos(Math.max(0, nanos)), cause);
+        LockEvent event = new LockEvent(type, backend, key, token, Duration.ofNanos(Math.max(0, nanos)), cause, reason);
         for (LockListener listener : listeners) {
             try {
                 listener.onEvent(event);

@@ -66,6 +66,8 @@ class DistributedLockMetricsTests {
             assertThatThrownBy(() -> orders.lose("6")).isInstanceOf(LockLostException.class);
             assertThat(registry.get(LockMetrics.LOST).tag("backend", "local").tag("name", "payment").counter()
                     .count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.LOST).counter().getId().getTag(LockMetrics.TAG_REASON))
+                    .isIn("expired", "renewal_rejected", "missing_at_release", "force_released", "session_lost");
         });
     }
 
@@ -77,7 +79,7 @@ class DistributedLockMetricsTests {
             client.forceRelease("adhoc");
             assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
             assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST)
-                    .tag("name", LockMetrics.PROGRAMMATIC).counter().count()).isEqualTo(1);
+                    .tag("name", LockMetrics.PROGRAMMATIC).tag("reason", "force_released").counter().count()).isEqualTo(1);
         });
     }
 

@@ -915,6 +915,22 @@ public abstract class LockBackendContractTest {
     }
 
     @Test
+    void listenersSeeALossWithItsReason() throws Exception {
+        List<LockEvent> events = new CopyOnWriteArrayList<>();
+        LockClient client = track(LockClient.builder(newBackend()).defaultLease(watchdogLease())
+                .listener(events::add).build());
+        String key = key();
+        LockLease lease = client.acquire(LockSpec.of(key).lease(shortLease()));
+        await(shortLease().plus(SLACK), () -> events.stream().anyMatch(e -> e.type() == LockEvent.Type.LOST),
+                "a LOST event");
+        LockEvent lost = events.stream().filter(e -> e.type() == LockEvent.Type.LOST).findFirst().orElseThrow();
+        assertThat(lost.lostReason()).isEqualTo(LostReason.EXPIRED);
+        assertThat(lost.fencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(events).filteredOn(e -> e.type() != LockEvent.Type.LOST).allSatisfy(e -> assertThat(e.lostReason()).isNull());
+        assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
     void guaranteesAreDeclared() {
         assertThat(a.guarantees().fencing()).isNotBlank();
         assertThat(a.guarantees().minimumLease()).isLessThanOrEqualTo(shortLease());

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  *       {@value #TAG_BACKEND}, {@value #TAG_NAME} and {@value #TAG_OUTCOME}
  *       ({@code acquired}, {@code busy}, {@code timeout}, {@code error});</li>
  *   <li>{@value #HELD}: long-task timer of {@code @DistributedLock} holds, tagged backend and name;</li>
- *   <li>{@value #RENEWALS} and {@value #LOST}: counters of watchdog renewals and lost holds
+ *   <li>{@value #RENEWALS} and {@value #LOST}: counters of watchdog renewals and lost holds (the latter also
+ *       tagged {@value #TAG_REASON})
  *       of every lock of the clients, tagged backend and name ({@value #PROGRAMMATIC} for
  *       locks taken through the {@code LockClient} API).</li>
  * </ul>
@@ -38,6 +40,8 @@ public final class LockMetrics implements LockObserver, LockListener {
     public static final String LOST = "mortise.lock.lost";
     public static final String TAG_BACKEND = "backend";
     public static final String TAG_NAME = "name";
+    /** Tag of {@value #LOST}: why the hold was lost ({@code expired}, {@code session_lost}, ...). */
+    public static final String TAG_REASON = "reason";
     public static final String TAG_OUTCOME = "outcome";
     /** The {@code name} of locks not taken through {@code @DistributedLock}. */
     public static final String PROGRAMMATIC = "programmatic";
@@ -97,18 +101,18 @@ public final class LockMetrics implements LockObserver, LockListener {
     @Override
     public void onEvent(LockEvent event) {
         if (event.type() == LockEvent.Type.RENEWED) {
-            counter(RENEWALS, "Watchdog renewals of held locks", event).increment();
+            counter(RENEWALS, "Watchdog renewals of held locks", event).register(registry).increment();
         } else if (event.type() == LockEvent.Type.LOST) {
-            counter(LOST, "Locks lost while held", event).increment();
+            String reason = event.lostReason() == null ? "unknown" : event.lostReason().name().toLowerCase(Locale.ROOT);
+            counter(LOST, "Locks lost while held", event).tag(TAG_REASON, reason).register(registry).increment();
         }
     }
 
-    private Counter counter(String name, String description, LockEvent event) {
+    private Counter.Builder counter(String name, String description, LockEvent event) {
         String lockName = namesOfHeldKeys.getOrDefault(event.backend() + '\u0000' + event.key(), PROGRAMMATIC);
         return Counter.builder(name)
                 .description(description)
                 .tag(TAG_BACKEND, event.backend())
-                .tag(TAG_NAME, lockName)
-                .register(registry);
+                .tag(TAG_NAME, lockName);
     }
 }
