@@ -1,0 +1,126 @@
+package dev.mortise.lock.chaos;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link ChaosWorker} JVM started by the controller: its stdout is copied to a file and
+ * parsed into {@link WorkerEvent}s as it arrives, so the controller knows when the worker is
+ * inside its critical section (after READ, before its write) and can strike exactly there.
+ */
+public final class WorkerProcess implements AutoCloseable {
+
+    private final String id;
+    private final Process process;
+    private final List<WorkerEvent> events = new CopyOnWriteArrayList<>();
+    private volatile WorkerEvent inCriticalSection;
+    private final Thread reader;
+
+    private WorkerProcess(String id, Process process, Path logFile) throws IOException {
+        this.id = id;
+        this.process = process;
+        PrintWriter out = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8), true);
+        this.reader = new Thread(() -> pump(out), "chaos-reader-" + id);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts a worker JVM with the given {@link ChaosWorker} arguments (after the worker id). */
+    public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp", classpath, ChaosWorker.class.getName()));
+        command.addAll(workerArgs);
+        Process process = new ProcessBuilder(command)
+                .redirectError(dir.resolve(id + ".err").toFile())
+                .start();
+        return new WorkerProcess(id, process, dir.resolve(id + ".out"));
+    }
+
+    private void pump(PrintWriter out) {
+        try (out; BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                out.println(line);
+                WorkerEvent event = WorkerEvent.parse(id, line);
+                if (event == null) {
+                    continue;
+                }
+                events.add(event);
+                switch (event.type()) {
+                    case "READ" -> inCriticalSection = event;
+                    case "WRITE_OK", "WRITE_REJECTED", "ERROR" -> inCriticalSection = null;
+                    default -> { }
+                }
+            }
+        } catch (IOException e) {
+            // The process died (kill -9): its stream ends, nothing else to read.
+        }
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The READ event of the critical section the worker is in right now, or null. */
+    public WorkerEvent inCriticalSection() {
+        return inCriticalSection;
+    }
+
+    public List<WorkerEvent> events() {
+        return events;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Sends a signal with kill(1): STOP, CONT, KILL. */
+    public void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    /** Waits for the worker to end on its own (its run time is up), then for its output. */
+    public boolean awaitExit(long millis) throws InterruptedException {
+        boolean exited = process.waitFor(millis, TimeUnit.MILLISECONDS);
+        reader.join(2000);
+        return exited;
+    }
+
+    /** Makes sure the process is gone: continue it if stopped, then kill it. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            try {
+                signal("CONT");
+            } catch (IOException | InterruptedException e) {
+                // Best effort: destroyForcibly below still ends it.
+            }
+            process.destroyForcibly();
+        }
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+            reader.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
