@@ -146,7 +146,8 @@ public final class ChaosRun {
     }
 
     /**
-     * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,kill] [--out DIR] [--doc FILE]}:
+     * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,kill] [--out DIR]
+     * [--doc FILE|none] [--command TEXT]} ({@code --command}: how the report says to reproduce it):
      * every backend × fault on fresh servers, then the JSON result and the Markdown report.
      */
     public static void main(String[] args) throws Exception {
@@ -156,6 +157,7 @@ public final class ChaosRun {
         List<Fault> faults = List.of(Fault.PAUSE, Fault.KILL);
         Path out = Path.of("lock-chaos/target/chaos");
         Path doc = null;
+        String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
@@ -163,7 +165,12 @@ public final class ChaosRun {
                 case "--faults" -> faults = java.util.Arrays.stream(args[++i].split(","))
                         .map(f -> Fault.valueOf(f.trim().toUpperCase(java.util.Locale.ROOT))).toList();
                 case "--out" -> out = Path.of(args[++i]);
-                case "--doc" -> doc = Path.of(args[++i]);
+                case "--doc" -> {
+                    // "--doc none": no Markdown page, so a trial run leaves the committed one alone.
+                    doc = "none".equals(args[i + 1]) ? null : Path.of(args[i + 1]);
+                    i++;
+                }
+                case "--command" -> command = args[++i];
                 default -> backends.add(args[i]);
             }
         }
@@ -188,7 +195,7 @@ public final class ChaosRun {
                 }
             }
         }
-        ReliabilityReport report = new ReliabilityReport(results, settings, String.join(" ", args));
+        ReliabilityReport report = new ReliabilityReport(results, settings, command);
         Files.createDirectories(out);
         Files.writeString(out.resolve("result.json"), report.json());
         System.out.println("chaos: wrote " + out.resolve("result.json"));

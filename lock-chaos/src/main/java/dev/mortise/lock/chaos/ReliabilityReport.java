@@ -18,13 +18,13 @@ public final class ReliabilityReport {
 
     private final List<RunResult> results;
     private final ChaosRun.Settings settings;
-    private final String arguments;
+    private final String command;
     private final String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
 
-    public ReliabilityReport(List<RunResult> results, ChaosRun.Settings settings, String arguments) {
+    public ReliabilityReport(List<RunResult> results, ChaosRun.Settings settings, String command) {
         this.results = results;
         this.settings = settings;
-        this.arguments = arguments;
+        this.command = command;
     }
 
     /** The JSON result: settings, machine, and one object per backend × fault. */
@@ -45,7 +45,7 @@ public final class ReliabilityReport {
                 .append("run the command again.\n\n");
         md.append("- Date: ").append(date).append('\n');
         md.append("- Machine: ").append(machine()).append('\n');
-        md.append("- Command: `./scripts/chaos.sh").append(arguments.isBlank() ? "" : " " + arguments).append("`\n");
+        md.append("- Command: `").append(command).append("`\n");
         md.append("- Per backend × fault: ").append(settings.workers()).append(" worker JVMs for ")
                 .append(settings.seconds()).append(" s on ").append(settings.keys()).append(" keys, lease ")
                 .append(settings.leaseMs()).append(" ms (renewed by the watchdog), critical section ")

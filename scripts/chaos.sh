@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs the Mortise fault-injection harness (lock-chaos) and writes docs/RELIABILITY.md and the
+# JSON result lock-chaos/target/chaos/result.json (see docs/RELIABILITY.md for the columns).
+#
+# Builds lock-chaos and the modules it needs (tests skipped), then runs
+# dev.mortise.lock.chaos.ChaosRun, which starts its own servers on free loopback ports (the
+# ledger's PostgreSQL, and per backend redis-server or a second PostgreSQL through the
+# lock-tck launchers), starts worker JVMs, injects the faults and stops everything when done.
+#
+#   ./scripts/chaos.sh                          # every backend, every fault, 30 s each
+#   ./scripts/chaos.sh redis --seconds 20       # one backend
+#   ./scripts/chaos.sh jdbc --faults pause      # one fault (pause, kill, none)
+#   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
+#
+# Exits 1 if any run accepted a stale write or lost an update.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./mvnw -B -q -pl lock-chaos -am package -Dmaven.test.skip=true
+
+# Run from copies of the checkout's module jars: a build of another module during the run
+# would otherwise rewrite a jar under the running JVMs (workers are started throughout).
+jars=lock-chaos/target/chaos-jars
+rm -rf "$jars" && mkdir -p "$jars"
+cp lock-chaos/target/lock-chaos-*.jar "$jars/"
+classpath="$PWD/$(ls "$jars"/lock-chaos-*.jar)"
+IFS=":" read -r -a entries < lock-chaos/target/chaos-classpath.txt || true  # no final newline
+for entry in "${entries[@]}"; do
+  if [[ "$entry" == "$PWD"/* ]]; then
+    cp "$entry" "$jars/" && entry="$PWD/$jars/$(basename "$entry")"
+  fi
+  classpath="$classpath:$entry"
+done
+
+command="./scripts/chaos.sh${*:+ $*}"
+
+exec java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+  -cp "$classpath" dev.mortise.lock.chaos.ChaosRun \
+  --command "$command" --doc docs/RELIABILITY.md "$@"
