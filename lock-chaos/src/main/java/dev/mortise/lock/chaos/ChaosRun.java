@@ -26,8 +26,14 @@ public final class ChaosRun {
      * @param keys     lock keys the workers spread over (fewer keys, more contention)
      * @param leaseMs  the workers' lease (renewed by the client's watchdog while alive)
      * @param csMs     time a worker spends between its read and its write
+     * @param fenced   false only for the negative control: the ledger then accepts every write
      */
-    public record Settings(int seconds, int workers, int keys, long leaseMs, long csMs) {
+    public record Settings(int seconds, int workers, int keys, long leaseMs, long csMs, boolean fenced) {
+
+        /** A fenced run. */
+        public Settings(int seconds, int workers, int keys, long leaseMs, long csMs) {
+            this(seconds, workers, keys, leaseMs, csMs, true);
+        }
 
         /** A pause is twice the lease and a second more, so the lease surely expires during it. */
         public long pauseMs() {
@@ -106,7 +112,7 @@ public final class ChaosRun {
             throws IOException {
         return WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
                 Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(settings.csMs()),
-                String.join(",", keys)));
+                String.join(",", keys), settings.fenced() ? "fenced" : "unfenced"));
     }
 
     /** Polls the worker's parsed output until it is between its READ and its write. */

@@ -22,7 +22,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Every step is one line on stdout, {@code EV <epochMillis> <TYPE> <key> <token> <value>},
  * which the controller parses ({@link WorkerEvent}). Arguments, in order: backend, backend
  * target, ledger JDBC URL, worker id, seconds, lease millis, critical-section millis, keys
- * (comma-separated).
+ * (comma-separated), and optionally {@code unfenced} (the negative control: the ledger accepts
+ * every write).
  */
 public final class ChaosWorker {
 
@@ -30,8 +31,9 @@ public final class ChaosWorker {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 8) {
-            System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs key1,key2,...");
+        if (args.length != 8 && args.length != 9) {
+            System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs key1,key2,..."
+                    + " [unfenced]");
             System.exit(2);
         }
         String backend = args[0];
@@ -42,6 +44,7 @@ public final class ChaosWorker {
         Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
         long csMillis = Long.parseLong(args[6]);
         List<String> keys = Arrays.asList(args[7].split(","));
+        boolean fenced = args.length == 8 || !"unfenced".equals(args[8]);
 
         try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres");
              LockClient locks = LockClient.builder(Backends.create(backend, target)).defaultLease(lease).build()) {
@@ -49,7 +52,7 @@ public final class ChaosWorker {
             while (System.currentTimeMillis() < endAt) {
                 String key = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
                 try {
-                    cycle(locks, ledger, worker, key, csMillis);
+                    cycle(locks, ledger, worker, key, csMillis, fenced);
                 } catch (LockTimeoutException e) {
                     log("WAIT_TIMEOUT", key, 0, 0);
                 } catch (Exception e) {
@@ -65,8 +68,8 @@ public final class ChaosWorker {
         System.exit(0);
     }
 
-    private static void cycle(LockClient locks, Ledger ledger, String worker, String key, long csMillis)
-            throws Exception {
+    private static void cycle(LockClient locks, Ledger ledger, String worker, String key, long csMillis,
+                              boolean fenced) throws Exception {
         LockLease lease = locks.acquire(LockSpec.of(key).waitFor(Duration.ofSeconds(10)));
         long token = lease.fencingToken();
         log("ACQUIRED", key, token, 0);
@@ -75,7 +78,8 @@ public final class ChaosWorker {
             Ledger.Read read = ledger.read(key, token);
             log("READ", key, token, read.value());
             Thread.sleep(csMillis);
-            boolean accepted = ledger.write(key, token, worker, read.value(), read.value() + 1, read.at());
+            boolean accepted = ledger.write(key, token, worker, read.value(), read.value() + 1, read.at(),
+                    fenced);
             log(accepted ? "WRITE_OK" : "WRITE_REJECTED", key, token, read.value() + 1);
         } finally {
             try {

@@ -82,8 +82,20 @@ public final class Ledger implements AutoCloseable {
      */
     public boolean write(String key, long token, String worker, long valueRead, long valueWritten, Timestamp readAt)
             throws SQLException {
+        return write(key, token, worker, valueRead, valueWritten, readAt, true);
+    }
+
+    /**
+     * As {@link #write(String, long, String, long, long, Timestamp)}, or, with {@code fenced}
+     * false, accepting every write whatever its token: the negative control that shows the
+     * checker does see the damage fencing prevents.
+     */
+    public boolean write(String key, long token, String worker, long valueRead, long valueWritten, Timestamp readAt,
+                         boolean fenced) throws SQLException {
+        String condition = fenced ? "token <= ?" : "? IS NOT NULL";
         try (PreparedStatement s = connection.prepareStatement(
-                "WITH upd AS (UPDATE ledger SET value = ?, token = ? WHERE key = ? AND token <= ? RETURNING 1)"
+                "WITH upd AS (UPDATE ledger SET value = ?, token = GREATEST(token, ?) WHERE key = ? AND " + condition
+                        + " RETURNING 1)"
                         + " INSERT INTO ledger_log (key, worker, token, value_read, value_written, accepted, read_at,"
                         + " written_at) SELECT ?, ?, ?, ?, ?, EXISTS (SELECT 1 FROM upd), ?, clock_timestamp()"
                         + " RETURNING accepted")) {
