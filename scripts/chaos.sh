@@ -12,7 +12,7 @@
 #   ./scripts/chaos.sh jdbc --faults pause      # one fault (pause, kill, none)
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #
-# Exits 1 if any run accepted a stale write or lost an update.
+# Exits 1 if any run accepted a stale write, lost an update or left an orphaned lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

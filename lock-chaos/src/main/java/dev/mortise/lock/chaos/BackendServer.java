@@ -1,8 +1,11 @@
 package dev.mortise.lock.chaos;
 
+import dev.mortise.lock.tck.server.EtcdServer;
 import dev.mortise.lock.tck.server.PostgresServer;
 import dev.mortise.lock.tck.server.RedisServer;
 import dev.mortise.lock.tck.server.ServerProcess;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
 
 /**
  * The real server a backend locks on, started for a run and stopped by {@link #close()}: the
@@ -11,12 +14,13 @@ import dev.mortise.lock.tck.server.ServerProcess;
  */
 public final class BackendServer implements AutoCloseable {
 
-    private final ServerProcess server;
+    private final AutoCloseable server;
     private final String target;
 
-    private BackendServer(ServerProcess server, String target) {
+    private BackendServer(AutoCloseable server, String target) {
         this.server = server;
         this.target = target;
+        Cleanup.register(this);
     }
 
     /** Starts the server for {@code backend} and waits until it is ready. */
@@ -32,6 +36,22 @@ public final class BackendServer implements AutoCloseable {
                 postgres.start();
                 yield new BackendServer(postgres, postgres.jdbcUrl());
             }
+            case "etcd" -> {
+                EtcdServer etcd = new EtcdServer();
+                etcd.start();
+                yield new BackendServer(etcd, etcd.endpoint());
+            }
+            case "zookeeper" -> {
+                // In this JVM (curator-test), with a 500 ms tick: the server then grants session
+                // timeouts from 1 s, so a session can be a little longer than a 2 s lease.
+                try {
+                    TestingServer zookeeper = new TestingServer(
+                            new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+                    yield new BackendServer(zookeeper, zookeeper.getConnectString());
+                } catch (Exception e) {
+                    throw new IllegalStateException("could not start ZooKeeper: " + e.getMessage(), e);
+                }
+            }
             default -> throw new IllegalArgumentException("unknown backend '" + backend + "', expected one of "
                     + Backends.SUPPORTED);
         };
@@ -42,12 +62,40 @@ public final class BackendServer implements AutoCloseable {
         return target;
     }
 
+    /**
+     * Locks still held on the server - after every worker has ended and the lease has run out,
+     * an orphan - or -1 where this slice has no cheap way to look (etcd, ZooKeeper).
+     */
+    public long heldLocks() throws Exception {
+        if (server instanceof RedisServer redis) {
+            // Lock keys carry the lease as TTL; "mortise" is the backend's default key prefix.
+            String reply = redis.command("EVAL", "return #redis.call('keys', ARGV[1])", "0", "mortise:lock:*");
+            return Long.parseLong(reply.substring(1));
+        }
+        if (server instanceof PostgresServer postgres) {
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), "");
+                 java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM mortise_locks"
+                         + " WHERE lock_owner IS NOT NULL AND expires_at > now()")) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+        return -1;
+    }
+
+    /** The launcher of an external server process, or null for ZooKeeper (in this JVM). */
     public ServerProcess server() {
-        return server;
+        return server instanceof ServerProcess process ? process : null;
     }
 
     @Override
     public void close() {
-        server.close();
+        try {
+            server.close();
+            Cleanup.forget(this);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop " + target + ": " + e.getMessage(), e);
+        }
     }
 }

@@ -1,24 +1,28 @@
 package dev.mortise.lock.chaos;
 
+import dev.mortise.lock.etcd.EtcdLockBackend;
 import dev.mortise.lock.jdbc.JdbcLockBackend;
 import dev.mortise.lock.redis.RedisLockBackend;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
+import java.time.Duration;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Builds the lock backend a worker locks on, from a name and a target string the controller
- * passes on the worker's command line (Redis address, or a PostgreSQL JDBC URL).
+ * passes on the worker's command line (Redis address, PostgreSQL JDBC URL, etcd endpoint or
+ * ZooKeeper connect string).
  */
 public final class Backends {
 
     /** The backends this slice drives. */
-    public static final java.util.List<String> SUPPORTED = java.util.List.of("redis", "jdbc");
+    public static final java.util.List<String> SUPPORTED = java.util.List.of("redis", "jdbc", "etcd", "zookeeper");
 
     private Backends() {
     }
 
-    /** A new backend for {@code name} ({@code redis} or {@code jdbc}) on {@code target}. */
-    public static LockBackend create(String name, String target) {
+    /** A new backend for {@code name} (one of {@link #SUPPORTED}) on {@code target}. */
+    public static LockBackend create(String name, String target, Duration lease) {
         return switch (name) {
             case "redis" -> RedisLockBackend.builder().address(target).build();
             case "jdbc" -> {
@@ -29,6 +33,11 @@ public final class Backends {
                 dataSource.setUser("postgres");
                 yield JdbcLockBackend.builder(dataSource).createTableIfMissing(true).build();
             }
+            case "etcd" -> EtcdLockBackend.builder().endpoints(target).build();
+            // A hold lives as long as the session: half a lease longer than the lease (the
+            // documented "lease <= session timeout"), so a pause of twice the lease ends it.
+            case "zookeeper" -> ZookeeperLockBackend.builder().connectString(target)
+                    .sessionTimeout(lease.plus(lease.dividedBy(2))).build();
             default -> throw new IllegalArgumentException("unknown backend '" + name + "', expected one of " + SUPPORTED);
         };
     }

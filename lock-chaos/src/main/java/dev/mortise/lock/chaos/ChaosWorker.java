@@ -47,7 +47,7 @@ public final class ChaosWorker {
         boolean fenced = args.length == 8 || !"unfenced".equals(args[8]);
 
         try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres");
-             LockClient locks = LockClient.builder(Backends.create(backend, target)).defaultLease(lease).build()) {
+             LockClient locks = LockClient.builder(Backends.create(backend, target, lease)).defaultLease(lease).build()) {
             log("START", "-", 0, 0);
             while (System.currentTimeMillis() < endAt) {
                 String key = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));

@@ -29,7 +29,8 @@ public final class LedgerChecker {
 
     /** Computes the figures; the connection is the ledger's. */
     public static RunResult check(String backend, Fault fault, int seconds, int workers, Connection ledger,
-                                  List<WorkerEvent> events, List<InjectedFault> faults) throws SQLException {
+                                  List<WorkerEvent> events, List<InjectedFault> faults, long orphans)
+            throws SQLException {
         List<LogRow> log = new ArrayList<>();
         try (Statement s = ledger.createStatement();
              ResultSet rs = s.executeQuery("SELECT id, key, worker, token, value_read, value_written, accepted,"
@@ -90,7 +91,7 @@ public final class LedgerChecker {
 
         return new RunResult(backend, fault, seconds, workers, faults.size(), log.size(), accepted, rejected,
                 staleAccepted, lostUpdates, overlaps(events), onLostFired(fault, events, faults),
-                pausedWritesRejected(fault, events, faults), takeovers(events, faults));
+                pausedWritesRejected(fault, events, faults), takeovers(events, faults), orphans);
     }
 
     /** Pairs of critical sections (ACQUIRED to the end of the write) on one key that overlapped in time. */

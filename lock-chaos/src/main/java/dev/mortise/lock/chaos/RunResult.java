@@ -15,15 +15,22 @@ import java.util.List;
  * @param onLostFired          paused holders whose {@code onLost} fired for the paused lease
  * @param pausedWritesRejected paused holders whose write after SIGCONT the ledger rejected
  * @param takeoverMillis       fault to next grant of the key to another worker, where measured
+ * @param orphans              locks still held on the server a lease after every worker ended
+ *                             (must be 0), or -1 where not checked
  */
 public record RunResult(String backend, Fault fault, int seconds, int workers, long faultsInjected,
                         long writeAttempts, long acceptedWrites, long staleWritesAttempted,
                         long staleWritesAccepted, long lostUpdates, long overlaps, long onLostFired,
-                        long pausedWritesRejected, List<Long> takeoverMillis) {
+                        long pausedWritesRejected, List<Long> takeoverMillis, long orphans) {
 
     /** True when nothing unsafe was seen: no stale write accepted, no lost update. */
     public boolean safe() {
         return staleWritesAccepted == 0 && lostUpdates == 0;
+    }
+
+    /** True when the run is safe and left no orphaned lock (where that was checked). */
+    public boolean passed() {
+        return safe() && orphans <= 0;
     }
 
     /** The p-th percentile (nearest rank) of the takeover times, or -1 when none was measured. */
@@ -44,6 +51,6 @@ public record RunResult(String backend, Fault fault, int seconds, int workers, l
                 + ",\"staleWritesAttempted\":" + staleWritesAttempted + ",\"staleWritesAccepted\":" + staleWritesAccepted
                 + ",\"lostUpdates\":" + lostUpdates + ",\"overlapsWithoutFencing\":" + overlaps
                 + ",\"onLostFired\":" + onLostFired + ",\"pausedWritesRejected\":" + pausedWritesRejected
-                + ",\"takeoverMillis\":" + takeoverMillis + ",\"safe\":" + safe() + "}";
+                + ",\"takeoverMillis\":" + takeoverMillis + ",\"orphans\":" + orphans + ",\"safe\":" + safe() + "}";
     }
 }

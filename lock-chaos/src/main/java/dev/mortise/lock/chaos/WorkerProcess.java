@@ -44,7 +44,7 @@ public final class WorkerProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command)
                 .redirectError(dir.resolve(id + ".err").toFile())
                 .start();
-        return new WorkerProcess(id, process, dir.resolve(id + ".out"));
+        return Cleanup.register(new WorkerProcess(id, process, dir.resolve(id + ".out")));
     }
 
     private void pump(PrintWriter out) {
@@ -122,5 +122,6 @@ public final class WorkerProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        Cleanup.forget(this);
     }
 }

@@ -41,7 +41,7 @@ class ChaosSmokeTest {
 
     private static RunResult run(ChaosRun.Settings settings, String dir) throws Exception {
         try (Ledger ledger = Ledger.connect(ledgerServer.jdbcUrl(), ledgerServer.user())) {
-            RunResult result = ChaosRun.run("redis", redis.target(), ledger, ledgerServer.jdbcUrl(), Fault.PAUSE,
+            RunResult result = ChaosRun.run("redis", redis, ledger, ledgerServer.jdbcUrl(), Fault.PAUSE,
                     settings, Path.of("target", dir), ChaosRun.workerClasspath());
             System.out.println(result.toJson());
             return result;
@@ -56,6 +56,7 @@ class ChaosSmokeTest {
         assertThat(result.faultsInjected()).as("at least one pause struck a holder").isPositive();
         assertThat(result.staleWritesAccepted()).as("stale writes accepted").isZero();
         assertThat(result.lostUpdates()).as("lost updates").isZero();
+        assertThat(result.orphans()).as("lock keys left once every worker ended and a lease ran out").isZero();
         assertThat(result.staleWritesAttempted()).as("the fault bit: a paused holder's write was rejected")
                 .isPositive();
     }
