@@ -62,6 +62,20 @@ public final class BackendServer implements AutoCloseable {
         return target;
     }
 
+    /** kill -9 of the server, {@code downMillis} down, then a restart on the same port and data. */
+    public void killAndRestart(long downMillis) throws Exception {
+        if (server instanceof ServerProcess process) {
+            process.kill();
+            Thread.sleep(downMillis);
+            process.start();
+        } else if (server instanceof TestingServer zookeeper) {
+            // In this JVM: no kill -9; stop() closes it at once, restart() keeps its data.
+            zookeeper.stop();
+            Thread.sleep(downMillis);
+            zookeeper.restart();
+        }
+    }
+
     /**
      * Locks still held on the server - after every worker has ended and the lease has run out,
      * an orphan - or -1 where this slice has no cheap way to look (etcd, ZooKeeper).
@@ -81,7 +95,26 @@ public final class BackendServer implements AutoCloseable {
                 return rs.getLong(1);
             }
         }
+        if (server instanceof TestingServer zookeeper) {
+            return zookeeperHolds(zookeeper.getConnectString());
+        }
         return -1;
+    }
+
+    /** Lock nodes (children of each key's parent) under the backend's default root path. */
+    private static long zookeeperHolds(String connectString) throws Exception {
+        try (org.apache.curator.framework.CuratorFramework client = org.apache.curator.framework.CuratorFrameworkFactory
+                .newClient(connectString, new org.apache.curator.retry.RetryOneTime(100))) {
+            client.start();
+            if (client.checkExists().forPath("/mortise/locks") == null) {
+                return 0;
+            }
+            long nodes = 0;
+            for (String key : client.getChildren().forPath("/mortise/locks")) {
+                nodes += client.getChildren().forPath("/mortise/locks/" + key).size();
+            }
+            return nodes;
+        }
     }
 
     /** The launcher of an external server process, or null for ZooKeeper (in this JVM). */

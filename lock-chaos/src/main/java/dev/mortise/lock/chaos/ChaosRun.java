@@ -77,7 +77,7 @@ public final class ChaosRun {
                 WorkerProcess victim = alive.get(next++ % alive.size());
                 WorkerEvent cs = awaitCriticalSection(victim, 5000);
                 if (cs != null) {
-                    InjectedFault injected = inject(fault, victim, cs, settings);
+                    InjectedFault injected = inject(fault, victim, cs, settings, server);
                     faults.add(injected);
                     if (fault == Fault.KILL) {
                         alive.remove(victim);
@@ -104,8 +104,9 @@ public final class ChaosRun {
         }
         List<WorkerEvent> events = new ArrayList<>();
         all.forEach(w -> events.addAll(w.events()));
-        // Every worker is gone: once a lease has run out, whatever is still held is an orphan.
-        Thread.sleep(settings.leaseMs() + 1000);
+        // Every worker is gone: once a lease (and a ZooKeeper session, 1.5 leases) has run out,
+        // whatever is still held is an orphan.
+        Thread.sleep(2 * settings.leaseMs() + 1000);
         long orphans = server.heldLocks();
         return LedgerChecker.check(backend, fault, settings.seconds(), settings.workers(), ledger.connection(),
                 events, faults, orphans);
@@ -132,8 +133,8 @@ public final class ChaosRun {
         return null;
     }
 
-    private static InjectedFault inject(Fault fault, WorkerProcess victim, WorkerEvent cs, Settings settings)
-            throws IOException, InterruptedException {
+    private static InjectedFault inject(Fault fault, WorkerProcess victim, WorkerEvent cs, Settings settings,
+                                        BackendServer server) throws Exception {
         long at = System.currentTimeMillis();
         switch (fault) {
             case PAUSE -> {
@@ -145,6 +146,10 @@ public final class ChaosRun {
                 }
             }
             case KILL -> victim.signal("KILL");
+            case SERVER_KILL -> {
+                server.killAndRestart(1000);
+                return new InjectedFault(fault, "server", cs.key(), cs.token(), at, System.currentTimeMillis());
+            }
             default -> throw new IllegalArgumentException("nothing to inject for " + fault);
         }
         return new InjectedFault(fault, victim.id(), cs.key(), cs.token(), at, System.currentTimeMillis());
@@ -173,7 +178,7 @@ public final class ChaosRun {
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
                 case "--workers" -> workers = Integer.parseInt(args[++i]);
                 case "--faults" -> faults = java.util.Arrays.stream(args[++i].split(","))
-                        .map(f -> Fault.valueOf(f.trim().toUpperCase(java.util.Locale.ROOT))).toList();
+                        .map(Fault::of).toList();
                 case "--out" -> out = Path.of(args[++i]);
                 case "--doc" -> {
                     // "--doc none": no Markdown page, so a trial run leaves the committed one alone.

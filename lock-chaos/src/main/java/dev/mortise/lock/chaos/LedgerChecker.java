@@ -91,7 +91,18 @@ public final class LedgerChecker {
 
         return new RunResult(backend, fault, seconds, workers, faults.size(), log.size(), accepted, rejected,
                 staleAccepted, lostUpdates, overlaps(events), onLostFired(fault, events, faults),
-                pausedWritesRejected(fault, events, faults), takeovers(events, faults), orphans);
+                pausedWritesRejected(fault, events, faults), takeovers(events, faults), orphans,
+                reusedTokens(events));
+    }
+
+    /**
+     * Grants that repeated a (key, token) pair already granted: every grant must carry a new
+     * token, or two holders could both pass the ledger's "token >= highest" check.
+     */
+    static long reusedTokens(List<WorkerEvent> events) {
+        java.util.Set<String> granted = new java.util.HashSet<>();
+        return events.stream().filter(e -> e.type().equals("ACQUIRED"))
+                .filter(e -> !granted.add(e.key() + "\n" + e.token())).count();
     }
 
     /** Pairs of critical sections (ACQUIRED to the end of the write) on one key that overlapped in time. */
@@ -151,9 +162,11 @@ public final class LedgerChecker {
     private static List<Long> takeovers(List<WorkerEvent> events, List<InjectedFault> faults) {
         List<Long> takeovers = new ArrayList<>();
         for (InjectedFault f : faults) {
+            // A server kill is measured to the next grant of any key to anyone: the recovery.
+            boolean server = f.fault() == Fault.SERVER_KILL;
             events.stream()
-                    .filter(e -> e.type().equals("ACQUIRED") && e.key().equals(f.key())
-                            && !e.worker().equals(f.worker()) && e.at() >= f.at())
+                    .filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.at()
+                            && (server || e.key().equals(f.key()) && !e.worker().equals(f.worker())))
                     .mapToLong(WorkerEvent::at).min()
                     .ifPresent(at -> takeovers.add(at - f.at()));
         }

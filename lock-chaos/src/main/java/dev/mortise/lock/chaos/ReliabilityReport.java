@@ -53,8 +53,8 @@ public final class ReliabilityReport {
                 .append(" ms, pause ").append(settings.pauseMs()).append(" ms\n\n");
         md.append("| backend | fault | faults | writes | accepted | stale attempted | **stale accepted** | ")
                 .append("**lost updates** | overlaps w/o fencing | paused writes rejected | onLost fired | ")
-                .append("takeover p50 / max ms | orphans | verdict |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+                .append("takeover p50 / max ms | orphans | **tokens reused** | verdict |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
         for (RunResult r : results) {
             boolean pause = r.fault() == Fault.PAUSE;
             md.append("| ").append(r.backend()).append(" | ").append(r.fault().label())
@@ -71,6 +71,7 @@ public final class ReliabilityReport {
                             : r.takeoverPercentile(50) + " / " + r.takeoverPercentile(100)
                             + " (" + r.takeoverMillis().size() + ")")
                     .append(" | ").append(r.orphans() < 0 ? "not checked" : Long.toString(r.orphans()))
+                    .append(" | ").append(r.reusedTokens())
                     .append(" | ").append(!r.safe() ? "**UNSAFE**" : r.passed() ? "safe" : "safe, **orphans**")
                     .append(" |\n");
         }
@@ -102,16 +103,28 @@ public final class ReliabilityReport {
             - **onLost fired**: paused holders whose `onLost` listener fired for the paused lease.
             - **takeover**: from the fault to the next grant of the same key to another worker
               (count of measured takeovers in brackets). For a pause the lease must expire first, so
-              expect about the lease; for kill -9 likewise, since the dead holder releases nothing.
-            - **orphans** (must be 0): locks still held on the server a lease plus one second after every
-              worker ended (Redis: `mortise:lock:*` keys; JDBC: unexpired owned rows of `mortise_locks`).
+              expect about the lease; for kill -9 likewise, since the dead holder releases nothing. For
+              a server kill: from the kill to the next grant of any key to any worker (the recovery).
+            - **tokens reused** (must be 0): grants that carried a (key, token) pair already granted
+              before. Two holders with one token would both pass the ledger's "token >= highest" check.
+            - **server-kill**: kill -9 of the lock server while a worker holds a lock, one second down,
+              restart on the same port and data directory (ZooKeeper runs in the controller's JVM and
+              is stopped and restarted instead). Redis runs without persistence, so a restart loses
+              its `fence` counters and tokens start again at 1: grants repeat tokens already issued
+              (**tokens reused**) and the ledger rejects the low ones (stale writes attempted) until the
+              counter climbs past what it saw. That is the limitation docs/redis.md states ("Exactly
+              when fencing can break"); this harness shows it rather than hiding it. A persistent
+              Redis (`appendfsync always`) is the next run to add.
+            - **orphans** (must be 0): locks still held on the server two leases plus one second after
+              every worker ended (Redis: `mortise:lock:*` keys; JDBC: unexpired owned rows of
+              `mortise_locks`; ZooKeeper: lock nodes under `/mortise/locks`; etcd: not checked yet).
 
             ## Not yet covered
 
-            This is the first slice of issue 10. Not yet injected or measured: etcd and ZooKeeper
-            backends, backend server kill/restart (with and without Redis persistence), etcd leader kill,
-            ZooKeeper ensemble member kill, network cut/delay through a TCP proxy, JVM clock offset for the
-            JDBC backend, orphans on etcd and ZooKeeper, false grants after a waiting session died.
+            This is the first slice of issue 10. Not yet injected or measured: server kill/restart of a
+            persistent Redis, etcd leader kill in a 3-node cluster, ZooKeeper ensemble member kill,
+            network cut/delay through a TCP proxy, JVM clock offset for the JDBC backend, orphans on etcd,
+            false grants after a waiting session died, onLost for holders whose server was killed.
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */

@@ -17,15 +17,16 @@ import java.util.List;
  * @param takeoverMillis       fault to next grant of the key to another worker, where measured
  * @param orphans              locks still held on the server a lease after every worker ended
  *                             (must be 0), or -1 where not checked
+ * @param reusedTokens         grants whose (key, token) had been granted before (must be 0)
  */
 public record RunResult(String backend, Fault fault, int seconds, int workers, long faultsInjected,
                         long writeAttempts, long acceptedWrites, long staleWritesAttempted,
                         long staleWritesAccepted, long lostUpdates, long overlaps, long onLostFired,
-                        long pausedWritesRejected, List<Long> takeoverMillis, long orphans) {
+                        long pausedWritesRejected, List<Long> takeoverMillis, long orphans, long reusedTokens) {
 
-    /** True when nothing unsafe was seen: no stale write accepted, no lost update. */
+    /** True when nothing unsafe was seen: no stale write accepted, no lost update, no token granted twice. */
     public boolean safe() {
-        return staleWritesAccepted == 0 && lostUpdates == 0;
+        return staleWritesAccepted == 0 && lostUpdates == 0 && reusedTokens == 0;
     }
 
     /** True when the run is safe and left no orphaned lock (where that was checked). */
@@ -51,6 +52,6 @@ public record RunResult(String backend, Fault fault, int seconds, int workers, l
                 + ",\"staleWritesAttempted\":" + staleWritesAttempted + ",\"staleWritesAccepted\":" + staleWritesAccepted
                 + ",\"lostUpdates\":" + lostUpdates + ",\"overlapsWithoutFencing\":" + overlaps
                 + ",\"onLostFired\":" + onLostFired + ",\"pausedWritesRejected\":" + pausedWritesRejected
-                + ",\"takeoverMillis\":" + takeoverMillis + ",\"orphans\":" + orphans + ",\"safe\":" + safe() + "}";
+                + ",\"takeoverMillis\":" + takeoverMillis + ",\"orphans\":" + orphans + ",\"reusedTokens\":" + reusedTokens + ",\"safe\":" + safe() + "}";
     }
 }
