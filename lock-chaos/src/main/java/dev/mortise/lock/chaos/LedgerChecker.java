@@ -162,11 +162,14 @@ public final class LedgerChecker {
     private static List<Long> takeovers(List<WorkerEvent> events, List<InjectedFault> faults) {
         List<Long> takeovers = new ArrayList<>();
         for (InjectedFault f : faults) {
-            // A server kill is measured to the next grant of any key to anyone: the recovery.
+            // A server kill is measured to the first grant of any key to anyone after the restart:
+            // the recovery. (From the kill itself, a grant made just before the kill but logged
+            // just after it would count as a takeover of a few milliseconds.)
             boolean server = f.fault() == Fault.SERVER_KILL;
             events.stream()
-                    .filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.at()
-                            && (server || e.key().equals(f.key()) && !e.worker().equals(f.worker())))
+                    .filter(e -> e.type().equals("ACQUIRED")
+                            && (server ? e.at() >= f.endedAt()
+                                    : e.at() >= f.at() && e.key().equals(f.key()) && !e.worker().equals(f.worker())))
                     .mapToLong(WorkerEvent::at).min()
                     .ifPresent(at -> takeovers.add(at - f.at()));
         }

@@ -104,7 +104,8 @@ public final class ReliabilityReport {
             - **takeover**: from the fault to the next grant of the same key to another worker
               (count of measured takeovers in brackets). For a pause the lease must expire first, so
               expect about the lease; for kill -9 likewise, since the dead holder releases nothing. For
-              a server kill: from the kill to the next grant of any key to any worker (the recovery).
+              a server kill: from the kill to the first grant of any key to any worker after the restart
+              (the recovery, including the one second the server is down).
             - **tokens reused** (must be 0): grants that carried a (key, token) pair already granted
               before. Two holders with one token would both pass the ledger's "token >= highest" check.
             - **server-kill**: kill -9 of the lock server while a worker holds a lock, one second down,
