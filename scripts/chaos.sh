@@ -7,9 +7,9 @@
 # ledger's PostgreSQL, and per backend redis-server or a second PostgreSQL through the
 # lock-tck launchers), starts worker JVMs, injects the faults and stops everything when done.
 #
-#   ./scripts/chaos.sh                          # every backend, every fault, 30 s each
+#   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault, 30 s each
 #   ./scripts/chaos.sh redis --seconds 20       # one backend
-#   ./scripts/chaos.sh jdbc --faults pause      # one fault (pause, kill, none)
+#   ./scripts/chaos.sh jdbc --faults pause      # some faults (pause, kill, server-kill, none)
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #
 # Exits 1 if any run accepted a stale write, lost an update or left an orphaned lock.

@@ -169,7 +169,7 @@ public final class ChaosRun {
         List<String> backends = new ArrayList<>();
         int seconds = 30;
         int workers = 3;
-        List<Fault> faults = List.of(Fault.PAUSE, Fault.KILL);
+        List<Fault> faults = List.of(Fault.PAUSE, Fault.KILL, Fault.SERVER_KILL);
         Path out = Path.of("lock-chaos/target/chaos");
         Path doc = null;
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
