@@ -113,7 +113,7 @@ public final class JdbcLockBackend implements LockBackend {
         long[] requestedAt = {0};
         LockSql.Outcome outcome;
         try {
-            outcome = calls.run(request.key(), "acquire",
+            outcome = calls.runIdempotent(request.key(), "acquire",
                     c -> sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt));
         } catch (LockBackendException e) {
             if (requestedAt[0] != 0) {
@@ -139,7 +139,7 @@ public final class JdbcLockBackend implements LockBackend {
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
-        return calls.run(grant.key(), "renew", c -> sql.renew(c, grant.state(), grant.owner(), millis(lease)));
+        return calls.runIdempotent(grant.key(), "renew", c -> sql.renew(c, grant.state(), grant.owner(), millis(lease)));
     }
 
     /** One statement for all grants (per 500), on one connection. */
@@ -153,7 +153,7 @@ public final class JdbcLockBackend implements LockBackend {
             holds.add(new LockSql.Held(grant.state(), grant.owner()));
         }
         String first = grants.iterator().next().key();
-        Set<String> renewed = calls.run(grants.size() == 1 ? first : null, "renew " + grants.size()
+        Set<String> renewed = calls.runIdempotent(grants.size() == 1 ? first : null, "renew " + grants.size()
                 + " locks (the first is '" + first + "')", c -> sql.renewAll(c, holds, millis(lease)));
         Set<Grant> gone = new HashSet<>();
         for (Grant grant : grants) {
@@ -171,7 +171,7 @@ public final class JdbcLockBackend implements LockBackend {
 
     @Override
     public void ping() {
-        calls.run(null, "ping the database", c -> {
+        calls.runIdempotent(null, "ping the database", c -> {
             try (Statement statement = c.createStatement()) {
                 statement.setQueryTimeout(queryTimeoutSeconds);
                 statement.execute("SELECT 1");

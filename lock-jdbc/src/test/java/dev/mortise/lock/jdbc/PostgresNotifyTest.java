@@ -62,8 +62,10 @@ class PostgresNotifyTest {
         assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(PROMPTLY);
         assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
         CompletableFuture.runAsync(granted::close).get(30, TimeUnit.SECONDS);
+        // The first attempt may be sent twice: once more on a fresh connection if the pool handed
+        // out one the server had closed (another test here terminates connections).
         assertThat(acquireStatements()).as("attempts: the first, one after LISTEN came up, one after the wake-up")
-                .isLessThanOrEqualTo(3);
+                .isLessThanOrEqualTo(4);
     }
 
     @Test

@@ -38,12 +38,32 @@ public final class JdbcCalls {
      * when upserts of one new key meet) had no effect, so it is run again, twice at most.
      */
     public <T> T run(String key, String action, Work<T> work) {
+        return run(key, action, false, work);
+    }
+
+    /**
+     * As {@link #run}, and also once more on a fresh connection when the first one turns out
+     * broken (SQLState class 08: a pooled connection the server had already closed). Only
+     * for work that is idempotent for its owner — acquire (taking a lock one already holds
+     * returns the same token), renew, ping — never for release, whose repeat would report a
+     * hold it had just released as missing.
+     */
+    public <T> T runIdempotent(String key, String action, Work<T> work) {
+        return run(key, action, true, work);
+    }
+
+    private <T> T run(String key, String action, boolean idempotent, Work<T> work) {
+        boolean retriedConnection = false;
         for (int attempt = 1; ; attempt++) {
             try {
                 return once(work);
             } catch (SQLException e) {
                 String state = e.getSQLState();
                 if (attempt < 3 && state != null && state.startsWith("40")) {
+                    continue;
+                }
+                if (idempotent && !retriedConnection && state != null && state.startsWith("08")) {
+                    retriedConnection = true;
                     continue;
                 }
                 throw failure(key, action, e);
