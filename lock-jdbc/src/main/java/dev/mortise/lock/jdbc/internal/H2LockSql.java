@@ -106,11 +106,7 @@ final class H2LockSql extends SqlTemplate {
                     statement.setString(index++, held.key());
                     statement.setString(index++, held.owner());
                 }
-                try (ResultSet rows = statement.executeQuery()) {
-                    while (rows.next()) {
-                        renewed.add(rows.getString(1));
-                    }
-                }
+                collectFirstColumn(statement, renewed);
             }
         }
         return renewed;

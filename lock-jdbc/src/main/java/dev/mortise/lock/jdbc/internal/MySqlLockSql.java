@@ -112,11 +112,7 @@ final class MySqlLockSql extends SqlTemplate {
             }
             try (PreparedStatement statement = prepare(connection, sql("SELECT lock_owner FROM ${table}" + where))) {
                 bind(statement, 1, chunk);
-                try (ResultSet rows = statement.executeQuery()) {
-                    while (rows.next()) {
-                        renewed.add(rows.getString(1));
-                    }
-                }
+                collectFirstColumn(statement, renewed);
             }
         }
         return renewed;

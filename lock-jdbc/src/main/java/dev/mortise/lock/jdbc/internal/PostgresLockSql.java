@@ -93,11 +93,7 @@ final class PostgresLockSql extends SqlTemplate {
             statement.setLong(1, leaseMillis);
             statement.setArray(2, keyArray);
             statement.setArray(3, ownerArray);
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    renewed.add(rows.getString(1));
-                }
-            }
+            collectFirstColumn(statement, renewed);
         }
         return renewed;
     }

@@ -2,7 +2,9 @@ package dev.mortise.lock.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collection;
 
 /** Shared by the dialects: statement text with the table name in, and the query timeout on every statement. */
 abstract class SqlTemplate implements LockSql {
@@ -36,6 +38,15 @@ abstract class SqlTemplate implements LockSql {
     }
 
     /** {@code (?, ?), (?, ?), …} for {@code n} pairs. */
+    /** Runs the query and adds the first column of every row to {@code into} (the owners a renewal found). */
+    static void collectFirstColumn(PreparedStatement statement, Collection<String> into) throws SQLException {
+        try (ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                into.add(rows.getString(1));
+            }
+        }
+    }
+
     static String pairs(int n) {
         StringBuilder out = new StringBuilder(n * 8);
         for (int i = 0; i < n; i++) {
