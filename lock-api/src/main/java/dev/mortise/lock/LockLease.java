@@ -62,8 +62,10 @@ public interface LockLease extends AutoCloseable {
 
     /**
      * Registers a listener called once if the hold is lost while open. Called at once,
-     * on this thread, if it is already lost. A listener that throws is logged and does
-     * not disturb the lock or other listeners.
+     * on this thread, if it is already lost. A loss found by the watchdog or reported by
+     * the backend (session ended) is told on the client's background thread; the lease is
+     * invalid before the listener runs. A listener that throws is logged and does not
+     * disturb the lock or other listeners.
      *
      * @return this lease
      */

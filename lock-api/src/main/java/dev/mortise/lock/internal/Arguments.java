@@ -1,6 +1,5 @@
 package dev.mortise.lock.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /** Argument checks whose messages name the key, the backend and the fix. */
@@ -29,7 +28,7 @@ final class Arguments {
                     + broken + " (backend '" + backend + "'): such a string has no UTF-8 form and would share a lock "
                     + "with another key; build keys from well-formed text");
         }
-        int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+        int bytes = utf8Length(key);
         if (bytes > maxKeyBytes) {
             throw new IllegalArgumentException("Lock key '" + abbreviate(key) + "' is " + bytes + " UTF-8 bytes, over the limit of "
                     + maxKeyBytes + " (backend '" + backend + "'): use a shorter key (hash the long part) or raise "
@@ -60,6 +59,19 @@ final class Arguments {
                     + backend + "'): pass a stable id of the caller, or none to use the calling thread");
         }
         return owner;
+    }
+
+    /** UTF-8 length of well-formed UTF-16 text, counted without encoding it (acquire is a hot path). */
+    static int utf8Length(String text) {
+        int bytes = text.length();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80) {
+                // 2 bytes below U+0800, 3 for the rest of the BMP; a surrogate pair is 4 bytes for 2 chars
+                bytes += c < 0x800 ? 1 : Character.isSurrogate(c) ? 1 : 2;
+            }
+        }
+        return bytes;
     }
 
     /** Index of the first unpaired surrogate, or -1 if the string is well-formed UTF-16. */

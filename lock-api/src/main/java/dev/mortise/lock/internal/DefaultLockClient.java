@@ -30,7 +30,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
@@ -44,21 +43,27 @@ public final class DefaultLockClient implements LockClient {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultLockClient.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Set while a backend's grant-listener callback runs on this thread. */
+    private static final ThreadLocal<Boolean> deferNotification = new ThreadLocal<>();
 
     private final LockBackend backend;
     private final String backendName;
     private final ClientSettings settings;
     private final Arguments arguments;
     private final Events events;
+    /** Every key this client holds or waits for, with its local permit and current hold. */
     private final KeyGates gates = new KeyGates();
-    private final ConcurrentHashMap<String, Hold> holdsByKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Hold> holdsByOwner = new ConcurrentHashMap<>();
     private final Watchdog watchdog;
     private final String clientId;
+    /** {@code clientId + ":"}: owner ids are this prefix and a per-hold counter. */
+    private final String ownerPrefix;
     private final AtomicLong holdSequence = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Releases lost holds off the watchdog thread, so a slow server cannot delay renewals. */
-    private final java.util.concurrent.ExecutorService releaser;
+    /**
+     * Releases lost holds and tells listeners about losses found by the watchdog or the
+     * backend, off those threads: a slow server or a slow listener cannot delay renewals.
+     */
+    private final java.util.concurrent.ExecutorService background;
 
     public DefaultLockClient(LockBackend backend, ClientSettings settings) {
         this.backend = backend;
@@ -69,9 +74,10 @@ public final class DefaultLockClient implements LockClient {
         byte[] id = new byte[16];
         RANDOM.nextBytes(id);
         this.clientId = HexFormat.of().formatHex(id);
-        this.watchdog = new Watchdog(this, backend, settings.defaultLease());
-        this.releaser = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "mortise-release-" + backendName);
+        this.ownerPrefix = clientId + ":";
+        this.watchdog = new Watchdog(this, backend, settings.defaultLease(), gates);
+        this.background = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "mortise-background-" + backendName);
             thread.setDaemon(true);
             return thread;
         });
@@ -82,47 +88,61 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public LockLease acquire(String key, Duration wait) {
-        return acquire(LockSpec.of(key).waitFor(wait));
+        return attempt(key, wait, null, null, true);
     }
 
     @Override
     public LockLease acquire(LockSpec spec) {
-        return attempt(spec, true).orElseThrow();
+        checkSpec(spec);
+        return attempt(spec.key(), spec.waitTime(), spec.explicitLease(), spec.explicitOwner(), true);
     }
 
     @Override
     public Optional<LockLease> tryAcquire(String key) {
-        return attempt(LockSpec.of(key), false);
+        return Optional.ofNullable(attempt(key, Duration.ZERO, null, null, false));
     }
 
     @Override
     public Optional<LockLease> tryAcquire(String key, Duration wait) {
-        return attempt(LockSpec.of(key).waitFor(wait), false);
+        return Optional.ofNullable(attempt(key, wait, null, null, false));
     }
 
     @Override
     public Optional<LockLease> tryAcquire(LockSpec spec) {
-        return attempt(spec, false);
+        checkSpec(spec);
+        return Optional.ofNullable(attempt(spec.key(), spec.waitTime(), spec.explicitLease(), spec.explicitOwner(),
+                false));
     }
 
-    private Optional<LockLease> attempt(LockSpec spec, boolean throwOnTimeout) {
+    private void checkSpec(LockSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("LockSpec must not be null (backend '" + backendName + "')");
         }
-        String key = arguments.key(spec.key());
-        Duration wait = arguments.waitTime(spec.waitTime(), key);
-        Duration explicitLease = arguments.lease(spec.explicitLease(), key);
-        OwnerContext owner = OwnerContext.of(arguments.owner(spec.explicitOwner(), key));
+    }
+
+    /**
+     * The one acquire path.
+     *
+     * @return the lease, or null if not granted in time and {@code throwOnTimeout} is false
+     */
+    private LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease,
+                              String requestedOwner, boolean throwOnTimeout) {
+        String key = arguments.key(requestedKey);
+        Duration wait = arguments.waitTime(requestedWait, key);
+        Duration explicitLease = arguments.lease(requestedLease, key);
+        String ownerId = arguments.owner(requestedOwner, key);
+        Thread ownerThread = ownerId == null ? Thread.currentThread() : null;
         ensureOpen(key);
         long start = System.nanoTime();
         if (!wait.isZero() && Thread.interrupted()) {
             throw interrupted(key, new InterruptedException());
         }
 
-        Hold held = holdsByKey.get(key);
-        if (held != null && held.owner.equals(owner) && held.enter()) {
+        KeyGates.Gate current = gates.get(key);
+        Hold held = current == null ? null : current.hold();
+        if (held != null && held.ownedBy(ownerThread, ownerId) && held.enter()) {
             events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), 0, null);
-            return Optional.of(new Lease(this, held));
+            return new Lease(this, held);
         }
 
         long deadline = Deadlines.after(start, wait);
@@ -136,33 +156,49 @@ public final class DefaultLockClient implements LockClient {
             return notGranted(key, wait, start, throwOnTimeout);
         }
         boolean granted = false;
+        Hold published = null;
         try {
             Duration lease = explicitLease != null ? explicitLease : settings.defaultLease();
-            LockRequest request = new LockRequest(key, clientId + ":" + Long.toHexString(holdSequence.incrementAndGet()),
-                    lease, explicitLease == null);
+            String owner = ownerPrefix + holdSequence.incrementAndGet();
+            LockRequest request = new LockRequest(key, owner, lease, explicitLease == null);
+            gate.expect(owner);
             long left = Deadlines.left(deadline);
             Optional<Grant> grant = left == 0 ? backend.tryAcquire(request).grant()
                     : backend.acquire(request, Duration.ofNanos(left));
             if (grant.isEmpty()) {
                 return notGranted(key, wait, start, throwOnTimeout);
             }
-            Hold hold = new Hold(grant.get(), owner, lease, explicitLease == null, gate,
+            Hold hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
                     grant.get().requestedAtNanos() + settings.usableNanos(lease));
             if (hold.expiredAt(System.nanoTime())) {
                 // Granted too late to be of use: the lease ran out on the way back.
                 releaseQuietly(hold);
-                events.fire(LockEvent.Type.ERROR, key, grant.get().fencingToken(), System.nanoTime() - start, null);
                 throw new LockBackendException("Lock '" + Arguments.abbreviate(key) + "' on backend '" + backendName
                         + "' was granted, but the answer came back after its lease of " + lease + " had run out, so "
                         + "it was given up at once. Use a lease well above the server's round-trip time (and the "
                         + "connection set-up of a lazily connecting client).", key, backendName, null);
             }
-            holdsByOwner.put(request.owner(), hold);
-            holdsByKey.put(key, hold);
+            KeyGates.EarlyState early = gate.publish(hold);
+            published = hold;
+            if (early == KeyGates.EarlyState.LOST) {
+                // The backend reported the session gone while the grant was on its way back: it is
+                // not ours to use. Clear it on the server and say so rather than return a dead lease.
+                Throwable cause = gate.earlyLostCause();
+                hold.lose(new LockLostEvent(key, backendName, grant.get().fencingToken(), LostReason.SESSION_LOST,
+                        Instant.now(), Duration.ZERO, cause));
+                releaseQuietly(hold);
+                throw new LockBackendException("Lock '" + Arguments.abbreviate(key) + "' on backend '" + backendName
+                        + "' was granted, but the session it was bound to ended before the answer arrived, so it "
+                        + "was given up at once. Retry once the connection to the server is back.", key, backendName,
+                        cause);
+            }
+            if (early == KeyGates.EarlyState.SUSPENDED) {
+                hold.suspended(true);
+            }
             watchdog.add(hold);
             granted = true;
             events.fire(LockEvent.Type.ACQUIRED, key, hold.grant.fencingToken(), System.nanoTime() - start, null);
-            return Optional.of(new Lease(this, hold));
+            return new Lease(this, hold);
         } catch (InterruptedException e) {
             throw interrupted(key, e);
         } catch (LockException e) {
@@ -175,16 +211,16 @@ public final class DefaultLockClient implements LockClient {
                     key, backendName, e);
         } finally {
             if (!granted) {
-                gate.leave();
+                gate.leave(published);
             }
         }
     }
 
-    private Optional<LockLease> notGranted(String key, Duration wait, long start, boolean throwOnTimeout) {
+    private LockLease notGranted(String key, Duration wait, long start, boolean throwOnTimeout) {
         long waited = System.nanoTime() - start;
         events.fire(wait.isZero() ? LockEvent.Type.BUSY : LockEvent.Type.TIMEOUT, key, -1, waited, null);
         if (!throwOnTimeout) {
-            return Optional.empty();
+            return null;
         }
         throw new LockTimeoutException("Lock '" + Arguments.abbreviate(key) + "' on backend '" + backendName
                 + "' was not granted within " + wait + ": another owner holds it. Wait longer, use tryAcquire to skip "
@@ -247,7 +283,6 @@ public final class DefaultLockClient implements LockClient {
         boolean release = hold.leave() && hold.takeServerRelease();
         LockBackendException releaseFailure = null;
         if (release) {
-            watchdog.remove(hold);
             try {
                 if (backend.release(hold.grant)) {
                     events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
@@ -335,34 +370,49 @@ public final class DefaultLockClient implements LockClient {
         if (listeners == null) {
             return;
         }
-        watchdog.remove(hold);
         freeLocally(hold);
         log.warn("Lock '{}' on backend '{}' (token {}) was lost: {}", hold.key(), backendName,
                 hold.grant.fencingToken(), reason, cause);
-        events.fireLost(hold.key(), hold.grant.fencingToken(), heldFor, reason, cause);
-        if (reason == LostReason.EXPIRED || reason == LostReason.SESSION_LOST) {
+        boolean clearOnServer = reason == LostReason.EXPIRED || reason == LostReason.SESSION_LOST;
+        Runnable notify = () -> {
+            events.fireLost(hold.key(), hold.grant.fencingToken(), heldFor, reason, cause);
+            for (Consumer<LockLostEvent> listener : listeners) {
+                notifyLost(listener, event);
+            }
+        };
+        if (watchdog.isWatchdogThread() || deferNotification.get() != null) {
+            // Found by the watchdog or reported by the backend's own thread: neither may wait for
+            // a listener, so listeners hear of it on the background thread (the hold is already
+            // invalid for everyone who asks).
+            inBackground(() -> {
+                notify.run();
+                if (clearOnServer) {
+                    releaseQuietly(hold);
+                }
+            }, notify);
+            return;
+        }
+        if (clearOnServer) {
             // The server may still keep the entry (a session-bound node or key outlives the local
             // lease); clear it now rather than when the holder gets round to closing the lease.
-            releaseInBackground(hold);
+            inBackground(() -> releaseQuietly(hold), () -> { });
         }
-        for (Consumer<LockLostEvent> listener : listeners) {
-            notifyLost(listener, event);
-        }
+        notify.run();
     }
 
-    private void releaseInBackground(Hold hold) {
+    /** Runs {@code task} on the background thread, or {@code ifClosing} here once it has shut down. */
+    private void inBackground(Runnable task, Runnable ifClosing) {
         try {
-            releaser.execute(() -> releaseQuietly(hold));
+            background.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // close() releases every hold itself
+            // close() releases every hold itself; listeners still hear of the loss
+            ifClosing.run();
         }
     }
 
     private void freeLocally(Hold hold) {
         if (hold.takeLocalRelease()) {
-            holdsByKey.remove(hold.key(), hold);
-            holdsByOwner.remove(hold.grant.owner(), hold);
-            hold.gate.leave();
+            hold.gate.leave(hold);
         }
     }
 
@@ -438,7 +488,8 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public boolean forceRelease(String key) {
-        Hold hold = holdsByKey.get(arguments.key(key));
+        KeyGates.Gate gate = gates.get(arguments.key(key));
+        Hold hold = gate == null ? null : gate.hold();
         if (hold == null || !hold.isActive()) {
             return false;
         }
@@ -482,11 +533,12 @@ public final class DefaultLockClient implements LockClient {
     public List<HeldLock> heldLocks() {
         List<HeldLock> result = new ArrayList<>();
         long now = System.nanoTime();
-        for (Hold hold : holdsByKey.values()) {
-            if (hold.isActive()) {
+        for (KeyGates.Gate gate : gates.all()) {
+            Hold hold = gate.hold();
+            if (hold != null && hold.isActive()) {
                 result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
-                        hold.acquiredAt, Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(), hold.renewed,
-                        hold.owner.toString()));
+                        hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(), hold.renewed,
+                        hold.ownerDescription()));
             }
         }
         return result;
@@ -498,10 +550,13 @@ public final class DefaultLockClient implements LockClient {
             return;
         }
         watchdog.shutdown();
-        releaser.shutdown();
-        for (Hold hold : new ArrayList<>(holdsByKey.values())) {
-            lose(hold, LostReason.CLIENT_CLOSED, null);
-            releaseQuietly(hold);
+        background.shutdown();
+        for (KeyGates.Gate gate : new ArrayList<>(gates.all())) {
+            Hold hold = gate.hold();
+            if (hold != null) {
+                lose(hold, LostReason.CLIENT_CLOSED, null);
+                releaseQuietly(hold);
+            }
         }
         try {
             backend.close();
@@ -536,13 +591,18 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public String toString() {
-        return "LockClient[backend=" + backendName + ", held=" + holdsByKey.size() + "]";
+        return "LockClient[backend=" + backendName + ", keys=" + gates.size() + "]";
     }
 
+    /**
+     * Routes the backend's session events to the hold of the grant, or, while the grant is still
+     * on its way back to the acquiring thread, to its gate, which hands them to the hold when
+     * it is published (so an event in that instant is not lost).
+     */
     private final class BackendGrantListener implements GrantListener {
         @Override
         public void suspended(Grant grant) {
-            Hold hold = holdsByOwner.get(grant.owner());
+            Hold hold = route(grant, KeyGates.EarlyState.SUSPENDED, null);
             if (hold != null) {
                 hold.suspended(true);
             }
@@ -550,7 +610,7 @@ public final class DefaultLockClient implements LockClient {
 
         @Override
         public void restored(Grant grant) {
-            Hold hold = holdsByOwner.get(grant.owner());
+            Hold hold = route(grant, KeyGates.EarlyState.NONE, null);
             if (hold != null) {
                 hold.suspended(false);
             }
@@ -558,10 +618,20 @@ public final class DefaultLockClient implements LockClient {
 
         @Override
         public void lost(Grant grant, Throwable cause) {
-            Hold hold = holdsByOwner.get(grant.owner());
+            Hold hold = route(grant, KeyGates.EarlyState.LOST, cause);
             if (hold != null) {
-                lose(hold, LostReason.SESSION_LOST, cause);
+                deferNotification.set(Boolean.TRUE);
+                try {
+                    lose(hold, LostReason.SESSION_LOST, cause);
+                } finally {
+                    deferNotification.remove();
+                }
             }
+        }
+
+        private Hold route(Grant grant, KeyGates.EarlyState event, Throwable cause) {
+            KeyGates.Gate gate = gates.get(grant.key());
+            return gate == null ? null : gate.route(grant.owner(), event, cause);
         }
     }
 }

@@ -23,11 +23,15 @@ final class Hold {
     enum State { ACTIVE, LOST, RELEASED }
 
     final Grant grant;
-    final OwnerContext owner;
+    /** The owning thread, or null for an explicit owner id. */
+    private final Thread ownerThread;
+    /** The explicit owner id, or null for a thread owner. */
+    private final String ownerId;
     final Duration lease;
     final boolean renewed;
     final KeyGates.Gate gate;
-    final Instant acquiredAt = Instant.now();
+    /** Wall-clock grant time, for display only (kept as millis: no Instant per hold). */
+    private final long acquiredAtMillis = System.currentTimeMillis();
     final long acquiredNanos;
 
     private volatile long validUntilNanos;
@@ -38,12 +42,14 @@ final class Hold {
     private boolean localReleased;
     private boolean serverReleaseTaken;
     private LockLostEvent lostEvent;
-    private List<Consumer<LockLostEvent>> lostListeners = new ArrayList<>();
+    private List<Consumer<LockLostEvent>> lostListeners; // created with the first listener
     private ScheduledFuture<?> expiryCheck;
 
-    Hold(Grant grant, OwnerContext owner, Duration lease, boolean renewed, KeyGates.Gate gate, long validUntilNanos) {
+    Hold(Grant grant, Thread ownerThread, String ownerId, Duration lease, boolean renewed, KeyGates.Gate gate,
+         long validUntilNanos) {
         this.grant = grant;
-        this.owner = owner;
+        this.ownerThread = ownerThread;
+        this.ownerId = ownerId;
         this.lease = lease;
         this.renewed = renewed;
         this.gate = gate;
@@ -53,6 +59,19 @@ final class Hold {
 
     String key() {
         return grant.key();
+    }
+
+    /** True if a request by {@code thread} (for a thread owner) or with {@code id} nests in this hold. */
+    boolean ownedBy(Thread thread, String id) {
+        return id == null ? ownerThread == thread : id.equals(ownerId);
+    }
+
+    String ownerDescription() {
+        return ownerThread != null ? "thread " + ownerThread.getName() : "owner " + ownerId;
+    }
+
+    Instant acquiredAt() {
+        return Instant.ofEpochMilli(acquiredAtMillis);
     }
 
     /** Adds a nested lease; false if the hold is no longer active or already fully closed. */
@@ -116,8 +135,8 @@ final class Hold {
         state = State.LOST;
         lostEvent = event;
         cancelExpiryCheck();
-        List<Consumer<LockLostEvent>> toCall = lostListeners;
-        lostListeners = List.of();
+        List<Consumer<LockLostEvent>> toCall = lostListeners == null ? List.of() : lostListeners;
+        lostListeners = null;
         return toCall;
     }
 
@@ -127,6 +146,9 @@ final class Hold {
             return lostEvent;
         }
         if (state == State.ACTIVE) {
+            if (lostListeners == null) {
+                lostListeners = new ArrayList<>(2);
+            }
             lostListeners.add(listener);
         }
         return null;

@@ -5,7 +5,7 @@ import dev.mortise.lock.LockLostEvent;
 
 import java.time.Duration;
 import java.util.Deque;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Consumer;
 
 /** One open lease on a {@link Hold}; the object a caller closes. */
@@ -13,7 +13,10 @@ final class Lease implements LockLease {
 
     private final DefaultLockClient client;
     private final Hold hold;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private static final AtomicIntegerFieldUpdater<Lease> CLOSED =
+            AtomicIntegerFieldUpdater.newUpdater(Lease.class, "closed");
+
+    private volatile int closed; // 0 open, 1 closed (a field, not an AtomicBoolean: one object less per lease)
     private final Deque<LockLease> threadStack;
 
     Lease(DefaultLockClient client, Hold hold) {
@@ -44,17 +47,17 @@ final class Lease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return !closed.get() && hold.isValidNow();
+        return closed == 0 && hold.isValidNow();
     }
 
     @Override
     public Duration remaining() {
-        return closed.get() ? Duration.ZERO : hold.remaining();
+        return closed != 0 ? Duration.ZERO : hold.remaining();
     }
 
     @Override
     public void ensureValid() {
-        if (closed.get()) {
+        if (closed != 0) {
             throw client.closedLease(hold);
         }
         client.checkExpiry(hold);
@@ -65,7 +68,7 @@ final class Lease implements LockLease {
 
     @Override
     public void extend(Duration lease) {
-        if (closed.get()) {
+        if (closed != 0) {
             throw client.closedLease(hold);
         }
         client.extend(hold, lease);
@@ -79,10 +82,11 @@ final class Lease implements LockLease {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!CLOSED.compareAndSet(this, 0, 1)) {
             return;
         }
-        threadStack.remove(this);
+        // Leases close in reverse order as a rule, so search from the top of the stack.
+        threadStack.removeLastOccurrence(this);
         client.leave(hold);
     }
 
@@ -97,6 +101,6 @@ final class Lease implements LockLease {
     @Override
     public String toString() {
         return "LockLease[key=" + key() + ", backend=" + backend() + ", token=" + fencingToken()
-                + (closed.get() ? ", closed" : "") + "]";
+                + (closed != 0 ? ", closed" : "") + "]";
     }
 }

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Renews every renewed hold of a client every third of the default lease, in one
  * {@link LockBackend#renewAll} call per tick, on one daemon thread; and runs the one-shot
- * expiry checks that turn an unrenewed lease into a loss at its deadline.
+ * expiry checks that turn an unrenewed lease into a loss at its deadline. Ticks run at a
+ * fixed rate, so a slow renewal does not stretch the period the leases count on. The holds
+ * to renew are read from the client's key table; the watchdog keeps no registry of its own.
  */
 final class Watchdog {
 
@@ -27,38 +28,37 @@ final class Watchdog {
     private final DefaultLockClient client;
     private final LockBackend backend;
     private final Duration lease;
-    private final Set<Hold> renewed = ConcurrentHashMap.newKeySet();
+    private final KeyGates keys;
     private final ScheduledThreadPoolExecutor scheduler;
+    private volatile Thread thread;
 
-    Watchdog(DefaultLockClient client, LockBackend backend, Duration lease) {
+    Watchdog(DefaultLockClient client, LockBackend backend, Duration lease, KeyGates keys) {
         this.client = client;
         this.backend = backend;
         this.lease = lease;
+        this.keys = keys;
         this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "mortise-watchdog-" + backend.name());
-            thread.setDaemon(true);
-            return thread;
+            Thread created = new Thread(runnable, "mortise-watchdog-" + backend.name());
+            created.setDaemon(true);
+            thread = created;
+            return created;
         });
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         long period = Math.max(1, lease.toNanos() / 3);
-        scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.NANOSECONDS);
+        scheduler.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
     }
 
+    /** Starts watching a new hold: renewed holds are found by the next tick; others get an expiry check. */
     void add(Hold hold) {
-        if (hold.renewed) {
-            renewed.add(hold);
-        } else {
+        if (!hold.renewed) {
             scheduleExpiryCheck(hold);
         }
     }
 
-    void remove(Hold hold) {
-        renewed.remove(hold);
-    }
-
-    int size() {
-        return renewed.size();
+    /** True on the watchdog's own thread (where nothing may block). */
+    boolean isWatchdogThread() {
+        return Thread.currentThread() == thread;
     }
 
     /** Checks the hold at its validity deadline and marks it lost if it has not moved. */
@@ -73,14 +73,13 @@ final class Watchdog {
 
     private void tick() {
         try {
-            List<Hold> holds = new ArrayList<>(renewed.size());
-            List<Grant> grants = new ArrayList<>(renewed.size());
-            for (Hold hold : renewed) {
-                if (hold.isActive()) {
+            List<Hold> holds = new ArrayList<>();
+            List<Grant> grants = new ArrayList<>();
+            for (KeyGates.Gate gate : keys.all()) {
+                Hold hold = gate.hold();
+                if (hold != null && hold.renewed && hold.isActive()) {
                     holds.add(hold);
                     grants.add(hold.grant);
-                } else {
-                    renewed.remove(hold);
                 }
             }
             if (holds.isEmpty()) {
@@ -88,6 +87,8 @@ final class Watchdog {
             }
             long start = System.nanoTime();
             Set<Grant> gone;
+            // Renewing a key the holder is releasing right now is harmless: release is owner-checked
+            // and a renewal of a released hold is refused, which is then ignored as it is no longer active.
             try {
                 gone = backend.renewAll(grants, lease);
             } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package dev.mortise.lock.internal;
 
+import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
@@ -8,6 +9,7 @@ import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import org.junit.jupiter.api.Test;
@@ -80,6 +82,76 @@ class CoreBehaviourTest {
             assertThat(lease.isValid()).isFalse();
             assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
             assertThat(releases.get()).as("closing does not release again").isEqualTo(1);
+        }
+    }
+
+    /** A backend that reports a session event for a grant before it returns the grant. */
+    private static LockBackend reportingBeforeReturn(LocalLockBackend local, AtomicInteger releases,
+                                                     java.util.function.BiConsumer<GrantListener, Grant> report) {
+        return new LockBackend() {
+            private GrantListener listener;
+            public String name() { return "early-events"; }
+            public BackendGuarantees guarantees() { return local.guarantees(); }
+            public Attempt tryAcquire(LockRequest request) {
+                Attempt attempt = local.tryAcquire(request);
+                attempt.grant().ifPresent(grant -> report.accept(listener, grant));
+                return attempt;
+            }
+            public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
+            public boolean release(Grant grant) { releases.incrementAndGet(); return local.release(grant); }
+            public void addGrantListener(GrantListener l) { listener = l; }
+            public void ping() { }
+            public void close() { }
+        };
+    }
+
+    @Test
+    void sessionLostWhileTheGrantIsOnItsWayBackIsNotHandedOut() {
+        AtomicInteger releases = new AtomicInteger();
+        LocalLockBackend local = LocalLockBackend.create();
+        LockBackend backend = reportingBeforeReturn(local, releases,
+                (listener, grant) -> listener.lost(grant, new IllegalStateException("session expired")));
+        DefaultLockClient client = (DefaultLockClient) LockClient.builder(backend).build();
+        try (client) {
+            assertThatThrownBy(() -> client.tryAcquire("k"))
+                    .isInstanceOf(LockBackendException.class)
+                    .hasMessageContaining("'k'").hasMessageContaining("early-events")
+                    .hasMessageContaining("session it was bound to ended");
+            assertThat(releases.get()).as("given up on the server").isEqualTo(1);
+            assertThat(local.server().isHeld("k")).isFalse();
+            assertThat(client.heldLocks()).isEmpty();
+            assertThat(client.gatesInUse()).isZero();
+        }
+    }
+
+    @Test
+    void suspensionWhileTheGrantIsOnItsWayBackMakesTheLeaseInvalidUntilRestored() {
+        LocalLockBackend local = LocalLockBackend.create();
+        GrantListener[] seen = new GrantListener[1];
+        Grant[] granted = new Grant[1];
+        LockBackend backend = reportingBeforeReturn(local, new AtomicInteger(), (listener, grant) -> {
+            seen[0] = listener;
+            granted[0] = grant;
+            listener.suspended(grant);
+        });
+        try (LockClient client = LockClient.builder(backend).build();
+             LockLease lease = client.tryAcquire("k").orElseThrow()) {
+            assertThat(lease.isValid()).as("suspended before it was returned").isFalse();
+            seen[0].restored(granted[0]);
+            assertThat(lease.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void lossFoundByTheWatchdogIsToldOffTheWatchdogThread() throws Exception {
+        LocalLockBackend local = LocalLockBackend.create();
+        try (LockClient client = LockClient.builder(local).defaultLease(Duration.ofMillis(300)).build()) {
+            LockLease lease = client.acquire("k", Duration.ofSeconds(1));
+            CompletableFuture<String> listenerThread = new CompletableFuture<>();
+            lease.onLost(event -> listenerThread.complete(Thread.currentThread().getName()));
+            local.server().forget("k");
+            assertThat(listenerThread.get(10, TimeUnit.SECONDS)).startsWith("mortise-background-");
+            assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
         }
     }
 
