@@ -1,6 +1,8 @@
 package dev.mortise.lock.spring.internal;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
@@ -8,6 +10,12 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,14 +24,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * Evaluates lock key expressions. Parsed expressions are cached per (method, target
  * class) and expression text, never per evaluated key (keys are unbounded). Arguments
  * are bound lazily by name and as {@code #p0}/{@code #a0}.
+ *
+ * <p>Every call of an annotated method evaluates its key, so the per-call cost matters:
+ * expressions are compiled to bytecode once they have run interpreted (SpEL's mixed mode,
+ * which falls back to interpreting whenever compiled code cannot handle a call), and
+ * parameter names are discovered once per method rather than by reflection per call.
  */
 public final class LockKeyEvaluator extends CachedExpressionEvaluator {
 
     private final Map<ExpressionKey, Expression> cache = new ConcurrentHashMap<>(64);
     private final BeanFactoryResolver beanResolver;
+    private final ParameterNameDiscoverer parameterNames = new CachingParameterNameDiscoverer();
 
     /** @param beanFactory resolves {@code @bean} references, or {@code null} for none */
     public LockKeyEvaluator(BeanFactory beanFactory) {
+        super(new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED,
+                LockKeyEvaluator.class.getClassLoader())));
         this.beanResolver = beanFactory == null ? null : new BeanFactoryResolver(beanFactory);
     }
 
@@ -47,7 +63,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
         Expression expression = expression(operation, targetClass);
         LockExpressionRoot root = new LockExpressionRoot(operation.method(), args, target, targetClass);
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
-                getParameterNameDiscoverer());
+                parameterNames);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
@@ -78,6 +94,36 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
                     + operation.describeMethod() + " is not valid SpEL: " + e.getMessage()
                     + ". Quote literal text ('order:' + #id) and refer to arguments as #name or #p0.", e);
         }
+    }
+
+    /**
+     * Parameter names per method, found once. Annotated methods are a fixed set, so the
+     * map is bounded by the application's code, like the expression cache.
+     */
+    private static final class CachingParameterNameDiscoverer implements ParameterNameDiscoverer {
+        private static final String[] NONE = new String[0];
+        private final ParameterNameDiscoverer delegate = new DefaultParameterNameDiscoverer();
+        private final Map<Method, String[]> names = new ConcurrentHashMap<>(64);
+
+        @Override
+        public String[] getParameterNames(Method method) {
+            String[] found = names.computeIfAbsent(method, m -> {
+                String[] discovered = delegate.getParameterNames(m);
+                return discovered == null ? NONE : discovered;
+            });
+            // MethodBasedEvaluationContext only reads the array; null means "unknown", as the delegate says.
+            return found == NONE ? null : found;
+        }
+
+        @Override
+        public String[] getParameterNames(Constructor<?> ctor) {
+            return delegate.getParameterNames(ctor);
+        }
+    }
+
+    /** The parsed expression of {@code operation} (for tests). */
+    Expression expressionFor(LockOperation operation, Class<?> targetClass) {
+        return expression(operation, targetClass);
     }
 
     /** Number of parsed expressions held (for tests: bounded by methods, not keys). */
