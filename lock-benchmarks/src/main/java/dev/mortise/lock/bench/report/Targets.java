@@ -31,8 +31,10 @@ public final class Targets {
                 "redis/redisson-rlock", 1.3);
         throughputVsPeer(checks, "Redis throughput ≥ 1.3× Redisson RLock (8 threads)", "redis", 8,
                 "redis/redisson-rlock", 1.3);
-        handoffVsLatency(checks, "Redis contended handoff p50 ≤ 1.0× one PING round trip", "redis",
+        handoffVsLatency(checks, "Redis contended handoff p50 ≤ 1.0× one PING round trip", "redis/mortise",
                 "redis/floor-ping", 1.0);
+        handoffVsLatency(checks, "Redis contended handoff p50 ≤ 1.0× one PING round trip (fair mode)",
+                "redis/mortise-fair", "redis/floor-ping", 1.0);
         latency(checks, "etcd acquire+release ≤ 1.1× two raw puts (p50, 1 thread)", "etcd", 1,
                 "etcd/mortise", "etcd/floor-put", 1.1);
         latency(checks, "etcd ahead of jetcd's Lock RPC (p50, 1 thread)", "etcd", 1, "etcd/mortise",
@@ -89,15 +91,15 @@ public final class Targets {
                 b.get().opsPerSecond(), ratio), verdict(ratio >= factor)));
     }
 
-    private Optional<HandoffResult> mortiseHandoff(String group) {
-        // The two-thread run (one waiter in each JVM) is the handoff the targets speak of.
-        return report.handoffs.stream().filter(r -> r.group().equals(group) && r.role() == Role.MORTISE
+    /** The two-thread run (one waiter in each JVM) of a Mortise subject: the handoff the targets speak of. */
+    private Optional<HandoffResult> mortiseHandoff(String id) {
+        return report.handoffs.stream().filter(r -> r.id().equals(id) && r.role() == Role.MORTISE
                 && r.threads() == 2 && r.crossHandoffs() > 0).findFirst();
     }
 
-    private void handoffVsLatency(List<Check> checks, String target, String group, String reference, double limit) {
-        Optional<HandoffResult> a = mortiseHandoff(group);
-        Optional<UncontendedResult> b = find(group, 1, reference);
+    private void handoffVsLatency(List<Check> checks, String target, String id, String reference, double limit) {
+        Optional<HandoffResult> a = mortiseHandoff(id);
+        Optional<UncontendedResult> b = find(id.substring(0, id.indexOf('/')), 1, reference);
         if (a.isEmpty() || b.isEmpty()) {
             checks.add(new Check(target, "not measured in this run", "n/a"));
             return;
@@ -108,7 +110,7 @@ public final class Targets {
     }
 
     private void handoffAbsolute(List<Check> checks, String target, String group, double limitMicros) {
-        Optional<HandoffResult> a = mortiseHandoff(group);
+        Optional<HandoffResult> a = mortiseHandoff(group + "/mortise");
         if (a.isEmpty()) {
             checks.add(new Check(target, "not measured in this run", "n/a"));
             return;

@@ -12,11 +12,16 @@ public final class MortiseSubjects {
 
     /** A subject over {@code backend}; the client owns and closes the backend. */
     public static LockSubject over(String id, LockBackend backend, AutoCloseable... extra) {
+        return over(id, "Mortise", backend, extra);
+    }
+
+    /** As {@link #over(String, LockBackend, AutoCloseable...)}, for a variant of a backend (its label says which). */
+    public static LockSubject over(String id, String label, LockBackend backend, AutoCloseable... extra) {
         LockClient client = LockClient.builder(backend).build();
         AutoCloseable[] resources = new AutoCloseable[extra.length + 1];
         System.arraycopy(extra, 0, resources, 0, extra.length);
         resources[extra.length] = client;
-        return SimpleSubject.of(id, "Mortise", Role.MORTISE, true, (key, wait) -> {
+        return SimpleSubject.of(id, label, Role.MORTISE, true, (key, wait) -> {
             LockLease lease = client.tryAcquire(key, wait).orElse(null);
             return lease == null ? null : lease::close;
         }, resources);

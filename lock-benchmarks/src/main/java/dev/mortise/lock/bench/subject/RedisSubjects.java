@@ -37,7 +37,7 @@ import java.util.concurrent.locks.Lock;
 public final class RedisSubjects {
 
     /** Ids in report order. */
-    public static final List<String> IDS = List.of("redis/mortise", "redis/redisson-rlock", "redis/redisson-fenced",
+    public static final List<String> IDS = List.of("redis/mortise", "redis/mortise-fair", "redis/redisson-rlock", "redis/redisson-fenced",
             "redis/si-spin", "redis/si-pubsub", "redis/shedlock", "redis/floor-evalsha", "redis/floor-ping");
 
     private static final Duration LEASE = Duration.ofSeconds(30);
@@ -48,6 +48,9 @@ public final class RedisSubjects {
     public static LockSubject create(String id, String address) {
         return switch (id) {
             case "redis/mortise" -> MortiseSubjects.over(id, RedisLockBackend.builder().address(address).build());
+            // Fair mode queues waiters on the server and hands the lock over inside the release script.
+            case "redis/mortise-fair" -> MortiseSubjects.over(id, "Mortise (fair mode)",
+                    RedisLockBackend.builder().address(address).fair(true).build());
             case "redis/redisson-rlock" -> redisson(id, "Redisson RLock", address, false);
             case "redis/redisson-fenced" -> redisson(id, "Redisson RFencedLock", address, true);
             case "redis/si-spin" -> registry(id, "Spring Integration RedisLockRegistry (SPIN)", address,
