@@ -10,7 +10,7 @@ public record Timing(Duration warmup, Duration measure, int rounds, Duration han
                      Duration leasePeriod, int periods, boolean smoke) {
 
     public static Timing fullRun() {
-        return new Timing(Duration.ofMillis(1500), Duration.ofMillis(3000), 2, Duration.ofSeconds(4), 10_000,
+        return new Timing(Duration.ofMillis(3000), Duration.ofMillis(4000), 2, Duration.ofSeconds(4), 10_000,
                 Duration.ofSeconds(1), 3, false);
     }
 
