@@ -27,12 +27,14 @@ public final class EtcdLease {
     private volatile ScheduledFuture<?> keepAlive;
     private volatile ByteSequence fenceKey;
     private volatile long fenceRevision;
+    private volatile long renewedByWatchdogAt;
 
     EtcdLease(long id, long ttlSeconds, boolean shared, long sentAtNanos) {
         this.id = id;
         this.ttlSeconds = ttlSeconds;
         this.shared = shared;
         this.aliveUntilNanos = sentAtNanos + ttlSeconds * 1_000_000_000L;
+        this.renewedByWatchdogAt = sentAtNanos - ttlSeconds * 1_000_000_000L; // never
     }
 
     public long id() {
@@ -59,6 +61,18 @@ public final class EtcdLease {
         if (until - aliveUntilNanos > 0) {
             aliveUntilNanos = until;
         }
+    }
+
+    /** Records that the watchdog's renewal kept this lease alive with a keep-alive sent at {@code sentAtNanos}. */
+    void renewedByWatchdog(long sentAtNanos) {
+        if (sentAtNanos - renewedByWatchdogAt > 0) {
+            renewedByWatchdogAt = sentAtNanos;
+        }
+    }
+
+    /** When the last keep-alive of a watchdog renewal was sent ({@link System#nanoTime()}). */
+    long renewedByWatchdogAt() {
+        return renewedByWatchdogAt;
     }
 
     /** The session's fence key (null for a per-lock lease): see {@link LockQueue#enqueue}. */

@@ -19,9 +19,31 @@ final class KeyWatch implements AutoCloseable {
     private volatile boolean broken;
 
     KeyWatch(Watch watch, ByteSequence key, long fromRevision, Semaphore wake) {
+        this(watch, key, fromRevision, wake, false);
+    }
+
+    /**
+     * A watch on our predecessor. etcd registers a watch whose start revision is already
+     * past as "unsynced" and replays the events it missed only on its next resync, up to
+     * 100 ms later; a predecessor released between our read and the watch's creation
+     * would then wake us that late. So this watch asks etcd to confirm its creation and,
+     * if the cluster's revision had moved past our read by then, wakes the waiter to look
+     * at once instead.
+     */
+    static KeyWatch predecessor(Watch watch, ByteSequence key, long fromRevision, Semaphore wake) {
+        return new KeyWatch(watch, key, fromRevision, wake, true);
+    }
+
+    private KeyWatch(Watch watch, ByteSequence key, long fromRevision, Semaphore wake, boolean lookIfBehind) {
         WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true)
-                .withRequireLeader(true).build();
+                .withRequireLeader(true).withCreateNotify(lookIfBehind).build();
         this.watcher = watch.watch(key, option, Watch.listener(response -> {
+            if (response.isCreatedNotify()) {
+                if (response.getHeader().getRevision() >= fromRevision) {
+                    wake.release();
+                }
+                return;
+            }
             for (WatchEvent event : response.getEvents()) {
                 if (event.getEventType() == WatchEvent.EventType.DELETE) {
                     wake.release();

@@ -3,6 +3,7 @@ package dev.mortise.lock.etcd.internal;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.DeleteResponse;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -115,13 +116,20 @@ final class LockQueue {
         return predecessor == null ? new Owner() : new Behind(predecessor, response.getHeader().getRevision());
     }
 
-    /** Deletes our key if it is still the one created at {@code revision}. @return whether it was there */
+    /**
+     * Deletes our key. A plain delete, not a transaction comparing its create revision: the
+     * key's name is ours alone (owner ids are unique per hold, rounds per queueing), so no
+     * other owner's key can carry it, and etcd applies a delete without the read view a
+     * transaction's compare needs.
+     *
+     * @return whether it was there with {@code revision}
+     */
     boolean delete(ByteSequence ownKey, long revision, String key) {
-        return rpc.await(kv.txn()
-                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.delete(ownKey, DeleteOption.DEFAULT))
-                .commit(), key, "delete our lock key").isSucceeded();
+        DeleteResponse response = rpc.await(kv.delete(ownKey, DELETE_WITH_PREVIOUS), key, "delete our lock key");
+        return response.getPrevKvs().stream().anyMatch(kv -> kv.getCreateRevision() == revision);
     }
+
+    private static final DeleteOption DELETE_WITH_PREVIOUS = DeleteOption.builder().withPrevKV(true).build();
 
     /** Reads whether each of {@code ownKeys} exists, in one transaction. */
     CompletableFuture<TxnResponse> present(List<ByteSequence> ownKeys) {

@@ -43,12 +43,25 @@ final class Waiter {
         return grantedRequestedAt;
     }
 
+    /**
+     * Whether a look must carry a keep-alive. Always on a lease of its own: that keep-alive
+     * is what makes an explicit lease run from the grant. On a session lease the look
+     * itself is the guard (our key, attached to the lease, still exists with its revision:
+     * the lease was not revoked nor expired when etcd answered), and the hold's validity
+     * counts from the session's last confirmed keep-alive, as for an immediate grant; a
+     * keep-alive is added only when the session's keep-alives are behind (less than half
+     * the TTL confirmed ahead), so that a grant never starts with little validity left.
+     */
+    static boolean needsKeepAlive(EtcdLease lease, long now) {
+        return !lease.shared() || lease.aliveUntilNanos() - now < lease.ttlSeconds() * 500_000_000L;
+    }
+
     Outcome await(ByteSequence prefix, ByteSequence ownKey, long revision, ByteSequence predecessor,
                   EtcdLease lease, long deadline, String key) throws InterruptedException {
         Semaphore wake = new Semaphore(0);
         long recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
         KeyWatch own = new KeyWatch(watch, ownKey, revision + 1, wake);
-        KeyWatch before = new KeyWatch(watch, predecessor, revision + 1, wake);
+        KeyWatch before = KeyWatch.predecessor(watch, predecessor, revision + 1, wake);
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -61,13 +74,14 @@ final class Waiter {
                     return Outcome.TIMED_OUT;
                 }
                 long requestedAt = System.nanoTime();
-                CompletableFuture<LeaseKeepAliveResponse> alive = leases.keepAliveAsync(lease);
+                CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive(lease, requestedAt)
+                        ? leases.keepAliveAsync(lease) : null;
                 CompletableFuture<TxnResponse> look = queue.recheck(prefix, ownKey, revision);
                 long callDeadline = rpc.deadline();
                 LockQueue.Check check = LockQueue.check(rpc.awaitInterruptibly(look, callDeadline, key,
                         "look at the lock's queue"));
-                if (!leases.settle(lease, requestedAt, alive, callDeadline, key) || check instanceof LockQueue.Gone
-                        || lease.isLost()) {
+                if ((alive != null && !leases.settle(lease, requestedAt, alive, callDeadline, key))
+                        || check instanceof LockQueue.Gone || lease.isLost()) {
                     return Outcome.GONE;
                 }
                 if (check instanceof LockQueue.Owner) {
@@ -78,7 +92,7 @@ final class Waiter {
                 if (!behind.predecessor().equals(predecessor) || before.broken()) {
                     before.close();
                     predecessor = behind.predecessor();
-                    before = new KeyWatch(watch, predecessor, behind.revision() + 1, wake);
+                    before = KeyWatch.predecessor(watch, predecessor, behind.revision() + 1, wake);
                 }
                 if (own.broken()) {
                     own.close();
