@@ -6,6 +6,7 @@ import io.etcd.jetcd.ByteSequence;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -23,6 +24,7 @@ public final class EtcdLease {
     private final boolean shared;
     private final AtomicBoolean lost = new AtomicBoolean();
     private final Set<Grant> grants = ConcurrentHashMap.newKeySet();
+    private final Set<Semaphore> wakeOnLoss = ConcurrentHashMap.newKeySet();
     private volatile long aliveUntilNanos;
     private volatile ScheduledFuture<?> keepAlive;
     private volatile ByteSequence fenceKey;
@@ -101,7 +103,21 @@ public final class EtcdLease {
         if (task != null) {
             task.cancel(false);
         }
-        return lost.compareAndSet(false, true);
+        boolean first = lost.compareAndSet(false, true);
+        wakeOnLoss.forEach(Semaphore::release);
+        return first;
+    }
+
+    /** Releases {@code wake} when this lease is marked lost (at once if it already is): a waiter looks again. */
+    void wakeOnLoss(Semaphore wake) {
+        wakeOnLoss.add(wake);
+        if (lost.get()) {
+            wake.release();
+        }
+    }
+
+    void stopWaking(Semaphore wake) {
+        wakeOnLoss.remove(wake);
     }
 
     void keepAliveTask(ScheduledFuture<?> task) {

@@ -18,10 +18,6 @@ final class KeyWatch implements AutoCloseable {
     private final Watch.Watcher watcher;
     private volatile boolean broken;
 
-    KeyWatch(Watch watch, ByteSequence key, long fromRevision, Semaphore wake) {
-        this(watch, key, fromRevision, wake, false);
-    }
-
     /**
      * A watch on our predecessor. etcd registers a watch whose start revision is already
      * past as "unsynced" and replays the events it missed only on its next resync, up to
@@ -31,12 +27,12 @@ final class KeyWatch implements AutoCloseable {
      * at once instead.
      */
     static KeyWatch predecessor(Watch watch, ByteSequence key, long fromRevision, Semaphore wake) {
-        return new KeyWatch(watch, key, fromRevision, wake, true);
+        return new KeyWatch(watch, key, fromRevision, wake);
     }
 
-    private KeyWatch(Watch watch, ByteSequence key, long fromRevision, Semaphore wake, boolean lookIfBehind) {
+    private KeyWatch(Watch watch, ByteSequence key, long fromRevision, Semaphore wake) {
         WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true)
-                .withRequireLeader(true).withCreateNotify(lookIfBehind).build();
+                .withRequireLeader(true).withCreateNotify(true).build();
         this.watcher = watch.watch(key, option, Watch.listener(response -> {
             if (response.isCreatedNotify()) {
                 if (response.getHeader().getRevision() >= fromRevision) {

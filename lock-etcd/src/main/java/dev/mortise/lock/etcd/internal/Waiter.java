@@ -11,14 +11,19 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One waiter's stay in a lock's queue under one key: it watches the key just before its
- * own (no herd) and its own key, and looks again when either is deleted, its watch breaks,
- * or a third of its lease TTL passes (which also keeps an explicit lease alive while
- * waiting). Not thread-safe: one acquiring thread uses one waiter.
+ * own (no herd), and looks again when that key is deleted, the watch breaks, our lease is
+ * found lost (the session's keep-alive tells), or a third of its lease TTL passes (which
+ * also keeps an explicit lease alive while waiting, and notices our own key deleted behind
+ * our back). Not thread-safe: one acquiring thread uses one waiter.
  *
- * <p>It reports a grant only when, in the same look, our key still exists with its
- * revision and nothing is before it, <em>and</em> a keep-alive sent after the look began
- * confirms the lease: the Jepsen etcd 3.4.3 finding (etcd#11456) was a lock granted on a
- * lease that had expired while its owner waited.
+ * <p>It reports a grant only when, in one linearizable look, our key still exists with its
+ * revision and nothing is before it, and the lease is known alive: the Jepsen etcd 3.4.3
+ * finding (etcd#11456) was a lock granted on a lease that had expired while its owner
+ * waited. Our key is attached to our lease, so its existence proves etcd had not expired
+ * or revoked the lease when it answered; and a keep-alive is sent with the look unless
+ * our own confirmations already show at least half the TTL ahead (see
+ * {@link #needsKeepAlive}), so a lease that may have run out while we waited (a pause
+ * longer than the TTL) is always asked about before a grant.
  */
 final class Waiter {
 
@@ -60,7 +65,7 @@ final class Waiter {
                   EtcdLease lease, long deadline, String key) throws InterruptedException {
         Semaphore wake = new Semaphore(0);
         long recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
-        KeyWatch own = new KeyWatch(watch, ownKey, revision + 1, wake);
+        lease.wakeOnLoss(wake);
         KeyWatch before = KeyWatch.predecessor(watch, predecessor, revision + 1, wake);
         try {
             while (true) {
@@ -94,13 +99,9 @@ final class Waiter {
                     predecessor = behind.predecessor();
                     before = KeyWatch.predecessor(watch, predecessor, behind.revision() + 1, wake);
                 }
-                if (own.broken()) {
-                    own.close();
-                    own = new KeyWatch(watch, ownKey, behind.revision() + 1, wake);
-                }
             }
         } finally {
-            own.close();
+            lease.stopWaking(wake);
             before.close();
         }
     }
