@@ -75,7 +75,8 @@ public final class LockEngine implements AutoCloseable {
             }
             Waiter.Outcome outcome;
             try {
-                outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), lease, deadline, key);
+                outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), queued.ahead(), lease,
+                        deadline, key);
             } catch (InterruptedException e) {
                 leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
                 throw e;
@@ -147,7 +148,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Our key in the queue, on {@code lease}. */
-    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor) {
+    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor, long ahead) {
     }
 
     /**
@@ -161,7 +162,7 @@ public final class LockEngine implements AutoCloseable {
             try {
                 LockQueue.Enqueued queued = queue.enqueue(prefix, ownKey, value, lease, request.key());
                 if (queued != null) {
-                    return new Queued(lease, queued.revision(), queued.predecessor());
+                    return new Queued(lease, queued.revision(), queued.predecessor(), queued.ahead());
                 }
             } catch (LockQueue.LeaseGoneException e) {
                 leases.lost(lease, e);

@@ -33,13 +33,18 @@ final class LockQueue {
         this.rpc = rpc;
     }
 
-    /** Our key was put at {@code revision}; {@code predecessor} is the key created just before it, or null. */
-    record Enqueued(long revision, ByteSequence predecessor) {
+    /**
+     * Our key was put at {@code revision}; {@code predecessor} is the key created just before
+     * it, or null; {@code ahead} is how many keys were created before it (0 or 1: nobody is
+     * ahead of our predecessor, so when it goes, we are first).
+     */
+    record Enqueued(long revision, ByteSequence predecessor, long ahead) {
     }
 
     /**
      * Puts our key on {@code lease} and, in the same transaction, reads the newest key
-     * before it: the predecessor to watch, or none, in which case we hold the lock.
+     * before it: the predecessor to watch, or none, in which case we hold the lock. The
+     * read runs before the put, so its count is exactly the number of keys ahead of ours.
      *
      * <p>On a session lease the put also requires the session's fence key to be unchanged.
      * A put whose answer never came may still be applied later (a frozen member thawing);
@@ -61,7 +66,8 @@ final class LockQueue {
                 .Else(Op.get(fence == null ? ownKey : fence, GetOption.DEFAULT))
                 .commit(), key, "queue for the lock");
         if (response.isSucceeded()) {
-            return new Enqueued(response.getHeader().getRevision(), firstKey(response.getGetResponses().get(0)));
+            GetResponse before = response.getGetResponses().get(0);
+            return new Enqueued(response.getHeader().getRevision(), firstKey(before), before.getCount());
         }
         if (fence == null) {
             throw new IllegalStateException("etcd key " + ownKey + " already exists: owners must be unique per hold");

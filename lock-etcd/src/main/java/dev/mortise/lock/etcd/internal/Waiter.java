@@ -61,12 +61,18 @@ final class Waiter {
         return !lease.shared() || lease.aliveUntilNanos() - now < lease.ttlSeconds() * 500_000_000L;
     }
 
-    Outcome await(ByteSequence prefix, ByteSequence ownKey, long revision, ByteSequence predecessor,
+    private static final long UNKNOWN = -1;
+
+    /**
+     * Waits in the queue behind {@code predecessor}, with {@code ahead} keys before ours when
+     * we queued (so 1: the predecessor alone).
+     */
+    Outcome await(ByteSequence prefix, ByteSequence ownKey, long revision, ByteSequence predecessor, long ahead,
                   EtcdLease lease, long deadline, String key) throws InterruptedException {
         Semaphore wake = new Semaphore(0);
         long recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
         lease.wakeOnLoss(wake);
-        KeyWatch before = KeyWatch.predecessor(watch, predecessor, revision + 1, wake);
+        KeyWatch watching = new KeyWatch(watch, predecessor, ownKey, revision + 1, wake);
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -79,8 +85,18 @@ final class Waiter {
                     return Outcome.TIMED_OUT;
                 }
                 long requestedAt = System.nanoTime();
-                CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive(lease, requestedAt)
-                        ? leases.keepAliveAsync(lease) : null;
+                if (lease.isLost() || watching.seen() == KeyWatch.Seen.OWN_DELETED) {
+                    return Outcome.GONE;
+                }
+                boolean needsKeepAlive = needsKeepAlive(lease, requestedAt);
+                if (ahead == 1 && watching.seen() == KeyWatch.Seen.PREDECESSOR_DELETED && !needsKeepAlive) {
+                    // Our predecessor was the only key before ours, and it is gone with our own key still there
+                    // (the watch delivers both in revision order): the lock is ours as of that deletion, on a
+                    // session lease our keep-alives show alive for at least half its TTL more.
+                    grantedRequestedAt = requestedAt;
+                    return Outcome.GRANTED;
+                }
+                CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive ? leases.keepAliveAsync(lease) : null;
                 CompletableFuture<TxnResponse> look = queue.recheck(prefix, ownKey, revision);
                 long callDeadline = rpc.deadline();
                 LockQueue.Check check = LockQueue.check(rpc.awaitInterruptibly(look, callDeadline, key,
@@ -94,15 +110,19 @@ final class Waiter {
                     return Outcome.GRANTED;
                 }
                 LockQueue.Behind behind = (LockQueue.Behind) check;
-                if (!behind.predecessor().equals(predecessor) || before.broken()) {
-                    before.close();
+                // A look's read is bounded by our create revision, and etcd counts the range before that bound:
+                // how many keys are ahead of us is not known any more, so from now on only a look grants.
+                ahead = UNKNOWN;
+                if (!behind.predecessor().equals(predecessor) || watching.broken()
+                        || watching.seen() != KeyWatch.Seen.NOTHING) {
+                    watching.close();
                     predecessor = behind.predecessor();
-                    before = KeyWatch.predecessor(watch, predecessor, behind.revision() + 1, wake);
+                    watching = new KeyWatch(watch, predecessor, ownKey, behind.revision() + 1, wake);
                 }
             }
         } finally {
             lease.stopWaking(wake);
-            before.close();
+            watching.close();
         }
     }
 }
