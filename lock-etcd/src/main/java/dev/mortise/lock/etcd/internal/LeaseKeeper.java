@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Grants, keeps alive and revokes leases. Renewed holds share one session lease per TTL,
- * kept alive every third of its TTL by one daemon thread; when etcd says it is gone, or it
+ * kept alive every third of its TTL by one daemon thread (or by the watchdog's renewals
+ * while there are holds to renew); when etcd says it is gone, or it
  * could not be confirmed before it would have run out, every hold on it is reported lost
  * through the core's {@link GrantListener}s at once. Explicit-lease holds get a lease of
  * their own. Thread-safe.

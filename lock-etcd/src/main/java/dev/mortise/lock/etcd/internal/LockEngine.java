@@ -125,7 +125,7 @@ public final class LockEngine implements AutoCloseable {
         HoldState state = grant.state();
         boolean held;
         try {
-            held = queue.delete(state.ownKey(), state.revision(), grant.key());
+            held = queue.delete(state.ownKey(), grant.key());
         } catch (RuntimeException e) {
             orphans.deleteLater(state.ownKey());
             throw e;
@@ -205,7 +205,7 @@ public final class LockEngine implements AutoCloseable {
     private void leaveQueue(ByteSequence ownKey, long revision, EtcdLease lease, String key) {
         try {
             if (lease.shared()) {
-                queue.delete(ownKey, revision, key);
+                queue.delete(ownKey, key);
             } else {
                 leases.revoke(lease, key);
             }

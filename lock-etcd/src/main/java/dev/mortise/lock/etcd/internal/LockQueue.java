@@ -3,7 +3,6 @@ package dev.mortise.lock.etcd.internal;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.DeleteResponse;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -124,18 +123,15 @@ final class LockQueue {
 
     /**
      * Deletes our key. A plain delete, not a transaction comparing its create revision: the
-     * key's name is ours alone (owner ids are unique per hold, rounds per queueing), so no
-     * other owner's key can carry it, and etcd applies a delete without the read view a
-     * transaction's compare needs.
+     * key's name is ours alone (owner ids are unique per hold, rounds per queueing, and we
+     * never put a name twice), so no other owner's key and no other hold of ours can carry
+     * it, and etcd applies a delete without the read view a transaction's compare needs.
      *
-     * @return whether it was there with {@code revision}
+     * @return whether it was there
      */
-    boolean delete(ByteSequence ownKey, long revision, String key) {
-        DeleteResponse response = rpc.await(kv.delete(ownKey, DELETE_WITH_PREVIOUS), key, "delete our lock key");
-        return response.getPrevKvs().stream().anyMatch(kv -> kv.getCreateRevision() == revision);
+    boolean delete(ByteSequence ownKey, String key) {
+        return rpc.await(kv.delete(ownKey), key, "delete our lock key").getDeleted() > 0;
     }
-
-    private static final DeleteOption DELETE_WITH_PREVIOUS = DeleteOption.builder().withPrevKV(true).build();
 
     /** Reads whether each of {@code ownKeys} exists, in one transaction. */
     CompletableFuture<TxnResponse> present(List<ByteSequence> ownKeys) {
