@@ -170,6 +170,30 @@ class EtcdLockBackendTest {
     }
 
     @Test
+    void aWaiterWhoseKeyIsDeletedBeforeItsPredecessorIsNeverGrantedOnIt() throws Exception {
+        // The waiter right behind the holder takes the lock on the holder's deletion without reading again;
+        // that is only sound because a deletion of its own key, earlier in the same watch stream, stops it.
+        String key = key();
+        LockLease held = client().acquire(key, SLACK);
+        LockClient waiter = client();
+        CompletableFuture<LockLease> waiting = CompletableFuture.supplyAsync(() -> waiter.acquire(key, Duration.ofSeconds(60)));
+        await(SLACK, () -> keyCount(key) == 2, "the waiter queued");
+        KeyValue waiterKey = etcd.keysOf(key).get(1);
+
+        admin.getKVClient().delete(waiterKey.getKey()).get(10, TimeUnit.SECONDS);
+        held.close();
+
+        LockLease granted = waiting.get(30, TimeUnit.SECONDS);
+        try {
+            assertThat(granted.fencingToken()).as("granted under a new key, never on the deleted one")
+                    .isGreaterThan(waiterKey.getCreateRevision());
+            assertThat(etcd.holdKey(granted).getKey()).isNotEqualTo(waiterKey.getKey());
+        } finally {
+            CompletableFuture.runAsync(granted::close).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void anExplicitLeaseIsKeptAliveWhileItsOwnerWaitsAndRunsFromTheGrant() throws Exception {
         String key = key();
         LockLease held = client().acquire(key, SLACK);

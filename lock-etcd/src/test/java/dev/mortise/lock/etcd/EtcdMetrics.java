@@ -34,6 +34,29 @@ final class EtcdMetrics {
         }
     }
 
+    /** {@code grpc_server_msg_received_total} by gRPC method (every request, stream messages included). */
+    static java.util.Map<String, Long> messagesReceived(String endpoint) {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(endpoint + "/metrics"))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+            for (String line : response.body().split("\n")) {
+                if (line.startsWith("grpc_server_msg_received_total{")) {
+                    int at = line.indexOf("grpc_method=\"") + "grpc_method=\"".length();
+                    String method = line.substring(at, line.indexOf('"', at));
+                    long value = (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
+                    counts.merge(method, value, Long::sum);
+                }
+            }
+            return counts;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     static boolean isLeader(String endpoint) {
         return read(endpoint, "etcd_server_is_leader") == 1;
     }

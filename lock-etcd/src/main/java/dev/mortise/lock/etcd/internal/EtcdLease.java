@@ -6,6 +6,7 @@ import io.etcd.jetcd.ByteSequence;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -23,16 +24,19 @@ public final class EtcdLease {
     private final boolean shared;
     private final AtomicBoolean lost = new AtomicBoolean();
     private final Set<Grant> grants = ConcurrentHashMap.newKeySet();
+    private final Set<Semaphore> wakeOnLoss = ConcurrentHashMap.newKeySet();
     private volatile long aliveUntilNanos;
     private volatile ScheduledFuture<?> keepAlive;
     private volatile ByteSequence fenceKey;
     private volatile long fenceRevision;
+    private volatile long renewedByWatchdogAt;
 
     EtcdLease(long id, long ttlSeconds, boolean shared, long sentAtNanos) {
         this.id = id;
         this.ttlSeconds = ttlSeconds;
         this.shared = shared;
         this.aliveUntilNanos = sentAtNanos + ttlSeconds * 1_000_000_000L;
+        this.renewedByWatchdogAt = sentAtNanos - ttlSeconds * 1_000_000_000L; // never
     }
 
     public long id() {
@@ -61,6 +65,18 @@ public final class EtcdLease {
         }
     }
 
+    /** Records that the watchdog's renewal kept this lease alive with a keep-alive sent at {@code sentAtNanos}. */
+    void renewedByWatchdog(long sentAtNanos) {
+        if (sentAtNanos - renewedByWatchdogAt > 0) {
+            renewedByWatchdogAt = sentAtNanos;
+        }
+    }
+
+    /** When the last keep-alive of a watchdog renewal was sent ({@link System#nanoTime()}). */
+    long renewedByWatchdogAt() {
+        return renewedByWatchdogAt;
+    }
+
     /** The session's fence key (null for a per-lock lease): see {@link LockQueue#enqueue}. */
     ByteSequence fenceKey() {
         return fenceKey;
@@ -87,7 +103,21 @@ public final class EtcdLease {
         if (task != null) {
             task.cancel(false);
         }
-        return lost.compareAndSet(false, true);
+        boolean first = lost.compareAndSet(false, true);
+        wakeOnLoss.forEach(Semaphore::release);
+        return first;
+    }
+
+    /** Releases {@code wake} when this lease is marked lost (at once if it already is): a waiter looks again. */
+    void wakeOnLoss(Semaphore wake) {
+        wakeOnLoss.add(wake);
+        if (lost.get()) {
+            wake.release();
+        }
+    }
+
+    void stopWaking(Semaphore wake) {
+        wakeOnLoss.remove(wake);
     }
 
     void keepAliveTask(ScheduledFuture<?> task) {

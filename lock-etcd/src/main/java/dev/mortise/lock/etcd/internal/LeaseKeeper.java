@@ -9,6 +9,8 @@ import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.options.LeaseOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Grants, keeps alive and revokes leases. Renewed holds share one session lease per TTL,
- * kept alive every third of its TTL by one daemon thread; when etcd says it is gone, or it
+ * kept alive every third of its TTL by one daemon thread (or by the watchdog's renewals
+ * while there are holds to renew); when etcd says it is gone, or it
  * could not be confirmed before it would have run out, every hold on it is reported lost
  * through the core's {@link GrantListener}s at once. Explicit-lease holds get a lease of
  * their own. Thread-safe.
@@ -107,7 +110,8 @@ public final class LeaseKeeper implements AutoCloseable {
         }).thenApply(session -> {
             long period = Math.max(100, session.ttlSeconds() * 1000 / 3);
             try {
-                session.keepAliveTask(scheduler.scheduleWithFixedDelay(() -> tick(session), period, period,
+                session.keepAliveTask(scheduler.scheduleWithFixedDelay(() -> tick(session,
+                        TimeUnit.MILLISECONDS.toNanos(period)), period, period,
                         TimeUnit.MILLISECONDS));
             } catch (RejectedExecutionException closing) {
                 revokeQuietly(session);
@@ -142,6 +146,12 @@ public final class LeaseKeeper implements AutoCloseable {
         return rpc.retrying(() -> leases.keepAliveOnce(lease.id()), rpc.deadline());
     }
 
+    /** Starts {@code LeaseTimeToLive} with the keys attached to {@code lease}; TTL -1 if etcd no longer knows it. */
+    CompletableFuture<LeaseTimeToLiveResponse> attachedKeysAsync(EtcdLease lease) {
+        return rpc.retrying(() -> leases.timeToLive(lease.id(), LeaseOption.builder().withAttachedKeys().build()),
+                rpc.deadline());
+    }
+
     /**
      * Interprets the answer to a keep-alive sent at {@code sentAt}.
      *
@@ -168,8 +178,19 @@ public final class LeaseKeeper implements AutoCloseable {
         return false;
     }
 
-    private void tick(EtcdLease session) {
+    /**
+     * The session's own keep-alive, every third of its TTL. While the watchdog renews holds
+     * on it, each renewal sends a keep-alive of its own (it must, to extend validity from
+     * its tick), so this one is skipped when a renewal kept the lease alive within the last
+     * period and a half: a session costs one keep-alive per period either way. If renewals
+     * stop, this tick takes over within two and a half periods of the last one, with half a
+     * period of the TTL still to go.
+     */
+    private void tick(EtcdLease session, long periodNanos) {
         if (session.isLost()) {
+            return;
+        }
+        if (System.nanoTime() - session.renewedByWatchdogAt() < periodNanos * 3 / 2) {
             return;
         }
         long sentAt = System.nanoTime();

@@ -75,7 +75,8 @@ public final class LockEngine implements AutoCloseable {
             }
             Waiter.Outcome outcome;
             try {
-                outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), lease, deadline, key);
+                outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), queued.ahead(), lease,
+                        deadline, key);
             } catch (InterruptedException e) {
                 leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
                 throw e;
@@ -124,7 +125,7 @@ public final class LockEngine implements AutoCloseable {
         HoldState state = grant.state();
         boolean held;
         try {
-            held = queue.delete(state.ownKey(), state.revision(), grant.key());
+            held = queue.delete(state.ownKey(), grant.key());
         } catch (RuntimeException e) {
             orphans.deleteLater(state.ownKey());
             throw e;
@@ -147,7 +148,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Our key in the queue, on {@code lease}. */
-    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor) {
+    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor, long ahead) {
     }
 
     /**
@@ -161,7 +162,7 @@ public final class LockEngine implements AutoCloseable {
             try {
                 LockQueue.Enqueued queued = queue.enqueue(prefix, ownKey, value, lease, request.key());
                 if (queued != null) {
-                    return new Queued(lease, queued.revision(), queued.predecessor());
+                    return new Queued(lease, queued.revision(), queued.predecessor(), queued.ahead());
                 }
             } catch (LockQueue.LeaseGoneException e) {
                 leases.lost(lease, e);
@@ -204,7 +205,7 @@ public final class LockEngine implements AutoCloseable {
     private void leaveQueue(ByteSequence ownKey, long revision, EtcdLease lease, String key) {
         try {
             if (lease.shared()) {
-                queue.delete(ownKey, revision, key);
+                queue.delete(ownKey, key);
             } else {
                 leases.revoke(lease, key);
             }

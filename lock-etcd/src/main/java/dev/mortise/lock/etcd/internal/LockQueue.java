@@ -32,13 +32,18 @@ final class LockQueue {
         this.rpc = rpc;
     }
 
-    /** Our key was put at {@code revision}; {@code predecessor} is the key created just before it, or null. */
-    record Enqueued(long revision, ByteSequence predecessor) {
+    /**
+     * Our key was put at {@code revision}; {@code predecessor} is the key created just before
+     * it, or null; {@code ahead} is how many keys were created before it (0 or 1: nobody is
+     * ahead of our predecessor, so when it goes, we are first).
+     */
+    record Enqueued(long revision, ByteSequence predecessor, long ahead) {
     }
 
     /**
      * Puts our key on {@code lease} and, in the same transaction, reads the newest key
-     * before it: the predecessor to watch, or none, in which case we hold the lock.
+     * before it: the predecessor to watch, or none, in which case we hold the lock. The
+     * read runs before the put, so its count is exactly the number of keys ahead of ours.
      *
      * <p>On a session lease the put also requires the session's fence key to be unchanged.
      * A put whose answer never came may still be applied later (a frozen member thawing);
@@ -60,7 +65,8 @@ final class LockQueue {
                 .Else(Op.get(fence == null ? ownKey : fence, GetOption.DEFAULT))
                 .commit(), key, "queue for the lock");
         if (response.isSucceeded()) {
-            return new Enqueued(response.getHeader().getRevision(), firstKey(response.getGetResponses().get(0)));
+            GetResponse before = response.getGetResponses().get(0);
+            return new Enqueued(response.getHeader().getRevision(), firstKey(before), before.getCount());
         }
         if (fence == null) {
             throw new IllegalStateException("etcd key " + ownKey + " already exists: owners must be unique per hold");
@@ -115,12 +121,16 @@ final class LockQueue {
         return predecessor == null ? new Owner() : new Behind(predecessor, response.getHeader().getRevision());
     }
 
-    /** Deletes our key if it is still the one created at {@code revision}. @return whether it was there */
-    boolean delete(ByteSequence ownKey, long revision, String key) {
-        return rpc.await(kv.txn()
-                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.delete(ownKey, DeleteOption.DEFAULT))
-                .commit(), key, "delete our lock key").isSucceeded();
+    /**
+     * Deletes our key. A plain delete, not a transaction comparing its create revision: the
+     * key's name is ours alone (owner ids are unique per hold, rounds per queueing, and we
+     * never put a name twice), so no other owner's key and no other hold of ours can carry
+     * it, and etcd applies a delete without the read view a transaction's compare needs.
+     *
+     * @return whether it was there
+     */
+    boolean delete(ByteSequence ownKey, String key) {
+        return rpc.await(kv.delete(ownKey), key, "delete our lock key").getDeleted() > 0;
     }
 
     /** Reads whether each of {@code ownKeys} exists, in one transaction. */
