@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One JVM of the contended-handoff scenario. Builds the subject, warms it up on keys of its
- * own, prints {@code READY}, waits for {@code GO} on standard input, then lets its threads
+ * One JVM of the contended-handoff scenario. Builds the subject, warms it up (alternating a
+ * key the other JVM also wants and keys of its own), prints {@code READY}, waits for {@code GO} on standard input, then lets its threads
  * loop on the shared key (acquire, release at once, pause 1 ms) for the given time and writes
  * one line per grant: jvm, thread, requested, granted and releasing times in
  * {@link System#nanoTime()} (CLOCK_MONOTONIC on Linux: one clock for every JVM of the machine).
@@ -46,9 +46,15 @@ public final class HandoffWorker {
             runThreads(threads, t -> {
                 long end = System.nanoTime() + warmupMillis * 1_000_000;
                 for (int i = 0; System.nanoTime() - end < 0; i++) {
-                    Held held = subject.acquire("warm:" + jvm + ":" + t + ":" + (i % 100), WAIT);
+                    // Every other cycle contends with the other JVM (warming up both JVMs at once) on
+                    // a shared key, so the wait-and-wake path is compiled before it is measured.
+                    boolean shared = i % 2 == 1;
+                    Held held = subject.acquire(shared ? key + ":warm" : "warm:" + jvm + ":" + t + ":" + (i % 100), WAIT);
                     if (held != null) {
                         held.release();
+                        if (shared) {
+                            LockSupport.parkNanos(PAUSE_NANOS);
+                        }
                     }
                 }
                 return List.of();

@@ -51,16 +51,28 @@ public final class UncontendedRun {
             }
             for (int threads : threadCounts) {
                 Map<String, Tally> tallies = new LinkedHashMap<>();
+                // Every library is warmed up before any is measured (the first one measured in a
+                // fresh JVM would otherwise pay for the JIT), and each round starts with another
+                // library, so no one is always measured first.
+                List<LockSubject> order = new ArrayList<>(subjects.values());
+                for (LockSubject subject : order) {
+                    Tally tally = tallies.computeIfAbsent(subject.id(), k -> new Tally());
+                    try {
+                        measure(subject, threads, timing.warmup(), new Tally());
+                    } catch (Exception e) {
+                        tally.failed = true;
+                        notes.finding("uncontended " + subject.id() + " at " + threads + " thread(s) failed in warm-up: "
+                                + e);
+                    }
+                }
                 for (int round = 0; round < timing.rounds(); round++) {
-                    for (LockSubject subject : subjects.values()) {
-                        Tally tally = tallies.computeIfAbsent(subject.id(), k -> new Tally());
+                    for (int i = 0; i < order.size(); i++) {
+                        LockSubject subject = order.get((i + round) % order.size());
+                        Tally tally = tallies.get(subject.id());
                         if (tally.failed) {
                             continue;
                         }
                         try {
-                            if (round == 0) {
-                                measure(subject, threads, timing.warmup(), new Tally());
-                            }
                             measure(subject, threads, timing.measure().dividedBy(timing.rounds()), tally);
                         } catch (Exception e) {
                             tally.failed = true;
