@@ -32,6 +32,7 @@ public final class LockCommands {
     private final Duration replicaTimeout;
     private final boolean fair;
     private final ReleaseChannels channels;
+    private final Duration waiterTtl;
 
     /**
      * @param cluster        whether keys of different slots must go in different script calls
@@ -48,6 +49,13 @@ public final class LockCommands {
         this.replicaTimeout = replicaTimeout;
         this.fair = fair;
         this.channels = new ReleaseChannels(runner);
+        // A queue entry outlives a few missed heartbeats and one slow round trip, no more.
+        this.waiterTtl = PushWait.HEARTBEAT.multipliedBy(3).plus(runner.timeout());
+    }
+
+    /** Fair mode: how long a waiter's queue entry lives unless refreshed. */
+    Duration waiterTtl() {
+        return waiterTtl;
     }
 
     public ScriptRunner runner() {
@@ -223,6 +231,15 @@ public final class LockCommands {
         return attempt;
     }
 
+    /** Waits (at most the operation timeout) until a started attempt has been answered, whatever the answer. */
+    public void settle(Pending pending, String key) {
+        try {
+            runner.await(pending.reply(), runner.timeout(), key, "acquire");
+        } catch (LockBackendException e) {
+            // answered with a failure, or not within the timeout: nothing more to wait for
+        }
+    }
+
     /**
      * Gives back whatever an attempt nobody will read may take: once it has been answered
      * (or failed), an owner-checked release (in fair mode also leaving the queue).
@@ -272,7 +289,7 @@ public final class LockCommands {
     }
 
     public boolean release(Grant grant) {
-        Long released = runner.await(releaseAsync(grant.state(), grant.owner()), runner.timeout(), grant.key(), "release");
+        Long released = runner.call(releaseCall(grant.state(), grant.owner(), false), grant.key(), "release");
         return released == 1;
     }
 

@@ -47,8 +47,7 @@ public final class PushWait {
         long deadline = Deadlines.after(System.nanoTime(), wait);
         RedisKeys keys = commands.keys(request.key());
         boolean fair = commands.fair();
-        // A queue entry outlives a few missed heartbeats and one slow round trip, no more.
-        Duration entryTtl = HEARTBEAT.multipliedBy(3).plus(commands.runner().timeout());
+        Duration entryTtl = commands.waiterTtl();
         ReleaseChannels channels = commands.channels();
         ReleaseWaiter waiter = null;
         boolean queued = false;
@@ -101,6 +100,13 @@ public final class PushWait {
                 LockCommands.Pending next;
                 switch (waiter.await(sleep)) {
                     case HANDED -> {
+                        // A retry still on its way must land before we return: landing after our
+                        // release, it would queue this finished owner again, and a later release
+                        // would hand the lock to no one. Landing now, it only finds us holding.
+                        LockCommands.Pending late = waiter.takeRetry();
+                        if (late != null) {
+                            commands.settle(late, request.key());
+                        }
                         // The lease was set when the lock was handed over, after our last busy
                         // attempt was processed: counting validity from that attempt is safe.
                         granted = true;
@@ -121,10 +127,7 @@ public final class PushWait {
             }
         } finally {
             if (waiter != null) {
-                LockCommands.Pending orphan = waiter.close();
-                if (orphan != null && !granted) {
-                    commands.abandon(orphan, keys, request.owner());
-                }
+                waiter.close(granted);
             }
             if (queued && !granted) {
                 commands.leave(keys, request.owner());
@@ -135,6 +138,7 @@ public final class PushWait {
     private static ReleaseWaiter waiter(LockCommands commands, LockRequest request, RedisKeys keys, Duration entryTtl) {
         boolean fair = commands.fair();
         return new ReleaseWaiter(request.key(), keys, fair ? request.owner() : null,
-                () -> commands.start(request, keys, fair, entryTtl));
+                () -> commands.start(request, keys, fair, entryTtl),
+                orphan -> commands.abandon(orphan, keys, request.owner()));
     }
 }

@@ -2,6 +2,7 @@ package dev.mortise.lock.redis.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -33,25 +34,31 @@ public final class ReleaseWaiter {
     private final RedisKeys keys;
     private final String handOffPrefix;
     private final Supplier<LockCommands.Pending> retry;
+    private final Consumer<LockCommands.Pending> abandon;
     private ReleaseChannels channels;
     private CompletableFuture<Void> subscribed;
 
     // guarded by this
     private boolean sleeping;
     private boolean released;
+    private boolean retrying;
     private boolean closed;
+    private boolean grantedAtClose;
     private LockCommands.Pending retried;
     private String handedToken;
 
     /**
      * @param fairOwner the waiting owner in fair mode (hand-off messages name it), or null
      * @param retry     starts one acquire attempt; called on the message thread, must not block
+     * @param abandon   gives back whatever a retry may take that the waiting thread will never read
      */
-    public ReleaseWaiter(String key, RedisKeys keys, String fairOwner, Supplier<LockCommands.Pending> retry) {
+    public ReleaseWaiter(String key, RedisKeys keys, String fairOwner, Supplier<LockCommands.Pending> retry,
+                         Consumer<LockCommands.Pending> abandon) {
         this.key = key;
         this.keys = keys;
         this.handOffPrefix = fairOwner == null ? null : fairOwner + " ";
         this.retry = retry;
+        this.abandon = abandon;
     }
 
     String key() {
@@ -95,21 +102,43 @@ public final class ReleaseWaiter {
                     return; // handed to another waiter, who holds it now: nothing to try
                 }
             }
-            if (sleeping && retried == null) {
-                sleeping = false;
-                try {
-                    retried = retry.get();
-                } catch (RuntimeException e) {
-                    released = true; // the waiting thread retries and meets the failure itself
-                    notifyAll();
-                    return;
-                }
-                retried.reply().whenComplete((reply, failure) -> wake());
-            } else {
-                released = true;
+            if (!sleeping || retrying || handedToken != null) {
+                released = true; // the thread's own attempt (or a retry) is on its way: try again after it
+                notifyAll();
+                return;
+            }
+            sleeping = false;
+            retrying = true;
+        }
+        // Sent outside the monitor: the reply thread needs it to wake the waiting thread.
+        LockCommands.Pending pending;
+        try {
+            pending = retry.get();
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                retrying = false;
+                released = true; // the waiting thread retries and meets the failure itself
                 notifyAll();
             }
+            return;
         }
+        boolean orphaned;
+        synchronized (this) {
+            orphaned = closed;
+            if (orphaned) {
+                retrying = false;
+            } else {
+                retried = pending;
+            }
+            notifyAll();
+        }
+        if (orphaned) {
+            if (!grantedAtClose) {
+                abandon.accept(pending);
+            }
+            return;
+        }
+        pending.reply().whenComplete((reply, failure) -> wake());
     }
 
     private synchronized void wake() {
@@ -135,12 +164,15 @@ public final class ReleaseWaiter {
             sleeping = true;
             long deadline = System.nanoTime() + nanos;
             try {
-                while (handedToken == null && !released && (retried == null || !retried.reply().isDone())) {
+                while (handedToken == null && !released && !(retried != null && retried.reply().isDone())) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
                         break;
                     }
                     TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+                while (retrying && retried == null) {
+                    wait(); // the message thread is sending a retry this very moment
                 }
             } finally {
                 sleeping = false;
@@ -149,7 +181,7 @@ public final class ReleaseWaiter {
         if (handedToken != null) {
             return News.HANDED;
         }
-        if (retried != null) {
+        if (retrying) {
             return News.RETRIED;
         }
         released = false;
@@ -160,6 +192,7 @@ public final class ReleaseWaiter {
     public synchronized LockCommands.Pending takeRetry() {
         LockCommands.Pending pending = retried;
         retried = null;
+        retrying = false;
         return pending;
     }
 
@@ -170,21 +203,25 @@ public final class ReleaseWaiter {
 
     /**
      * Stops listening and leaves the key's subscription (which lingers if this was its last
-     * waiter).
-     *
-     * @return a retry the message thread sent that no one has read, or null: if the wait
-     * ended without a grant, whatever it may take must be given back
+     * waiter). If the wait ended without a grant, a retry the message thread sent that no one
+     * read is abandoned (whatever it may take is given back).
      */
-    public LockCommands.Pending close() {
+    public void close(boolean granted) {
         LockCommands.Pending orphan;
         synchronized (this) {
             closed = true;
+            grantedAtClose = granted;
             orphan = retried;
             retried = null;
+            if (orphan != null) {
+                retrying = false;
+            }
         }
         if (channels != null) {
             channels.leave(this);
         }
-        return orphan;
+        if (orphan != null && !granted) {
+            abandon.accept(orphan);
+        }
     }
 }
