@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * LockClient locks = LockClient.builder(redis).build();
  * }</pre>
  *
- * <p>Thread-safe; holds no per-lock state. Every operation waits at most the operation
+ * <p>Thread-safe; holds no per-lock state but the release subscriptions of keys it waits for
+ * (one per key, closed 500 ms after its last waiter). Every operation waits at most the operation
  * timeout (plus the replica wait, if one is configured) and reports failures as
  * {@link LockBackendException}. {@link #close()} shuts the Redisson client down only if this
  * backend built it. See {@code docs/redis.md} for what each deployment guarantees.
