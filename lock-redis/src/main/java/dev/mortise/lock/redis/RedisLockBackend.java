@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * LockClient locks = LockClient.builder(redis).build();
  * }</pre>
  *
- * <p>Thread-safe; holds no per-lock state. Every operation waits at most the operation
+ * <p>Thread-safe; holds no per-lock state but the release subscriptions of keys it waits for
+ * (one per key, closed 500 ms after its last waiter). Every operation waits at most the operation
  * timeout (plus the replica wait, if one is configured) and reports failures as
  * {@link LockBackendException}. {@link #close()} shuts the Redisson client down only if this
  * backend built it. See {@code docs/redis.md} for what each deployment guarantees.
@@ -77,11 +78,13 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     /**
-     * Waits for a release message instead of polling (see {@code PushWait}): subscribes to
-     * the lock's channel (confirmed by the server), then retries, then sleeps until a release
-     * is published or the holder's lease runs out. In fair mode the waiter queues on the
-     * server and is handed the lock by the release script. Timeout and interruption close
-     * the subscription and leave the queue; nothing of the waiter remains on the server.
+     * Waits for a release message instead of polling (see {@code PushWait}): joins the key's
+     * release channel (one subscription per key, shared by this backend's waiters and kept
+     * for {@code ReleaseChannels.LINGER} after the last), retries once the server confirmed
+     * it, then sleeps until a release is published or the holder's lease runs out. In fair
+     * mode the waiter queues on the server and is handed the lock by the release script.
+     * Timeout and interruption leave the channel and the queue; nothing of the waiter remains
+     * on the server once the linger ends.
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
@@ -111,8 +114,11 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && ownsClient) {
-            runner.client().shutdown(0, 2, TimeUnit.SECONDS);
+        if (closed.compareAndSet(false, true)) {
+            commands.channels().close();
+            if (ownsClient) {
+                runner.client().shutdown(0, 2, TimeUnit.SECONDS);
+            }
         }
     }
 

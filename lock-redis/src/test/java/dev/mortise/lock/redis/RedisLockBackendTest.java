@@ -134,6 +134,123 @@ class RedisLockBackendTest {
         }
     }
 
+    private static long subscribeCalls() {
+        try {
+            for (String line : RedisCli.run(server.port(), "INFO", "commandstats").split("\n")) {
+                if (line.startsWith("cmdstat_subscribe:")) {
+                    int at = line.indexOf("calls=") + "calls=".length();
+                    return Long.parseLong(line.substring(at, line.indexOf(',', at)));
+                }
+            }
+            return 0;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void waitersOfOneKeyShareOneSubscriptionThatGoesAfterTheLast() throws Exception {
+        LockClient a = client(server);
+        RedisLockBackend backend = RedisLockBackend.builder().address(server.address()).build();
+        closeables.add(backend);
+        LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
+        long subscribedBefore = subscribeCalls();
+        // Two waiters of one backend (through the SPI: a LockClient lets one thread per key through).
+        List<CompletableFuture<dev.mortise.lock.spi.Grant>> waiters = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            dev.mortise.lock.spi.LockRequest request = new dev.mortise.lock.spi.LockRequest(key, "waiter-" + i,
+                    Duration.ofSeconds(60), false);
+            waiters.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return backend.acquire(request, Duration.ofSeconds(50)).orElseThrow();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        await(SLACK, () -> subscribers(keys.channel()) == 1, "the waiters to subscribe");
+        Thread.sleep(1000); // let the second waiter join too; it must not subscribe again
+        assertThat(subscribeCalls() - subscribedBefore).as("one SUBSCRIBE for both waiters").isEqualTo(1);
+
+        held.close();
+        dev.mortise.lock.spi.Grant granted = (dev.mortise.lock.spi.Grant) CompletableFuture
+                .anyOf(waiters.get(0), waiters.get(1)).get(30, TimeUnit.SECONDS);
+        assertThat(backend.release(granted)).isTrue();
+        CompletableFuture<dev.mortise.lock.spi.Grant> other =
+                waiters.get(0).getNow(null) == granted ? waiters.get(1) : waiters.get(0);
+        dev.mortise.lock.spi.Grant second = other.get(30, TimeUnit.SECONDS);
+        assertThat(second.owner()).isNotEqualTo(granted.owner());
+        assertThat(backend.release(second)).isTrue();
+        assertThat(subscribeCalls() - subscribedBefore).as("still one SUBSCRIBE").isEqualTo(1);
+        await(SLACK, () -> subscribers(keys.channel()) == 0, "the subscription to go after the last waiter");
+    }
+
+    @Test
+    void consecutiveWaitsForOneKeyReuseItsSubscription() throws Exception {
+        LockClient a = client(server);
+        LockClient b = client(server);
+        try (LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)))) {
+            assertThat(held.isValid()).isTrue();
+            long subscribedBefore = subscribeCalls();
+            int waits = 10;
+            for (int i = 0; i < waits; i++) {
+                assertThat(b.tryAcquire(key, Duration.ofMillis(50))).isEmpty();
+            }
+            // Back-to-back waits fall inside the linger; a wide bound, since a stalled machine can
+            // let one lapse now and then. Subscribing per wait would make it 10.
+            assertThat(subscribeCalls() - subscribedBefore).as("SUBSCRIBEs for %d consecutive waits", waits)
+                    .isLessThanOrEqualTo(3);
+        }
+        await(SLACK, () -> subscribers(keys.channel()) == 0, "the subscription to go once nobody waits");
+    }
+
+    /**
+     * Ping-pong between two clients (two threads each) on one key with a 60 s lease: a lost
+     * wake-up would leave a waiter asleep until that lease ran out, far past the test's limit.
+     */
+    @Test
+    void manyQuickHandOffsLoseNoWakeUp() throws Exception {
+        manyQuickHandOffs(false);
+    }
+
+    @Test
+    void manyQuickHandOffsLoseNoWakeUpInFairMode() throws Exception {
+        manyQuickHandOffs(true);
+    }
+
+    private void manyQuickHandOffs(boolean fair) throws Exception {
+        List<LockClient> clients = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            LockClient client = LockClient.builder(RedisLockBackend.builder().address(server.address()).fair(fair)
+                    .build()).build();
+            closeables.add(client);
+            clients.add(client);
+        }
+        java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger grants = new java.util.concurrent.atomic.AtomicInteger();
+        int rounds = 40;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        closeables.add(pool::shutdownNow);
+        List<CompletableFuture<Void>> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            LockClient client = clients.get(t % 2);
+            threads.add(CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    try (LockLease lease = client.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60))
+                            .waitFor(Duration.ofSeconds(30)))) {
+                        assertThat(inside.incrementAndGet()).as("one holder at a time").isEqualTo(1);
+                        grants.incrementAndGet();
+                        inside.decrementAndGet();
+                    }
+                }
+            }, pool));
+        }
+        CompletableFuture.allOf(threads.toArray(CompletableFuture[]::new)).get(100, TimeUnit.SECONDS);
+        assertThat(grants.get()).isEqualTo(4 * rounds);
+        await(SLACK, () -> subscribers(keys.channel()) == 0, "no subscription once nobody waits");
+        assertThat(server.command("EXISTS", keys.lock(), keys.queue(), keys.waiters())).isEqualTo(":0");
+    }
+
     @Test
     void flushedScriptCacheIsReloadedTransparently() throws Exception {
         LockClient a = client(server);

@@ -23,6 +23,18 @@ final class Crc16 {
     /** The slot of a key whose hash tag is {@code tag} (the tag's UTF-8 bytes, mod 16384). */
     static int slot(String tag) {
         int crc = 0;
+        for (int i = 0; i < tag.length(); i++) {
+            char c = tag.charAt(i);
+            if (c >= 0x80) {
+                return slotOfBytes(tag); // our tags are ASCII (percent-encoded); others take the long way
+            }
+            crc = ((crc << 8) ^ TABLE[((crc >>> 8) ^ c) & 0xff]) & 0xffff;
+        }
+        return crc & 16383;
+    }
+
+    private static int slotOfBytes(String tag) {
+        int crc = 0;
         for (byte b : tag.getBytes(StandardCharsets.UTF_8)) {
             crc = ((crc << 8) ^ TABLE[((crc >>> 8) ^ b) & 0xff]) & 0xffff;
         }

@@ -31,6 +31,8 @@ public final class LockCommands {
     private final int replicas;
     private final Duration replicaTimeout;
     private final boolean fair;
+    private final ReleaseChannels channels;
+    private final Duration waiterTtl;
 
     /**
      * @param cluster        whether keys of different slots must go in different script calls
@@ -46,10 +48,23 @@ public final class LockCommands {
         this.replicas = replicas;
         this.replicaTimeout = replicaTimeout;
         this.fair = fair;
+        this.channels = new ReleaseChannels(runner);
+        // A queue entry outlives a few missed heartbeats and one slow round trip, no more.
+        this.waiterTtl = PushWait.HEARTBEAT.multipliedBy(3).plus(runner.timeout());
+    }
+
+    /** Fair mode: how long a waiter's queue entry lives unless refreshed. */
+    Duration waiterTtl() {
+        return waiterTtl;
     }
 
     public ScriptRunner runner() {
         return runner;
+    }
+
+    /** The release-channel subscriptions of waiters on this deployment. */
+    public ReleaseChannels channels() {
+        return channels;
     }
 
     public RedisKeys keys(String key) {
@@ -154,26 +169,57 @@ public final class LockCommands {
      * its place in) the server-side queue for {@code waiterTtl}.
      */
     public Attempt acquire(LockRequest request, boolean enqueue, Duration waiterTtl) {
-        RedisKeys keys = keys(request.key());
+        return acquire(request, keys(request.key()), enqueue, waiterTtl);
+    }
+
+    /** {@link #acquire(LockRequest, boolean, Duration)} with the key's names already made. */
+    public Attempt acquire(LockRequest request, RedisKeys keys, boolean enqueue, Duration waiterTtl) {
         runner.ensureReady(request.key());
+        return finish(start(request, keys, enqueue, waiterTtl), request, keys);
+    }
+
+    /**
+     * An attempt on its way: the call, its reply to come (a script reply, or with
+     * {@code waitForReplicas} a batch result), and {@link System#nanoTime()} just before it was sent.
+     */
+    public record Pending(ScriptCall call, CompletableFuture<?> reply, long requestedAt) {
+    }
+
+    /** Sends one attempt without waiting (see {@link #acquire(LockRequest, RedisKeys, boolean, Duration)}). */
+    public Pending start(LockRequest request, RedisKeys keys, boolean enqueue, Duration waiterTtl) {
+        ScriptCall call = requestCall(keys, request, enqueue, waiterTtl);
         long requestedAt = System.nanoTime();
+        CompletableFuture<?> reply = replicas == 0 ? runner.send(call, false)
+                : runner.sendBatch(List.of(call), withWait(), false);
+        return new Pending(call, reply, requestedAt);
+    }
+
+    /**
+     * Waits for a {@link #start started} attempt, at most the operation timeout (plus the
+     * replica wait), and reads it. A failed or timed-out attempt may still run on the server,
+     * so whatever it granted is given back before the failure is thrown.
+     */
+    public Attempt finish(Pending pending, LockRequest request, RedisKeys keys) {
         List<Object> reply;
         int synced = replicas;
         try {
             if (replicas == 0) {
-                reply = runner.call(requestCall(keys, request, enqueue, waiterTtl), request.key(), "acquire");
+                CompletableFuture<List<Object>> first = cast(pending.reply());
+                reply = runner.await(first, () -> runner.send(pending.call(), true), runner.timeout(), request.key(),
+                        "acquire");
             } else {
-                BatchResult<?> result = runner.batch(List.of(requestCall(keys, request, enqueue, waiterTtl)),
-                        withWait(), replicaTimeout, request.key(), "acquire");
+                CompletableFuture<BatchResult<?>> first = cast(pending.reply());
+                BatchResult<?> result = runner.await(first,
+                        () -> runner.sendBatch(List.of(pending.call()), withWait(), true),
+                        runner.timeout().plus(replicaTimeout), request.key(), "acquire");
                 reply = cast(result.getResponses().get(0));
                 synced = result.getSyncedSlaves();
             }
         } catch (LockBackendException e) {
-            // The script may still run after we gave up: take back whatever it granted.
             runner.callAsync(releaseCall(keys, request.owner(), true));
             throw e;
         }
-        Attempt attempt = toAttempt(reply, request, keys, requestedAt);
+        Attempt attempt = toAttempt(reply, request, keys, pending.requestedAt());
         if (attempt.isGranted() && synced < replicas) {
             runner.callAsync(releaseCall(keys, request.owner(), true));
             throw new LockBackendException("Backend 'redis' (" + runner.where() + ") granted lock '"
@@ -183,6 +229,23 @@ public final class LockCommands {
                     request.key(), "redis", null);
         }
         return attempt;
+    }
+
+    /** Waits (at most the operation timeout) until a started attempt has been answered, whatever the answer. */
+    public void settle(Pending pending, String key) {
+        try {
+            runner.await(pending.reply(), runner.timeout(), key, "acquire");
+        } catch (LockBackendException e) {
+            // answered with a failure, or not within the timeout: nothing more to wait for
+        }
+    }
+
+    /**
+     * Gives back whatever an attempt nobody will read may take: once it has been answered
+     * (or failed), an owner-checked release (in fair mode also leaving the queue).
+     */
+    public void abandon(Pending pending, RedisKeys keys, String owner) {
+        pending.reply().whenComplete((reply, failure) -> runner.callAsync(releaseCall(keys, owner, true)));
     }
 
     /** Renews every grant: one script call per slot, pipelined per node. Returns the grants that are gone. */
@@ -226,7 +289,7 @@ public final class LockCommands {
     }
 
     public boolean release(Grant grant) {
-        Long released = runner.await(releaseAsync(grant.state(), grant.owner()), runner.timeout(), grant.key(), "release");
+        Long released = runner.call(releaseCall(grant.state(), grant.owner(), false), grant.key(), "release");
         return released == 1;
     }
 
@@ -243,7 +306,7 @@ public final class LockCommands {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<Object> cast(Object reply) {
-        return (List<Object>) reply;
+    private static <T> T cast(Object reply) {
+        return (T) reply;
     }
 }

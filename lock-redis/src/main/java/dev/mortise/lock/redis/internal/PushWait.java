@@ -10,16 +10,29 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Waiting for a Redis lock with pub/sub instead of polling. Subscribes to the lock's
- * release channel (confirmed by the server), then retries, so a release between "try
- * failed" and "subscribed" is seen by the retry; then sleeps until a release message
- * arrives or the holder's lease runs out (expiry publishes nothing), and retries.
+ * Waiting for a Redis lock with pub/sub instead of polling. The waiter joins its key's
+ * release channel ({@link ReleaseChannels}: one subscription per key and backend, shared by
+ * its waiters and kept briefly after the last one) and makes sure every release published
+ * after its last busy attempt reaches it:
  *
- * <p>In fair mode the retry also queues the waiter on the server and refreshes its entry
- * at least once per {@link #HEARTBEAT}; a release hands the lock over inside its script and
+ * <ul>
+ *   <li>if the key's subscription is already confirmed, the waiter joins it <em>before</em>
+ *       its first attempt, and a busy answer is followed directly by the wait;</li>
+ *   <li>otherwise it subscribes after the busy first attempt, waits for the server's
+ *       confirmation and tries again, so a release between "try failed" and "subscribed"
+ *       is seen by that retry.</li>
+ * </ul>
+ *
+ * <p>It then sleeps until a release message arrives or the holder's lease runs out (expiry
+ * publishes nothing), and retries; on a release the message thread sends the retry itself
+ * ({@link ReleaseWaiter}), so the waiting thread wakes once, with the answer.
+ *
+ * <p>In fair mode the retries also queue the waiter on the server and refresh its entry at
+ * least once per {@link #HEARTBEAT}; a release hands the lock over inside its script and
  * the message carries the token, so the waiter is granted without another round trip. A
  * waiter that gives up (timeout, interrupt, failure) leaves the queue, passing on a lock
- * handed to it meanwhile. Stateless; one call per waiting thread.
+ * handed to it meanwhile, and gives back whatever an unanswered retry may take. Stateless;
+ * one call per waiting thread.
  */
 public final class PushWait {
 
@@ -32,25 +45,42 @@ public final class PushWait {
     public static Optional<Grant> acquire(LockCommands commands, LockRequest request, Duration wait)
             throws InterruptedException {
         long deadline = Deadlines.after(System.nanoTime(), wait);
-        Attempt attempt = commands.acquire(request);
-        if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
-            return attempt.grant();
-        }
         RedisKeys keys = commands.keys(request.key());
-        // A queue entry outlives a few missed heartbeats and one slow round trip, no more.
-        Duration entryTtl = HEARTBEAT.multipliedBy(3).plus(commands.runner().timeout());
+        boolean fair = commands.fair();
+        Duration entryTtl = commands.waiterTtl();
+        ReleaseChannels channels = commands.channels();
+        ReleaseWaiter waiter = null;
         boolean queued = false;
         boolean granted = false;
-        try (ReleaseSubscription released = ReleaseSubscription.open(commands.runner(), keys, request.key(),
-                request.owner())) {
-            while (true) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
+        try {
+            if (!channels.isEmpty()) {
+                waiter = waiter(commands, request, keys, entryTtl);
+                if (!channels.joinIfSubscribed(waiter)) {
+                    waiter = null;
                 }
-                released.drain();
-                long sentAt = System.nanoTime();
-                queued |= commands.fair();
-                attempt = commands.acquire(request, commands.fair(), entryTtl);
+            }
+            commands.runner().ensureReady(request.key());
+            LockCommands.Pending first = commands.start(request, keys, false, Duration.ZERO);
+            Attempt attempt = commands.finish(first, request, keys);
+            if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
+                granted = attempt.isGranted();
+                return attempt.grant();
+            }
+            // Local validity of a hand-off counts from the last attempt the server answered busy.
+            long busySentAt = first.requestedAt();
+            if (waiter == null || fair) {
+                if (waiter == null) {
+                    waiter = waiter(commands, request, keys, entryTtl);
+                    channels.join(waiter);
+                    waiter.awaitSubscribed(commands.runner());
+                }
+                queued |= fair;
+                waiter.beforeAttempt();
+                LockCommands.Pending retry = commands.start(request, keys, fair, entryTtl);
+                attempt = commands.finish(retry, request, keys);
+                busySentAt = retry.requestedAt();
+            }
+            while (true) {
                 if (attempt.isGranted()) {
                     granted = true;
                     return attempt.grant();
@@ -59,24 +89,56 @@ public final class PushWait {
                 if (left == 0) {
                     return Optional.empty();
                 }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
+                }
                 long sleep = Math.min(left, attempt.holderRemaining().map(Duration::toNanos).orElse(left)
                         + TimeUnit.MILLISECONDS.toNanos(1));
-                if (commands.fair()) {
+                if (fair) {
                     sleep = Math.min(sleep, HEARTBEAT.toNanos());
                 }
-                released.await(Duration.ofNanos(sleep));
-                Long token = released.handedToken();
-                if (token != null) {
-                    // The lease was set when the lock was handed over, after our last busy
-                    // attempt was processed: counting validity from that attempt is safe.
-                    granted = true;
-                    return Optional.of(new Grant(request.key(), request.owner(), token, sentAt, keys));
+                LockCommands.Pending next;
+                switch (waiter.await(sleep)) {
+                    case HANDED -> {
+                        // A retry still on its way must land before we return: landing after our
+                        // release, it would queue this finished owner again, and a later release
+                        // would hand the lock to no one. Landing now, it only finds us holding.
+                        LockCommands.Pending late = waiter.takeRetry();
+                        if (late != null) {
+                            commands.settle(late, request.key());
+                        }
+                        // The lease was set when the lock was handed over, after our last busy
+                        // attempt was processed: counting validity from that attempt is safe.
+                        granted = true;
+                        return Optional.of(new Grant(request.key(), request.owner(), waiter.handedToken(), busySentAt,
+                                keys));
+                    }
+                    case RETRIED -> next = waiter.takeRetry();
+                    default -> {
+                        waiter.beforeAttempt();
+                        queued |= fair;
+                        next = commands.start(request, keys, fair, entryTtl);
+                    }
+                }
+                attempt = commands.finish(next, request, keys);
+                if (!attempt.isGranted()) {
+                    busySentAt = next.requestedAt();
                 }
             }
         } finally {
+            if (waiter != null) {
+                waiter.close(granted);
+            }
             if (queued && !granted) {
                 commands.leave(keys, request.owner());
             }
         }
+    }
+
+    private static ReleaseWaiter waiter(LockCommands commands, LockRequest request, RedisKeys keys, Duration entryTtl) {
+        boolean fair = commands.fair();
+        return new ReleaseWaiter(request.key(), keys, fair ? request.owner() : null,
+                () -> commands.start(request, keys, fair, entryTtl),
+                orphan -> commands.abandon(orphan, keys, request.owner()));
     }
 }

@@ -3,27 +3,87 @@ package dev.mortise.lock.redis.internal;
 import dev.mortise.lock.spi.KeyEncoding;
 
 /**
- * The Redis names of one user key: {@code <prefix>:lock:{<enc>}}, {@code <prefix>:fence:{<enc>}}
- * and the release channel {@code <prefix>:released:{<enc>}}, where {@code <enc>} is the user
- * key percent-encoded so that it contains no brace. The braces make {@code <enc>} the hash
- * tag, so the lock and its counter live in one cluster slot, and no user key can choose
- * another slot or meet another key's names. Immutable.
+ * The Redis names of one user key: {@code <prefix>:lock:{<enc>}}, {@code <prefix>:fence:{<enc>}},
+ * the release channel {@code <prefix>:released:{<enc>}} and, in fair mode,
+ * {@code <prefix>:queue:{<enc>}} and {@code <prefix>:waiters:{<enc>}}, where {@code <enc>} is the
+ * user key percent-encoded so that it contains no brace. The braces make {@code <enc>} the hash
+ * tag, so every name of a key lives in one cluster slot, and no user key can choose another
+ * slot or meet another key's names.
  *
- * @param lock    the key holding the owner, with the lease as its TTL
- * @param fence   the counter of fencing tokens; never expires
- * @param channel where release is published
- * @param queue   fair mode: waiting owners by arrival
- * @param waiters fair mode: each waiting owner's deadline and lease
- * @param slot    the Redis Cluster slot of all of them
+ * <p>Only the lock name is kept: it is what every held lease needs (renewal, release), and
+ * this object travels with each grant, so the other names are derived from it on demand.
+ * Immutable and thread-safe.
  */
-public record RedisKeys(String lock, String fence, String channel, String queue, String waiters, int slot) {
+public final class RedisKeys {
+
+    private static final String LOCK = ":lock:";
+
+    private final String prefix;
+    private final String lock;
+    private final int slot;
+
+    private RedisKeys(String prefix, String lock, int slot) {
+        this.prefix = prefix;
+        this.lock = lock;
+        this.slot = slot;
+    }
 
     /** Encodes {@code key} injectively under {@code prefix} (which must contain no brace). */
     public static RedisKeys of(String prefix, String key) {
         String tag = encode(key);
-        return new RedisKeys(prefix + ":lock:{" + tag + "}", prefix + ":fence:{" + tag + "}",
-                prefix + ":released:{" + tag + "}", prefix + ":queue:{" + tag + "}", prefix + ":waiters:{" + tag + "}",
-                Crc16.slot(tag));
+        return new RedisKeys(prefix, prefix + LOCK + "{" + tag + "}", Crc16.slot(tag));
+    }
+
+    /** The key holding the owner, with the lease as its TTL. */
+    public String lock() {
+        return lock;
+    }
+
+    /** The counter of fencing tokens; never expires. */
+    public String fence() {
+        return named(":fence:");
+    }
+
+    /** Where release is published. */
+    public String channel() {
+        return named(":released:");
+    }
+
+    /** Fair mode: waiting owners by arrival. */
+    public String queue() {
+        return named(":queue:");
+    }
+
+    /** Fair mode: each waiting owner's deadline and lease. */
+    public String waiters() {
+        return named(":waiters:");
+    }
+
+    /** The Redis Cluster slot of all of them. */
+    public int slot() {
+        return slot;
+    }
+
+    /** {@code <prefix><kind>{<enc>}}, copied from the lock name's braced tag. */
+    private String named(String kind) {
+        int tag = prefix.length() + LOCK.length();
+        return new StringBuilder(lock.length() - LOCK.length() + kind.length())
+                .append(prefix).append(kind).append(lock, tag, lock.length()).toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RedisKeys other && lock.equals(other.lock);
+    }
+
+    @Override
+    public int hashCode() {
+        return lock.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return lock;
     }
 
     /**
@@ -31,6 +91,15 @@ public record RedisKeys(String lock, String fence, String channel, String queue,
      * characters, non-ASCII bytes, and always {@code %} and {@code #}) becomes {@code %XX}.
      */
     static String encode(String key) {
-        return KeyEncoding.percentEncode(key, c -> c > 0x20 && c < 0x7f && c != '{' && c != '}');
+        for (int i = 0; i < key.length(); i++) {
+            if (!safe(key.charAt(i))) {
+                return KeyEncoding.percentEncode(key, RedisKeys::safe);
+            }
+        }
+        return key; // what percentEncode would return, without copying it
+    }
+
+    private static boolean safe(int c) {
+        return c > 0x20 && c < 0x7f && c != '{' && c != '}' && c != '%' && c != '#';
     }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeoutException;
 public final class ScriptRunner {
 
     private final RedissonClient client;
+    private final RScript script;
     private final Duration timeout;
     private final String backend;
     private final String where;
@@ -39,6 +40,7 @@ public final class ScriptRunner {
      */
     public ScriptRunner(RedissonClient client, Duration timeout, String backend, String where) {
         this.client = client;
+        this.script = client.getScript(StringCodec.INSTANCE); // stateless: one for all calls
         this.timeout = timeout;
         this.backend = backend;
         this.where = where;
@@ -68,16 +70,24 @@ public final class ScriptRunner {
         }
     }
 
-    /** Starts one script call. */
+    /** Starts one script call; a {@code NOSCRIPT} answer is retried once with {@code EVAL}. */
     public <T> CompletableFuture<T> callAsync(ScriptCall call) {
-        RScript script = client.getScript(StringCodec.INSTANCE);
-        CompletableFuture<T> first = start(script, call, false);
-        return first.exceptionallyCompose(e -> isNoScript(e) ? start(script, call, true) : CompletableFuture.failedFuture(e));
+        CompletableFuture<T> first = send(call, false);
+        return first.exceptionallyCompose(e -> isNoScript(e) ? send(call, true) : CompletableFuture.failedFuture(e));
+    }
+
+    /**
+     * Starts one script call as is: {@code EVALSHA}, or {@code EVAL} with {@code eval}. Whoever
+     * waits for it handles {@code NOSCRIPT} ({@link #await(CompletableFuture, java.util.function.Supplier, Duration,
+     * String, String)}), which spares the common case a dependent future.
+     */
+    public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
+        return start(script, call, eval);
     }
 
     /** Runs one script call and waits for it, at most the operation timeout. */
     public <T> T call(ScriptCall call, String key, String what) {
-        return await(callAsync(call), timeout, key, what);
+        return await(send(call, false), () -> send(call, true), timeout, key, what);
     }
 
     /**
@@ -86,18 +96,36 @@ public final class ScriptRunner {
      * plus {@code extra}.
      */
     public BatchResult<?> batch(List<ScriptCall> calls, BatchOptions options, Duration extra, String key, String what) {
-        CompletableFuture<BatchResult<?>> result = startBatch(calls, options, false)
-                .exceptionallyCompose(e -> isNoScript(e) ? startBatch(calls, options, true) : CompletableFuture.failedFuture(e));
-        return await(result, timeout.plus(extra), key, what);
+        return await(sendBatch(calls, options, false), () -> sendBatch(calls, options, true), timeout.plus(extra), key,
+                what);
     }
 
-    private CompletableFuture<BatchResult<?>> startBatch(List<ScriptCall> calls, BatchOptions options, boolean eval) {
+    /** Starts a pipelined batch as is ({@code EVALSHA}, or {@code EVAL} with {@code eval}). */
+    public CompletableFuture<BatchResult<?>> sendBatch(List<ScriptCall> calls, BatchOptions options, boolean eval) {
         RBatch batch = client.createBatch(options);
         RScriptAsync script = batch.getScript(StringCodec.INSTANCE);
         for (ScriptCall call : calls) {
             start(script, call, eval);
         }
         return batch.executeAsync().toCompletableFuture();
+    }
+
+    /**
+     * Waits for {@code first}, and if the server answered {@code NOSCRIPT} (restart, {@code SCRIPT FLUSH}),
+     * for {@code eval} (the same call sent with {@code EVAL}, which caches the script again); both within
+     * {@code max} in all.
+     */
+    public <T> T await(CompletableFuture<T> first, java.util.function.Supplier<CompletableFuture<T>> eval, Duration max,
+                       String key, String what) {
+        long deadline = System.nanoTime() + max.toNanos();
+        try {
+            return await(first, max, key, what);
+        } catch (LockBackendException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return await(eval.get(), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), key, what);
+        }
     }
 
     private static <T> CompletableFuture<T> start(RScriptAsync script, ScriptCall call, boolean eval) {
