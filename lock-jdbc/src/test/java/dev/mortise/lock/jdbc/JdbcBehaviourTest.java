@@ -106,8 +106,9 @@ abstract class JdbcBehaviourTest {
 
     /**
      * More holds than any batch of the old code (500), with one of each way to be gone
-     * spread among them: renewAll sends one statement when every hold is live, reports
-     * exactly the gone ones (a second statement only on MySQL, which has no RETURNING), and
+     * spread among them and a key listed twice (an expired hold and our new hold of it):
+     * renewAll sends one statement when every hold is live, reports exactly the gone ones
+     * (a second statement only on MySQL, which has no RETURNING), renews the new hold, and
      * leaves the row another owner took over alone.
      */
     @Test
@@ -132,6 +133,10 @@ abstract class JdbcBehaviourTest {
             execute("UPDATE mortise_locks SET expires_at = " + nowPlusSeconds(-1) + " WHERE lock_key = ?", stolen.state());
             assertThat(backend.tryAcquire(request(stolen.key(), "thief", Duration.ofSeconds(30))).isGranted()).isTrue();
             execute("DELETE FROM mortise_locks WHERE lock_key = ?", deleted.state());
+            // The same key held again by a new hold of ours while the expired one is still listed.
+            Grant retaken = recorded.tryAcquire(request(expired.key(), "owner-again", Duration.ofSeconds(30)))
+                    .grant().orElseThrow();
+            grants.add(retaken);
             String thiefExpiry = expiresAt(stolen.state());
 
             recording.statements.clear();
@@ -140,6 +145,9 @@ abstract class JdbcBehaviourTest {
             assertThat(recording.statements).as("statements with gone holds")
                     .hasSize(backend.dialect() == JdbcDialect.MYSQL ? 2 : 1);
             assertThat(expiresAt(stolen.state())).as("the thief's row is not extended").isEqualTo(thiefExpiry);
+            assertThat(backend.tryAcquire(request(retaken.key(), "other", Duration.ofSeconds(1))).holderRemaining())
+                    .as("the new hold of a key listed twice is renewed to 90 s")
+                    .hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofSeconds(60)));
             assertThat(backend.renew(grants.get(0), Duration.ofSeconds(5))).isTrue();
             assertThat(backend.renew(deleted, Duration.ofSeconds(5))).isFalse();
             for (Grant grant : grants) {

@@ -40,14 +40,15 @@ final class H2LockSql extends SqlTemplate {
     /**
      * One statement for any number of holds: keys and owners travel as two arrays, the
      * merge finds each row by primary key and updates only ours, and the final table names
-     * the owners renewed.
+     * the owners renewed. The owner is part of the match, so a stale hold and a new one on
+     * the same key never both match the row (a merge refuses two source rows for one row).
      */
     private final String renewAll = sql("""
             SELECT lock_owner FROM FINAL TABLE (
               MERGE INTO ${table} l
               USING UNNEST(CAST(? AS VARCHAR ARRAY), CAST(? AS VARCHAR ARRAY)) h(k, o)
-              ON l.lock_key = h.k
-              WHEN MATCHED AND l.lock_owner = h.o AND l.expires_at > %1$s THEN UPDATE SET expires_at = %2$s)"""
+              ON l.lock_key = h.k AND l.lock_owner = h.o
+              WHEN MATCHED AND l.expires_at > %1$s THEN UPDATE SET expires_at = %2$s)"""
             .formatted(NOW, LEASE));
 
     H2LockSql(TableName table, int queryTimeoutSeconds) {
@@ -71,10 +72,7 @@ final class H2LockSql extends SqlTemplate {
     private Outcome merge(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepare(connection, acquire)) {
-            statement.setString(1, key.value());
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis);
-            statement.setString(4, key.original());
+            bindAcquire(statement, key, owner, leaseMillis);
             requestedAt[0] = System.nanoTime();
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
@@ -92,16 +90,11 @@ final class H2LockSql extends SqlTemplate {
 
     @Override
     BitSet renewRun(Connection connection, List<Held> run, long leaseMillis) throws SQLException {
-        String[] keys = new String[run.size()];
-        String[] owners = new String[run.size()];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = run.get(i).key();
-            owners[i] = run.get(i).owner();
-        }
+        String[] owners = owners(run);
         Set<String> renewed = new HashSet<>();
         try (PreparedStatement statement = prepare(connection, renewAll)) {
-            statement.setObject(1, keys);
-            statement.setObject(2, owners);
+            statement.setArray(1, connection.createArrayOf("VARCHAR", keys(run)));
+            statement.setArray(2, connection.createArrayOf("VARCHAR", owners));
             statement.setLong(3, leaseMillis);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {

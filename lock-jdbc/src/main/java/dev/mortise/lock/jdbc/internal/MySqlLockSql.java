@@ -27,6 +27,8 @@ import java.util.List;
 final class MySqlLockSql extends SqlTemplate {
 
     static final long BUSY = 1L << 62;
+    /** What a server without {@code JSON_TABLE} answers to the renewAll statement. */
+    private static final int ER_PARSE_ERROR = 1064;
     private static final String NOW = "UTC_TIMESTAMP(6)";
     private static final String LEASE = NOW + " + INTERVAL (? * 1000) MICROSECOND";
     private static final String FREE = "(lock_owner IS NULL OR expires_at <= " + NOW
@@ -73,10 +75,7 @@ final class MySqlLockSql extends SqlTemplate {
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepareReturningKeys(connection, acquire)) {
-            setKey(statement, 1, key.value());
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis);
-            statement.setString(4, key.original());
+            bindAcquire(statement, key, owner, leaseMillis);
             requestedAt[0] = System.nanoTime();
             statement.executeUpdate();
             try (ResultSet keys = statement.getGeneratedKeys()) {
@@ -111,6 +110,12 @@ final class MySqlLockSql extends SqlTemplate {
             if (statement.executeUpdate() == run.size()) {
                 return new BitSet();
             }
+        } catch (SQLException e) {
+            if (e.getErrorCode() == ER_PARSE_ERROR) {
+                throw new SQLException("renewing locks uses JSON_TABLE, which needs MySQL 8.0.4 or MariaDB 10.6 or "
+                        + "later: " + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+            }
+            throw e;
         }
         try (PreparedStatement statement = prepare(connection, gone)) {
             statement.setString(1, holds);

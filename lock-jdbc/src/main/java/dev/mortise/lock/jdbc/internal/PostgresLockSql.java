@@ -60,10 +60,7 @@ final class PostgresLockSql extends SqlTemplate {
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepare(connection, acquire)) {
-            statement.setString(1, key.value());
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis);
-            statement.setString(4, key.original());
+            bindAcquire(statement, key, owner, leaseMillis);
             statement.setString(5, key.value());
             requestedAt[0] = System.nanoTime();
             try (ResultSet rows = statement.executeQuery()) {
@@ -79,15 +76,9 @@ final class PostgresLockSql extends SqlTemplate {
 
     @Override
     BitSet renewRun(Connection connection, List<Held> run, long leaseMillis) throws SQLException {
-        String[] keys = new String[run.size()];
-        String[] owners = new String[run.size()];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = run.get(i).key();
-            owners[i] = run.get(i).owner();
-        }
         try (PreparedStatement statement = prepare(connection, renewAll)) {
-            statement.setArray(1, connection.createArrayOf("text", keys));
-            statement.setArray(2, connection.createArrayOf("text", owners));
+            statement.setArray(1, connection.createArrayOf("text", keys(run)));
+            statement.setArray(2, connection.createArrayOf("text", owners(run)));
             statement.setLong(3, leaseMillis);
             return positionsFromOne(statement);
         }

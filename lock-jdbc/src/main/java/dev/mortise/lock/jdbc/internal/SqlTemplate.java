@@ -63,6 +63,15 @@ abstract class SqlTemplate implements LockSql {
         statement.setString(index, key);
     }
 
+    /** Binds what every dialect's acquire statement takes first: key, owner, lease, original key. */
+    final void bindAcquire(PreparedStatement statement, StoredKey key, String owner, long leaseMillis)
+            throws SQLException {
+        setKey(statement, 1, key.value());
+        statement.setString(2, owner);
+        statement.setLong(3, leaseMillis);
+        statement.setString(4, key.original());
+    }
+
     @Override
     public boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
         try (PreparedStatement statement = prepare(connection, renew)) {
@@ -108,6 +117,16 @@ abstract class SqlTemplate implements LockSql {
 
     /** One statement (two on MySQL when some hold is gone) for {@code run}; answers as {@link #renewAll}. */
     abstract BitSet renewRun(Connection connection, List<Held> run, long leaseMillis) throws SQLException;
+
+    /** The keys of {@code holds}, in order, for dialects that bind them as an array. */
+    static String[] keys(List<Held> holds) {
+        return holds.stream().map(Held::key).toArray(String[]::new);
+    }
+
+    /** The owners of {@code holds}, in order. */
+    static String[] owners(List<Held> holds) {
+        return holds.stream().map(Held::owner).toArray(String[]::new);
+    }
 
     /** Runs the query and sets, in the answer, each 1-based position its first column names. */
     static BitSet positionsFromOne(PreparedStatement statement) throws SQLException {
