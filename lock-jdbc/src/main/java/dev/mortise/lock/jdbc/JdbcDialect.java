@@ -5,14 +5,17 @@ import java.util.Optional;
 
 /**
  * The SQL dialects the JDBC backend speaks. Each one takes, renews and releases a lock in
- * one statement, judges expiry by the database's clock, and ships its DDL as the resource
- * {@link #schemaResource()}.
+ * one statement, renews all of a client's locks in one statement, judges expiry by the
+ * database's clock, and ships its DDL as the resource {@link #schemaResource()}.
  */
 public enum JdbcDialect {
 
     /** PostgreSQL 9.5 or later: {@code INSERT … ON CONFLICT … DO UPDATE … RETURNING}, {@code LISTEN/NOTIFY}. */
     POSTGRESQL("postgresql"),
-    /** MySQL 8 and MariaDB 10.3 or later: {@code INSERT … ON DUPLICATE KEY UPDATE} with {@code LAST_INSERT_ID(expr)}. */
+    /**
+     * MySQL 8.0.4 and MariaDB 10.6 or later: {@code INSERT … ON DUPLICATE KEY UPDATE} with
+     * {@code LAST_INSERT_ID(expr)}; renewals join the holds as {@code JSON_TABLE}.
+     */
     MYSQL("mysql"),
     /** H2 2.x (in memory, file, server or {@code AUTO_SERVER} mode): {@code MERGE … USING} in a {@code FINAL TABLE}. */
     H2("h2");

@@ -1,4 +1,4 @@
--- Mortise lock table for MySQL 8 and MariaDB 10.3+. ${table} is the configured table name.
+-- Mortise lock table for MySQL 8.0.4+ and MariaDB 10.6+ (JSON_TABLE). ${table} is the configured table name.
 -- lock_key is VARBINARY: exact byte equality, where every utf8mb4 collation would fold case
 -- or ignore trailing spaces and make two keys one lock. Times are UTC (UTC_TIMESTAMP(6)),
 -- so sessions in different time zones agree on expiry. Rows are never deleted by Mortise.

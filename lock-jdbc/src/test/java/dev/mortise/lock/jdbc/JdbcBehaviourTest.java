@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -103,6 +104,60 @@ abstract class JdbcBehaviourTest {
         assertThat(backend.renew(liveGrant, Duration.ofSeconds(5))).isTrue();
     }
 
+    /**
+     * More holds than any batch of the old code (500), with one of each way to be gone
+     * spread among them and a key listed twice (an expired hold and our new hold of it):
+     * renewAll sends one statement when every hold is live, reports exactly the gone ones
+     * (a second statement only on MySQL, which has no RETURNING), renews the new hold, and
+     * leaves the row another owner took over alone.
+     */
+    @Test
+    void renewAllOfManyHoldsIsOneStatementAndReportsExactlyTheGoneOnes() throws Exception {
+        RecordingDataSource recording = new RecordingDataSource(dataSource());
+        JdbcLockBackend recorded = JdbcLockBackend.builder(recording).dialect(backend.dialect()).build();
+        try {
+            int n = 1_200;
+            List<Grant> grants = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                grants.add(recorded.tryAcquire(request(key("many-" + i) + "é", "owner-" + i + "-ü",
+                        Duration.ofSeconds(30))).grant().orElseThrow());
+            }
+            recording.statements.clear();
+            assertThat(recorded.renewAll(grants, Duration.ofSeconds(60))).isEmpty();
+            assertThat(recording.statements).as("statements for %d live holds", n).hasSize(1);
+
+            Grant expired = grants.get(300);
+            Grant stolen = grants.get(700);
+            Grant deleted = grants.get(1_100);
+            execute("UPDATE mortise_locks SET expires_at = " + nowPlusSeconds(-1) + " WHERE lock_key = ?", expired.state());
+            execute("UPDATE mortise_locks SET expires_at = " + nowPlusSeconds(-1) + " WHERE lock_key = ?", stolen.state());
+            assertThat(backend.tryAcquire(request(stolen.key(), "thief", Duration.ofSeconds(30))).isGranted()).isTrue();
+            execute("DELETE FROM mortise_locks WHERE lock_key = ?", deleted.state());
+            // The same key held again by a new hold of ours while the expired one is still listed.
+            Grant retaken = recorded.tryAcquire(request(expired.key(), "owner-again", Duration.ofSeconds(30)))
+                    .grant().orElseThrow();
+            grants.add(retaken);
+            String thiefExpiry = expiresAt(stolen.state());
+
+            recording.statements.clear();
+            Set<Grant> gone = recorded.renewAll(grants, Duration.ofSeconds(90));
+            assertThat(gone).containsExactlyInAnyOrder(expired, stolen, deleted);
+            assertThat(recording.statements).as("statements with gone holds")
+                    .hasSize(backend.dialect() == JdbcDialect.MYSQL ? 2 : 1);
+            assertThat(expiresAt(stolen.state())).as("the thief's row is not extended").isEqualTo(thiefExpiry);
+            assertThat(backend.tryAcquire(request(retaken.key(), "other", Duration.ofSeconds(1))).holderRemaining())
+                    .as("the new hold of a key listed twice is renewed to 90 s")
+                    .hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofSeconds(60)));
+            assertThat(backend.renew(grants.get(0), Duration.ofSeconds(5))).isTrue();
+            assertThat(backend.renew(deleted, Duration.ofSeconds(5))).isFalse();
+            for (Grant grant : grants) {
+                recorded.release(grant);
+            }
+        } finally {
+            recorded.close();
+        }
+    }
+
     @Test
     void releaseOfAnExpiredHoldReportsItGone() throws Exception {
         String key = key("expired-release");
@@ -152,6 +207,25 @@ abstract class JdbcBehaviourTest {
     @Test
     void pingAnswers() {
         backend.ping();
+    }
+
+    private void execute(String sql, String storedKey) throws SQLException {
+        try (Connection c = dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            c.setAutoCommit(true);
+            s.setString(1, storedKey);
+            s.executeUpdate();
+        }
+    }
+
+    private String expiresAt(String storedKey) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT expires_at FROM mortise_locks WHERE lock_key = ?")) {
+            s.setString(1, storedKey);
+            try (ResultSet rows = s.executeQuery()) {
+                assertThat(rows.next()).isTrue();
+                return rows.getString(1);
+            }
+        }
     }
 
     private int rows(String key) throws SQLException {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +19,7 @@ import java.util.Set;
 final class H2LockSql extends SqlTemplate {
 
     private static final String NOW = "CURRENT_TIMESTAMP";
+    private static final String LEASE = "DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW + ")";
 
     private final String acquire = sql("""
             SELECT fencing_token FROM FINAL TABLE (
@@ -35,14 +37,22 @@ final class H2LockSql extends SqlTemplate {
     private final String remaining = sql("SELECT DATEDIFF(MILLISECOND, " + NOW + ", expires_at) FROM ${table}"
             + " WHERE lock_key = ? AND lock_owner IS NOT NULL AND expires_at > " + NOW);
 
-    private final String renew = sql("UPDATE ${table} SET expires_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW
-            + ") WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
-
-    private final String release = sql("UPDATE ${table} SET lock_owner = NULL, expires_at = NULL"
-            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
+    /**
+     * One statement for any number of holds: keys and owners travel as two arrays, the
+     * merge finds each row by primary key and updates only ours, and the final table names
+     * the owners renewed. The owner is part of the match, so a stale hold and a new one on
+     * the same key never both match the row (a merge refuses two source rows for one row).
+     */
+    private final String renewAll = sql("""
+            SELECT lock_owner FROM FINAL TABLE (
+              MERGE INTO ${table} l
+              USING UNNEST(CAST(? AS VARCHAR ARRAY), CAST(? AS VARCHAR ARRAY)) h(k, o)
+              ON l.lock_key = h.k AND l.lock_owner = h.o
+              WHEN MATCHED AND l.expires_at > %1$s THEN UPDATE SET expires_at = %2$s)"""
+            .formatted(NOW, LEASE));
 
     H2LockSql(TableName table, int queryTimeoutSeconds) {
-        super(table, queryTimeoutSeconds);
+        super(table, queryTimeoutSeconds, NOW, LEASE);
     }
 
     @Override
@@ -62,10 +72,7 @@ final class H2LockSql extends SqlTemplate {
     private Outcome merge(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepare(connection, acquire)) {
-            statement.setString(1, key.value());
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis);
-            statement.setString(4, key.original());
+            bindAcquire(statement, key, owner, leaseMillis);
             requestedAt[0] = System.nanoTime();
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
@@ -82,42 +89,25 @@ final class H2LockSql extends SqlTemplate {
     }
 
     @Override
-    public boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, renew)) {
-            statement.setLong(1, leaseMillis);
-            statement.setString(2, key);
-            statement.setString(3, owner);
-            return statement.executeUpdate() == 1;
-        }
-    }
-
-    @Override
-    public Set<String> renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException {
+    BitSet renewRun(Connection connection, List<Held> run, long leaseMillis) throws SQLException {
+        String[] owners = owners(run);
         Set<String> renewed = new HashSet<>();
-        for (int from = 0; from < holds.size(); from += BATCH) {
-            List<Held> chunk = holds.subList(from, Math.min(holds.size(), from + BATCH));
-            String text = sql("SELECT lock_owner FROM FINAL TABLE (UPDATE ${table} SET expires_at = DATEADD(MILLISECOND, "
-                    + "CAST(? AS BIGINT), " + NOW + ") WHERE (lock_key, lock_owner) IN (" + pairs(chunk.size())
-                    + ") AND expires_at > " + NOW + ")");
-            try (PreparedStatement statement = prepare(connection, text)) {
-                int index = 1;
-                statement.setLong(index++, leaseMillis);
-                for (Held held : chunk) {
-                    statement.setString(index++, held.key());
-                    statement.setString(index++, held.owner());
+        try (PreparedStatement statement = prepare(connection, renewAll)) {
+            statement.setArray(1, connection.createArrayOf("VARCHAR", keys(run)));
+            statement.setArray(2, connection.createArrayOf("VARCHAR", owners));
+            statement.setLong(3, leaseMillis);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    renewed.add(rows.getString(1));
                 }
-                collectFirstColumn(statement, renewed);
             }
         }
-        return renewed;
-    }
-
-    @Override
-    public boolean release(Connection connection, String key, String owner) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, release)) {
-            statement.setString(1, key);
-            statement.setString(2, owner);
-            return statement.executeUpdate() == 1;
+        BitSet gone = new BitSet();
+        for (int i = 0; i < owners.length; i++) {
+            if (!renewed.contains(owners[i])) {
+                gone.set(i);
+            }
         }
+        return gone;
     }
 }

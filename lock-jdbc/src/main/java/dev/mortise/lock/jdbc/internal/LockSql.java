@@ -2,8 +2,8 @@ package dev.mortise.lock.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The statements of one dialect. Every method runs on an autocommit connection it is
@@ -24,8 +24,15 @@ public interface LockSql {
     /** Extends the row if it is {@code owner}'s and unexpired. */
     boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException;
 
-    /** Renews every hold it can; returns the owners whose rows were renewed. */
-    Set<String> renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException;
+    /**
+     * Extends every row in {@code holds} that is still its hold's owner's and unexpired, and
+     * never touches any other row, in one statement per {@link SqlTemplate#STATEMENT_CHARS}
+     * characters of keys and owners.
+     *
+     * @return the positions in {@code holds} of the holds that are gone (expired, taken by
+     *         another owner, or deleted); empty when every hold was renewed
+     */
+    BitSet renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException;
 
     /** Clears owner and expiry of the row if it is {@code owner}'s and unexpired, keeping the token. */
     boolean release(Connection connection, String key, String owner) throws SQLException;

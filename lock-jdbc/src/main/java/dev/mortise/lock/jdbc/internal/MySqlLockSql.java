@@ -5,9 +5,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashSet;
+import java.util.BitSet;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
 
 /**
  * MySQL and MariaDB: acquire is one {@code INSERT … ON DUPLICATE KEY UPDATE} whose
@@ -27,13 +27,16 @@ import java.util.Set;
 final class MySqlLockSql extends SqlTemplate {
 
     static final long BUSY = 1L << 62;
+    /** What a server without {@code JSON_TABLE} answers to the renewAll statement. */
+    private static final int ER_PARSE_ERROR = 1064;
     private static final String NOW = "UTC_TIMESTAMP(6)";
+    private static final String LEASE = NOW + " + INTERVAL (? * 1000) MICROSECOND";
     private static final String FREE = "(lock_owner IS NULL OR expires_at <= " + NOW
             + " OR lock_owner = VALUES(lock_owner))";
 
     private final String acquire = sql("""
             INSERT INTO ${table} (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-            VALUES (?, ?, LAST_INSERT_ID(1), %1$s, %1$s + INTERVAL ? MICROSECOND, ?)
+            VALUES (?, ?, LAST_INSERT_ID(1), %1$s, %4$s, ?)
             ON DUPLICATE KEY UPDATE
               fencing_token = IF(%2$s,
                 LAST_INSERT_ID(fencing_token + IF(lock_owner <=> VALUES(lock_owner), 0, 1)),
@@ -42,26 +45,37 @@ final class MySqlLockSql extends SqlTemplate {
               acquired_at = IF(%2$s, IF(lock_owner <=> VALUES(lock_owner), acquired_at, %1$s), acquired_at),
               lock_owner = IF(%2$s, VALUES(lock_owner), lock_owner),
               expires_at = IF(lock_owner <=> VALUES(lock_owner), VALUES(expires_at), expires_at)"""
-            .formatted(NOW, FREE, BUSY));
+            .formatted(NOW, FREE, BUSY, LEASE));
 
-    private final String renew = sql("UPDATE ${table} SET expires_at = " + NOW + " + INTERVAL ? MICROSECOND"
-            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
+    /**
+     * The holds as one JSON parameter, {@code [["<key as hex>", "<owner>"], …]}: the key as
+     * hex of its UTF-8 bytes (what the VARBINARY column holds, whatever the connection's
+     * character set), the owner as a JSON string with every non-ASCII character escaped, so
+     * the parameter is ASCII. {@code JSON_TABLE} needs MySQL 8.0.4 or MariaDB 10.6.
+     */
+    private static final String HOLDS = """
+            JSON_TABLE(?, '$[*]' COLUMNS (
+                i FOR ORDINALITY,
+                k VARCHAR(6144) CHARACTER SET ascii PATH '$[0]',
+                o VARCHAR(1024) CHARACTER SET utf8mb4 PATH '$[1]')) AS h""";
+    private static final String OURS = "t.lock_key = UNHEX(h.k) AND t.lock_owner = h.o COLLATE utf8mb4_bin"
+            + " AND t.expires_at > " + NOW;
 
-    private final String release = sql("UPDATE ${table} SET lock_owner = NULL, expires_at = NULL"
-            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
+    private final String renewAll = sql("UPDATE ${table} t JOIN " + HOLDS + " ON " + OURS
+            + " SET t.expires_at = " + LEASE);
+
+    private final String gone = sql("SELECT h.i FROM " + HOLDS
+            + " WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE " + OURS + ")");
 
     MySqlLockSql(TableName table, int queryTimeoutSeconds) {
-        super(table, queryTimeoutSeconds);
+        super(table, queryTimeoutSeconds, NOW, LEASE);
     }
 
     @Override
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepareReturningKeys(connection, acquire)) {
-            statement.setBytes(1, bytes(key.value()));
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis * 1000);
-            statement.setString(4, key.original());
+            bindAcquire(statement, key, owner, leaseMillis);
             requestedAt[0] = System.nanoTime();
             statement.executeUpdate();
             try (ResultSet keys = statement.getGeneratedKeys()) {
@@ -77,56 +91,76 @@ final class MySqlLockSql extends SqlTemplate {
         }
     }
 
+    /**
+     * One UPDATE, whose matched-row count says whether every hold was renewed; only when
+     * it is short does a second statement learn which holds are gone. MySQL has no
+     * {@code UPDATE … RETURNING}, and two statements in one call would need the driver's
+     * multi-query flag. A hold the update did not renew was expired or not ours, and nothing
+     * can make it ours and live again in between (owners are unique per hold), so the read
+     * is exact. The count is of matched rows, as both drivers report by default; a driver set
+     * to count changed rows only can make it short, never long, which costs the read and
+     * nothing else.
+     */
     @Override
-    public boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, renew)) {
-            statement.setLong(1, leaseMillis * 1000);
-            statement.setBytes(2, bytes(key));
-            statement.setString(3, owner);
-            return statement.executeUpdate() == 1;
+    BitSet renewRun(Connection connection, List<Held> run, long leaseMillis) throws SQLException {
+        String holds = json(run);
+        try (PreparedStatement statement = prepare(connection, renewAll)) {
+            statement.setString(1, holds);
+            statement.setLong(2, leaseMillis);
+            if (statement.executeUpdate() == run.size()) {
+                return new BitSet();
+            }
+        } catch (SQLException e) {
+            if (e.getErrorCode() == ER_PARSE_ERROR) {
+                throw new SQLException("renewing locks uses JSON_TABLE, which needs MySQL 8.0.4 or MariaDB 10.6 or "
+                        + "later: " + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+            }
+            throw e;
         }
+        try (PreparedStatement statement = prepare(connection, gone)) {
+            statement.setString(1, holds);
+            return positionsFromOne(statement);
+        }
+    }
+
+    static String json(List<Held> holds) {
+        HexFormat hex = HexFormat.of();
+        StringBuilder out = new StringBuilder(holds.size() * 64);
+        out.append('[');
+        for (Held held : holds) {
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            out.append("[\"").append(hex.formatHex(bytes(held.key()))).append("\",\"");
+            appendJsonString(out, held.owner(), hex);
+            out.append("\"]");
+        }
+        return out.append(']').toString();
     }
 
     /**
-     * One UPDATE per batch; only when it matched fewer rows than asked does a second
-     * statement learn which holds are gone. A row we did not renew was expired or not ours,
-     * and nothing can make it ours and live again in between, so the read is exact.
+     * JSON string content in ASCII: other characters as {@code \\uXXXX} escapes, a lone
+     * surrogate as {@code ?} (what the driver would send for it when the owner was stored).
      */
-    @Override
-    public Set<String> renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException {
-        Set<String> renewed = new HashSet<>();
-        for (int from = 0; from < holds.size(); from += BATCH) {
-            List<Held> chunk = holds.subList(from, Math.min(holds.size(), from + BATCH));
-            String where = " WHERE lock_key IN (" + marks(chunk.size()) + ") AND (lock_key, lock_owner) IN ("
-                    + pairs(chunk.size()) + ") AND expires_at > " + NOW;
-            int matched;
-            try (PreparedStatement statement = prepare(connection,
-                    sql("UPDATE ${table} SET expires_at = " + NOW + " + INTERVAL ? MICROSECOND" + where))) {
-                statement.setLong(1, leaseMillis * 1000);
-                bind(statement, 2, chunk);
-                matched = statement.executeUpdate();
+    private static void appendJsonString(StringBuilder out, String text, HexFormat hex) {
+        text.codePoints().forEach(cp -> {
+            if (cp == '"' || cp == '\\') {
+                out.append('\\').append((char) cp);
+            } else if (cp >= 0x20 && cp < 0x7f) {
+                out.append((char) cp);
+            } else if (cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE) {
+                out.append('?');
+            } else {
+                for (char c : Character.toChars(cp)) {
+                    out.append("\\u").append(hex.toHexDigits((short) c));
+                }
             }
-            if (matched == chunk.size()) {
-                chunk.forEach(held -> renewed.add(held.owner()));
-                continue;
-            }
-            try (PreparedStatement statement = prepare(connection, sql("SELECT lock_owner FROM ${table}" + where))) {
-                bind(statement, 1, chunk);
-                collectFirstColumn(statement, renewed);
-            }
-        }
-        return renewed;
+        });
     }
 
-    private static void bind(PreparedStatement statement, int first, List<Held> chunk) throws SQLException {
-        int index = first;
-        for (Held held : chunk) {
-            statement.setBytes(index++, bytes(held.key()));
-        }
-        for (Held held : chunk) {
-            statement.setBytes(index++, bytes(held.key()));
-            statement.setString(index++, held.owner());
-        }
+    @Override
+    void setKey(PreparedStatement statement, int index, String key) throws SQLException {
+        statement.setBytes(index, bytes(key));
     }
 
     /**
@@ -136,14 +170,5 @@ final class MySqlLockSql extends SqlTemplate {
      */
     private static byte[] bytes(String key) {
         return key.getBytes(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public boolean release(Connection connection, String key, String owner) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, release)) {
-            statement.setBytes(1, bytes(key));
-            statement.setString(2, owner);
-            return statement.executeUpdate() == 1;
-        }
     }
 }

@@ -1,19 +1,18 @@
 package dev.mortise.lock.jdbc.internal;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashSet;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Set;
 
 /**
- * PostgreSQL: every operation is one statement. Acquire is an upsert whose conflict branch
- * only fires on a free, expired or own row, wrapped in a CTE that reports the holder's
- * remaining lease when it did not fire. Release notifies the table's channel in the same
- * statement, so waiters on other backends wake when it commits.
+ * PostgreSQL: every operation is one statement, renewAll too for any number of holds.
+ * Acquire is an upsert whose conflict branch only fires on a free, expired or own row,
+ * wrapped in a CTE that reports the holder's remaining lease when it did not fire. Release
+ * notifies the table's channel in the same statement, so waiters on other backends wake
+ * when it commits.
  */
 final class PostgresLockSql extends SqlTemplate {
 
@@ -36,29 +35,32 @@ final class PostgresLockSql extends SqlTemplate {
             SELECT NULL, CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (h.expires_at - %1$s)) * 1000)) AS BIGINT)
               FROM ${table} h WHERE h.lock_key = ? AND NOT EXISTS (SELECT 1 FROM attempt)""".formatted(NOW, LEASE));
 
-    private final String renew = sql("UPDATE ${table} SET expires_at = " + LEASE
-            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW);
-
-    private final String renewAll = sql("UPDATE ${table} SET expires_at = " + LEASE
-            + " WHERE (lock_key, lock_owner) IN (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[])))"
-            + " AND expires_at > " + NOW + " RETURNING lock_owner");
+    /**
+     * One statement for any number of holds: the holds travel as two text arrays, the
+     * update joins them on the primary key, and only the positions of the holds it did not
+     * renew come back (none, usually).
+     */
+    private final String renewAll = sql("""
+            WITH h AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[])) WITH ORDINALITY AS h(k, o, i)),
+            renewed AS (
+              UPDATE ${table} t SET expires_at = %2$s
+              FROM h WHERE t.lock_key = h.k AND t.lock_owner = h.o AND t.expires_at > %1$s
+              RETURNING h.i)
+            SELECT h.i FROM h WHERE NOT EXISTS (SELECT 1 FROM renewed r WHERE r.i = h.i)""".formatted(NOW, LEASE));
 
     private final String release = sql("WITH released AS (UPDATE ${table} SET lock_owner = NULL, expires_at = NULL"
             + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW + " RETURNING lock_key)"
             + " SELECT CAST(pg_notify(?, lock_key) AS text) FROM released");
 
     PostgresLockSql(TableName table, int queryTimeoutSeconds) {
-        super(table, queryTimeoutSeconds);
+        super(table, queryTimeoutSeconds, NOW, LEASE);
     }
 
     @Override
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
         try (PreparedStatement statement = prepare(connection, acquire)) {
-            statement.setString(1, key.value());
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis);
-            statement.setString(4, key.original());
+            bindAcquire(statement, key, owner, leaseMillis);
             statement.setString(5, key.value());
             requestedAt[0] = System.nanoTime();
             try (ResultSet rows = statement.executeQuery()) {
@@ -73,29 +75,13 @@ final class PostgresLockSql extends SqlTemplate {
     }
 
     @Override
-    public boolean renew(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, renew)) {
-            statement.setLong(1, leaseMillis);
-            statement.setString(2, key);
-            statement.setString(3, owner);
-            return statement.executeUpdate() == 1;
-        }
-    }
-
-    @Override
-    public Set<String> renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException {
-        String[] keys = holds.stream().map(Held::key).toArray(String[]::new);
-        String[] owners = holds.stream().map(Held::owner).toArray(String[]::new);
-        Set<String> renewed = new HashSet<>();
+    BitSet renewRun(Connection connection, List<Held> run, long leaseMillis) throws SQLException {
         try (PreparedStatement statement = prepare(connection, renewAll)) {
-            Array keyArray = connection.createArrayOf("text", keys);
-            Array ownerArray = connection.createArrayOf("text", owners);
-            statement.setLong(1, leaseMillis);
-            statement.setArray(2, keyArray);
-            statement.setArray(3, ownerArray);
-            collectFirstColumn(statement, renewed);
+            statement.setArray(1, connection.createArrayOf("text", keys(run)));
+            statement.setArray(2, connection.createArrayOf("text", owners(run)));
+            statement.setLong(3, leaseMillis);
+            return positionsFromOne(statement);
         }
-        return renewed;
     }
 
     @Override
