@@ -154,7 +154,8 @@ public final class Targets {
                     && (r.serverBaselinePerPeriod() < 0 || r.serverCommandsPerPeriod() <= 1.5);
             // Without a server-side count the SPI call count alone cannot show requests on the wire.
             String renewalVerdict = r.serverBaselinePerPeriod() < 0
-                    ? "unverified: the server's requests are not observable here" : verdict(met);
+                    ? "unverified by a server count here (PostgreSQL flushes its statistics late); lock-jdbc's "
+                    + "JdbcBehaviourTest asserts one statement per renewAll of 1,200 live holds" : verdict(met);
             checks.add(new Check(String.format("%s: %,d leases renewed with ≤ 1 request per period", r.group(),
                     r.leases()), requests, renewalVerdict));
             checks.add(new Check(String.format("%s: ≤ 1 KiB heap per held lease", r.group()),

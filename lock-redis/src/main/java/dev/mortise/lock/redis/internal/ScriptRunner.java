@@ -1,6 +1,7 @@
 package dev.mortise.lock.redis.internal;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockInterruptedException;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
@@ -173,7 +174,16 @@ public final class ScriptRunner {
                             + max.toMillis() + " ms). Check that the server is up and reachable, or raise operationTimeout.",
                             key, backend, e);
                 } catch (ExecutionException | CompletionException e) {
-                    throw failure(key, what, e.getCause() == null ? e : e.getCause());
+                    Throwable cause = e.getCause() == null ? e : e.getCause();
+                    InterruptedException interrupt = interruptIn(cause);
+                    if (interrupt != null) {
+                        // Redisson gave up taking a connection because this thread was interrupted:
+                        // the command was never sent, so nothing is held; report the interrupt as such.
+                        interrupted = true;
+                        throw new LockInterruptedException(prefix(key, what) + "interrupted before the command was "
+                                + "sent; nothing is held. The interrupt flag is set again.", key, backend, interrupt);
+                    }
+                    throw failure(key, what, cause);
                 }
             }
         } finally {
@@ -181,6 +191,15 @@ public final class ScriptRunner {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private static InterruptedException interruptIn(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException interrupt) {
+                return interrupt;
+            }
+        }
+        return null;
     }
 
     /** A failure of {@code what} on {@code key}, with the cause and the fix. */
