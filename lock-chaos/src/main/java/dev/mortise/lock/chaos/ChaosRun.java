@@ -159,18 +159,20 @@ public final class ChaosRun {
             return alive;
         }
 
-        /** Waits until every worker has logged START; returns when the first one did. */
+        /** Waits until every worker has logged START; returns when the last one did. */
         long awaitStarted(long timeoutMs) throws InterruptedException {
             long deadline = System.currentTimeMillis() + timeoutMs;
             while (System.currentTimeMillis() < deadline) {
                 List<Long> starts = all.stream().map(w -> w.events().stream().filter(e -> e.type().equals("START"))
                         .mapToLong(WorkerEvent::at).findFirst().orElse(-1)).toList();
                 if (starts.stream().allMatch(at -> at >= 0)) {
-                    return starts.stream().mapToLong(Long::longValue).min().orElseThrow();
+                    return starts.stream().mapToLong(Long::longValue).max().orElseThrow();
                 }
-                if (all.stream().anyMatch(w -> !w.isAlive())) {
-                    throw new IllegalStateException("a worker JVM exited before it started; see its .err file in "
-                            + dir);
+                for (WorkerProcess w : all) {
+                    if (!w.isAlive() && w.events().stream().noneMatch(e -> e.type().equals("START"))) {
+                        throw new IllegalStateException("worker " + w.id() + " exited with code " + w.exitCode()
+                                + " before it started; see " + dir.resolve(w.id() + ".err"));
+                    }
                 }
                 Thread.sleep(20);
             }

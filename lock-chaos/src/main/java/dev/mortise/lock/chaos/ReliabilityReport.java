@@ -152,7 +152,8 @@ public final class ReliabilityReport {
             - **net-delay**: the holder's proxy holds every chunk, both directions, for 3/4 of the lease,
               for twice the lease + 1 s.
             - **clock-skew** (JDBC): worker JVMs run with wall clocks 5 s ahead, 5 s behind and exact
-              (libfaketime, `FAKETIME=+5s`; the monotonic clock untouched), while holders are paused
+              (libfaketime, `FAKETIME=+5s`; the monotonic clock shifted by the same constant, so no
+              interval changes), while holders are paused
               as in pause. The JDBC backend takes time from the database server, so skew must not
               matter. Event times are corrected back to the machine's clock.
             - **server-kill**: kill -9 of the lock server while a worker holds a lock, one second down,

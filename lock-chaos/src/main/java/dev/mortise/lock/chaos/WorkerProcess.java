@@ -133,6 +133,11 @@ public final class WorkerProcess implements AutoCloseable {
         return events;
     }
 
+    /** The exit code, or -1 while it runs. */
+    public int exitCode() {
+        return process.isAlive() ? -1 : process.exitValue();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
