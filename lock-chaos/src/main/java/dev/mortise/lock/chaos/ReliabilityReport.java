@@ -17,12 +17,20 @@ import java.util.stream.Collectors;
 public final class ReliabilityReport {
 
     private final List<RunResult> results;
+    private final List<String> errors;
     private final ChaosRun.Settings settings;
     private final String command;
     private final String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
 
     public ReliabilityReport(List<RunResult> results, ChaosRun.Settings settings, String command) {
+        this(results, List.of(), settings, command);
+    }
+
+    /** With {@code errors}: runs the harness could not complete (each fails the whole run). */
+    public ReliabilityReport(List<RunResult> results, List<String> errors, ChaosRun.Settings settings,
+                             String command) {
         this.results = results;
+        this.errors = List.copyOf(errors);
         this.settings = settings;
         this.command = command;
     }
@@ -34,7 +42,8 @@ public final class ReliabilityReport {
                 + settings.keys() + ",\"leaseMs\":" + settings.leaseMs() + ",\"criticalSectionMs\":" + settings.csMs()
                 + ",\"pauseMs\":" + settings.pauseMs() + ",\"faultEveryMs\":" + settings.faultEveryMs() + "},"
                 + "\"results\":[" + results.stream().map(RunResult::toJson).collect(Collectors.joining(",\n"))
-                + "]}\n";
+                + "],\"harnessErrors\":[" + errors.stream().map(e -> "\"" + e.replace("\\", "\\\\")
+                        .replace("\"", "'").replace("\n", " ") + "\"").collect(Collectors.joining(",")) + "]}\n";
     }
 
     /** The Markdown page. */
@@ -76,6 +85,10 @@ public final class ReliabilityReport {
                     .append(" | ").append(r.orphans())
                     .append(" | ").append(r.verdict())
                     .append(" |\n");
+        }
+        if (!errors.isEmpty()) {
+            md.append("\n**Harness errors** (runs that could not complete; each fails the whole run):\n\n");
+            errors.forEach(e -> md.append("- `").append(e).append("`\n"));
         }
         List<RunResult> broken = results.stream().filter(r -> !r.evidence().isEmpty()).toList();
         if (!broken.isEmpty()) {

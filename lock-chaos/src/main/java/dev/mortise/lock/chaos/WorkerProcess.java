@@ -142,12 +142,20 @@ public final class WorkerProcess implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** Sends a signal with kill(1): STOP, CONT, KILL. */
+    /** Sends a signal (STOP, CONT, KILL) through {@link Signals}: no fork, so it lands at once. */
     public void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IOException("kill -" + name + " " + process.pid() + " failed");
-        }
+        Signals.send(name, process.pid());
+    }
+
+    /**
+     * Whether the worker wrote (or failed) for {@code read}'s lock after it was read: after a
+     * SIGSTOP, whether the stop came too late to catch it inside its critical section. Waits a
+     * moment first, for output the worker wrote before it stopped to be parsed.
+     */
+    public boolean leftCriticalSection(WorkerEvent read) throws InterruptedException {
+        Thread.sleep(100);
+        return events.stream().anyMatch(e -> e.at() >= read.at() && e.key().equals(read.key())
+                && (e.type().equals("WRITE_OK") || e.type().equals("WRITE_REJECTED") || e.type().equals("ERROR")));
     }
 
     /** Waits for the worker to end on its own (its run time is up), then for its output. */
