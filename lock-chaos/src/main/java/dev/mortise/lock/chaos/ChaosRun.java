@@ -79,7 +79,7 @@ public final class ChaosRun {
                     if (victim == null) {
                         break;
                     }
-                    injected = inject(fault, victim, settings, server);
+                    injected = inject(fault, victim, settings, server, ledger);
                 }
                 if (injected != null) {
                     faults.add(injected);
@@ -227,8 +227,8 @@ public final class ChaosRun {
     }
 
     /** Injects the fault; null when a pause landed after the victim had left its critical section. */
-    private static InjectedFault inject(Fault fault, Victim victim, Settings settings, BackendServer server)
-            throws Exception {
+    private static InjectedFault inject(Fault fault, Victim victim, Settings settings, BackendServer server,
+                                        Ledger ledger) throws Exception {
         WorkerProcess worker = victim.worker();
         WorkerEvent state = victim.state();
         long at = System.currentTimeMillis();
@@ -237,7 +237,8 @@ public final class ChaosRun {
             case PAUSE, WAITER_PAUSE, CLOCK_SKEW -> {
                 worker.signal("STOP");
                 try {
-                    if (fault != Fault.WAITER_PAUSE && worker.leftCriticalSection(state)) {
+                    if (fault != Fault.WAITER_PAUSE && (worker.leftCriticalSection(state)
+                            || ledger.writeLogged(worker.id(), state.key(), state.token()))) {
                         // Stopped too late, after its write: not the fault asked for. No record;
                         // the round looks for another victim.
                         return null;
