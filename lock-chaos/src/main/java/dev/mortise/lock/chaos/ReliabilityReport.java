@@ -118,7 +118,9 @@ public final class ReliabilityReport {
             (orphans, onLost, takeover, the fault biting) make it **FAILED**. Either exits 1.
 
             - **server**: the lock server as run. Durable unless the fault says volatile.
-            - **faults**: faults injected; the controller strikes only a victim in the right state.
+            - **faults**: faults injected; the controller strikes only a victim in the right state (a
+              pause that lands after the victim's write reached the ledger is not counted; another victim
+              is sought).
             - **stale attempted**: writes the ledger rejected because a higher token had been seen. For
               pauses this is the proof that the fault bit (must be > 0).
             - **stale accepted** (must be 0): accepted writes whose token was below one the ledger had
