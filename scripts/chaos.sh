@@ -4,15 +4,20 @@
 #
 # Builds lock-chaos and the modules it needs (tests skipped), then runs
 # dev.mortise.lock.chaos.ChaosRun, which starts its own servers on free loopback ports (the
-# ledger's PostgreSQL, and per backend redis-server or a second PostgreSQL through the
-# lock-tck launchers), starts worker JVMs, injects the faults and stops everything when done.
+# ledger's PostgreSQL, and per backend x fault the lock server - redis-server, PostgreSQL, etcd
+# or a 3-member etcd cluster, ZooKeeper or a 3-server ensemble - through the lock-tck launchers),
+# starts worker JVMs (through TCP proxies for the network faults, under libfaketime for
+# clock-skew), injects the faults and stops everything when done.
 #
-#   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault, 30 s each
+#   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies, 30 s each
 #   ./scripts/chaos.sh redis --seconds 20       # one backend
-#   ./scripts/chaos.sh jdbc --faults pause      # some faults (pause, kill, server-kill, none)
+#   ./scripts/chaos.sh jdbc --faults pause,clock-skew
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #
-# Exits 1 if any run accepted a stale write, lost an update or left an orphaned lock.
+# Faults: pause, waiter-pause, kill, net-cut, waiter-cut, net-delay, clock-skew (jdbc),
+# server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper), none.
+# Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
+# reused, an orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,53 +1,102 @@
 package dev.mortise.lock.chaos;
 
+import dev.mortise.lock.tck.server.EtcdCluster;
 import dev.mortise.lock.tck.server.EtcdServer;
 import dev.mortise.lock.tck.server.PostgresServer;
 import dev.mortise.lock.tck.server.RedisServer;
 import dev.mortise.lock.tck.server.ServerProcess;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 
 /**
- * The real server a backend locks on, started for a run and stopped by {@link #close()}: the
- * lock servers are separate from the ledger's PostgreSQL, so a fault on one never touches the
- * other.
+ * The real server (or cluster) a backend locks on, started for one backend × fault and
+ * stopped by {@link #close()}: the lock servers are separate from the ledger's PostgreSQL, so
+ * a fault on one never touches the other. The topology follows the fault: a 3-member etcd
+ * cluster or ZooKeeper ensemble for {@link Fault#LEADER_KILL}, a Redis without persistence
+ * and a PostgreSQL without fsync for {@link Fault#SERVER_KILL_VOLATILE}, durable single servers
+ * otherwise.
  */
 public final class BackendServer implements AutoCloseable {
 
-    private final AutoCloseable server;
-    private final String target;
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private BackendServer(AutoCloseable server, String target) {
+    static {
+        // The leader of a ZooKeeper ensemble is found with the 'srvr' four-letter word, which
+        // servers answer only when whitelisted; the ensemble runs in this JVM and reads this.
+        if (System.getProperty("zookeeper.4lw.commands.whitelist") == null) {
+            System.setProperty("zookeeper.4lw.commands.whitelist", "srvr,mntr,ruok");
+        }
+    }
+
+    private final String backend;
+    private final AutoCloseable server;
+    private final String description;
+
+    private BackendServer(String backend, AutoCloseable server, String description) {
+        this.backend = backend;
         this.server = server;
-        this.target = target;
+        this.description = description;
         Cleanup.register(this);
     }
 
-    /** Starts the server for {@code backend} and waits until it is ready. */
-    public static BackendServer start(String backend) {
+    /** Starts the server {@code backend} locks on for a run of {@code fault}, and waits until it is ready. */
+    public static BackendServer start(String backend, Fault fault) {
+        boolean durable = fault != Fault.SERVER_KILL_VOLATILE;
+        boolean cluster = fault == Fault.LEADER_KILL;
         return switch (backend) {
             case "redis" -> {
-                RedisServer redis = new RedisServer();
+                RedisServer redis = durable ? new RedisServer().persistent() : new RedisServer();
                 redis.start();
-                yield new BackendServer(redis, redis.address());
+                yield new BackendServer(backend, redis, durable ? "redis-server, AOF appendfsync always"
+                        : "redis-server, no persistence");
             }
             case "jdbc" -> {
-                PostgresServer postgres = new PostgresServer();
+                PostgresServer postgres = durable ? new PostgresServer().durable() : new PostgresServer();
                 postgres.start();
-                yield new BackendServer(postgres, postgres.jdbcUrl());
+                yield new BackendServer(backend, postgres, durable ? "PostgreSQL, fsync and synchronous_commit on"
+                        : "PostgreSQL, fsync and synchronous_commit off");
             }
             case "etcd" -> {
+                if (cluster) {
+                    yield new BackendServer(backend, new EtcdCluster(3).start(), "etcd, 3-member cluster");
+                }
                 EtcdServer etcd = new EtcdServer();
                 etcd.start();
-                yield new BackendServer(etcd, etcd.endpoint());
+                yield new BackendServer(backend, etcd, "etcd, one member");
             }
             case "zookeeper" -> {
                 // In this JVM (curator-test), with a 500 ms tick: the server then grants session
-                // timeouts from 1 s, so a session can be a little longer than a 2 s lease.
+                // timeouts from 1 s, so a session can be as short as the 2 s lease.
                 try {
+                    if (cluster) {
+                        List<InstanceSpec> specs = new ArrayList<>();
+                        for (int id = 1; id <= 3; id++) {
+                            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 500, -1));
+                        }
+                        TestingCluster ensemble = new TestingCluster(specs);
+                        ensemble.start();
+                        yield new BackendServer(backend, ensemble, "ZooKeeper, 3-server ensemble (curator-test)");
+                    }
                     TestingServer zookeeper = new TestingServer(
                             new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
-                    yield new BackendServer(zookeeper, zookeeper.getConnectString());
+                    yield new BackendServer(backend, zookeeper, "ZooKeeper, one server (curator-test)");
                 } catch (Exception e) {
                     throw new IllegalStateException("could not start ZooKeeper: " + e.getMessage(), e);
                 }
@@ -57,28 +106,151 @@ public final class BackendServer implements AutoCloseable {
         };
     }
 
-    /** What the workers pass to {@link Backends#create}: the Redis address or the JDBC URL. */
-    public String target() {
-        return target;
+    /** What the server is and how it keeps its data, for the report. */
+    public String description() {
+        return description;
     }
 
-    /** kill -9 of the server, {@code downMillis} down, then a restart on the same port and data. */
+    /** The {@code host:port} of every member clients connect to. */
+    public List<String> endpoints() {
+        if (server instanceof EtcdCluster etcd) {
+            return etcd.endpoints().stream().map(e -> e.substring("http://".length())).toList();
+        }
+        if (server instanceof ServerProcess process) {
+            return List.of("127.0.0.1:" + process.port());
+        }
+        String connect = server instanceof TestingCluster ensemble ? ensemble.getConnectString()
+                : ((TestingServer) server).getConnectString();
+        return List.of(connect.split(","));
+    }
+
+    /** What the workers pass to {@link Backends#create}: the server's own addresses. */
+    public String target() {
+        return target(endpoints());
+    }
+
+    /**
+     * The target string for the given {@code host:port}s in place of the server's (one per
+     * {@link #endpoints()} entry, in order): how a worker is pointed at its proxies.
+     */
+    public String target(List<String> hostPorts) {
+        return switch (backend) {
+            case "redis" -> "redis://" + hostPorts.get(0);
+            case "jdbc" -> "jdbc:postgresql://" + hostPorts.get(0) + "/postgres";
+            case "etcd" -> String.join(",", hostPorts.stream().map(h -> "http://" + h).toList());
+            default -> String.join(",", hostPorts);
+        };
+    }
+
+    /**
+     * kill -9 of the server, {@code downMillis} down, then a restart on the same port and data.
+     * ZooKeeper runs in this JVM: it is stopped (no kill -9) and restarted with its data.
+     */
     public void killAndRestart(long downMillis) throws Exception {
         if (server instanceof ServerProcess process) {
             process.kill();
             Thread.sleep(downMillis);
             process.start();
         } else if (server instanceof TestingServer zookeeper) {
-            // In this JVM: no kill -9; stop() closes it at once, restart() keeps its data.
             zookeeper.stop();
             Thread.sleep(downMillis);
             zookeeper.restart();
+        } else {
+            throw new IllegalStateException("server-kill runs on a single server, not on " + description);
         }
     }
 
     /**
-     * Locks still held on the server - after every worker has ended and the lease has run out,
-     * an orphan - or -1 where this slice has no cheap way to look (etcd, ZooKeeper).
+     * Kills the leader of the cluster ({@code kill -9} of the etcd member; the ZooKeeper
+     * server in this JVM is shut down at once), waits {@code downMillis}, restarts it on the
+     * same ports and data, and returns which member it was.
+     */
+    public String killLeaderAndRestart(long downMillis) throws Exception {
+        if (server instanceof EtcdCluster etcd) {
+            EtcdServer leader = etcdLeader(etcd);
+            leader.kill();
+            Thread.sleep(downMillis);
+            leader.start();
+            return leader.memberName();
+        }
+        if (server instanceof TestingCluster ensemble) {
+            InstanceSpec leader = zookeeperLeader(ensemble);
+            ensemble.killServer(leader);
+            Thread.sleep(downMillis);
+            ensemble.restartServer(leader);
+            return "zk" + leader.getServerId();
+        }
+        throw new IllegalStateException("leader-kill needs a cluster, not " + description);
+    }
+
+    private static final Pattern MEMBER_ID = Pattern.compile("\"member_id\":\"(\\d+)\"");
+    private static final Pattern LEADER = Pattern.compile("\"leader\":\"(\\d+)\"");
+
+    /** The member whose /v3/maintenance/status says it is the leader (waits up to 10 s for one). */
+    private static EtcdServer etcdLeader(EtcdCluster etcd) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (System.currentTimeMillis() < deadline) {
+            for (EtcdServer member : etcd.members()) {
+                String status = etcdPost(member.endpoint(), "/v3/maintenance/status", "{}");
+                if (status == null) {
+                    continue;
+                }
+                Matcher id = MEMBER_ID.matcher(status);
+                Matcher leader = LEADER.matcher(status);
+                if (id.find() && leader.find() && id.group(1).equals(leader.group(1))) {
+                    return member;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("no etcd member reports itself leader within 10 s");
+    }
+
+    /** The ensemble member whose 'srvr' answer says {@code Mode: leader} (waits up to 10 s for one). */
+    private static InstanceSpec zookeeperLeader(TestingCluster ensemble) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (System.currentTimeMillis() < deadline) {
+            for (InstanceSpec spec : ensemble.getInstances()) {
+                if (fourLetterWord(spec.getPort(), "srvr").contains("Mode: leader")) {
+                    return spec;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("no ZooKeeper server says 'Mode: leader' within 10 s (is the 'srvr' "
+                + "four-letter word whitelisted? zookeeper.4lw.commands.whitelist)");
+    }
+
+    private static String fourLetterWord(int port, String word) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(2000);
+            OutputStream out = socket.getOutputStream();
+            out.write(word.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** POSTs JSON to etcd's gRPC gateway; null when the member does not answer. */
+    private static String etcdPost(String endpoint, String path, String json) throws InterruptedException {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(endpoint + path))
+                            .timeout(Duration.ofSeconds(2)).POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? response.body() : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Lock entries still on the server - after every worker has ended and the lease has run
+     * out, orphans: Redis {@code mortise:lock:*} keys; JDBC unexpired owned rows of
+     * {@code mortise_locks}; etcd keys under {@code mortise/locks/} (holders and waiters);
+     * ZooKeeper nodes under each key's node in {@code /mortise/locks} (holders and waiters).
      */
     public long heldLocks() throws Exception {
         if (server instanceof RedisServer redis) {
@@ -95,13 +267,33 @@ public final class BackendServer implements AutoCloseable {
                 return rs.getLong(1);
             }
         }
-        if (server instanceof TestingServer zookeeper) {
-            return zookeeperHolds(zookeeper.getConnectString());
+        if (server instanceof EtcdServer || server instanceof EtcdCluster) {
+            return etcdKeys(endpoints());
         }
-        return -1;
+        return zookeeperHolds(target());
     }
 
-    /** Lock nodes (children of each key's parent) under the backend's default root path. */
+    private static final Pattern COUNT = Pattern.compile("\"count\":\"(\\d+)\"");
+
+    /** Keys under the etcd backend's default namespace, asked of the first member that answers. */
+    private static long etcdKeys(List<String> hostPorts) throws Exception {
+        Base64.Encoder b64 = Base64.getEncoder();
+        // Range [mortise/locks/, mortise/locks0): every key with the prefix ('0' follows '/').
+        String body = "{\"key\":\"" + b64.encodeToString("mortise/locks/".getBytes(StandardCharsets.UTF_8))
+                + "\",\"range_end\":\"" + b64.encodeToString("mortise/locks0".getBytes(StandardCharsets.UTF_8))
+                + "\",\"count_only\":true}";
+        for (String hostPort : hostPorts) {
+            String reply = etcdPost("http://" + hostPort, "/v3/kv/range", body);
+            if (reply != null) {
+                Matcher count = COUNT.matcher(reply);
+                // The gateway leaves a zero count out of the JSON.
+                return count.find() ? Long.parseLong(count.group(1)) : 0;
+            }
+        }
+        throw new IllegalStateException("no etcd member answered the orphan check at " + hostPorts);
+    }
+
+    /** Lock nodes (children of each key's node) under the backend's default root path. */
     private static long zookeeperHolds(String connectString) throws Exception {
         try (org.apache.curator.framework.CuratorFramework client = org.apache.curator.framework.CuratorFrameworkFactory
                 .newClient(connectString, new org.apache.curator.retry.RetryOneTime(100))) {
@@ -117,18 +309,18 @@ public final class BackendServer implements AutoCloseable {
         }
     }
 
-    /** The launcher of an external server process, or null for ZooKeeper (in this JVM). */
-    public ServerProcess server() {
-        return server instanceof ServerProcess process ? process : null;
-    }
-
     @Override
     public void close() {
         try {
             server.close();
             Cleanup.forget(this);
         } catch (Exception e) {
-            throw new IllegalStateException("could not stop " + target + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not stop " + description + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public String toString() {
+        return description + " " + endpoints();
     }
 }

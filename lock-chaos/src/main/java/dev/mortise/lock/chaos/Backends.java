@@ -10,7 +10,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Builds the lock backend a worker locks on, from a name and a target string the controller
- * passes on the worker's command line (Redis address, PostgreSQL JDBC URL, etcd endpoint or
+ * passes on the worker's command line (Redis address, PostgreSQL JDBC URL, etcd endpoints (comma-separated) or
  * ZooKeeper connect string).
  */
 public final class Backends {
@@ -33,11 +33,11 @@ public final class Backends {
                 dataSource.setUser("postgres");
                 yield JdbcLockBackend.builder(dataSource).createTableIfMissing(true).build();
             }
-            case "etcd" -> EtcdLockBackend.builder().endpoints(target).build();
-            // A hold lives as long as the session: half a lease longer than the lease (the
-            // documented "lease <= session timeout"), so a pause of twice the lease ends it.
-            case "zookeeper" -> ZookeeperLockBackend.builder().connectString(target)
-                    .sessionTimeout(lease.plus(lease.dividedBy(2))).build();
+            case "etcd" -> EtcdLockBackend.builder().endpoints(target.split(",")).build();
+            // A hold lives as long as the session: as long as the lease (docs/zookeeper.md: the
+            // lease no longer than the session), so a holder that dies is replaced about one
+            // lease later, as on the other backends.
+            case "zookeeper" -> ZookeeperLockBackend.builder().connectString(target).sessionTimeout(lease).build();
             default -> throw new IllegalArgumentException("unknown backend '" + name + "', expected one of " + SUPPORTED);
         };
     }

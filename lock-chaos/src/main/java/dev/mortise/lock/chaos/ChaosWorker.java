@@ -40,7 +40,7 @@ public final class ChaosWorker {
         String target = args[1];
         String ledgerUrl = args[2];
         String worker = args[3];
-        long endAt = System.currentTimeMillis() + Long.parseLong(args[4]) * 1000;
+        long seconds = Long.parseLong(args[4]);
         Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
         long csMillis = Long.parseLong(args[6]);
         List<String> keys = Arrays.asList(args[7].split(","));
@@ -49,6 +49,8 @@ public final class ChaosWorker {
         try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres");
              LockClient locks = LockClient.builder(Backends.create(backend, target, lease)).defaultLease(lease).build()) {
             log("START", "-", 0, 0);
+            // Counted from here: a slow JVM or connection start-up must not eat the run.
+            long endAt = System.currentTimeMillis() + seconds * 1000;
             while (System.currentTimeMillis() < endAt) {
                 String key = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
                 try {
@@ -70,6 +72,8 @@ public final class ChaosWorker {
 
     private static void cycle(LockClient locks, Ledger ledger, String worker, String key, long csMillis,
                               boolean fenced) throws Exception {
+        // WAIT tells the controller this worker is blocked in acquire: the victim of the waiter faults.
+        log("WAIT", key, 0, 0);
         LockLease lease = locks.acquire(LockSpec.of(key).waitFor(Duration.ofSeconds(10)));
         long token = lease.fencingToken();
         log("ACQUIRED", key, token, 0);

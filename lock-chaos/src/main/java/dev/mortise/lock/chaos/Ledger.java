@@ -116,6 +116,24 @@ public final class Ledger implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the ledger has logged a write by {@code worker} on {@code key} with {@code token}:
+     * after a SIGSTOP, whether the write had already reached the ledger (a stop that lands
+     * between the write and the worker's log line would otherwise look like a hit).
+     */
+    public boolean writeLogged(String worker, String key, long token) throws SQLException {
+        try (PreparedStatement s = connection.prepareStatement(
+                "SELECT EXISTS (SELECT 1 FROM ledger_log WHERE worker = ? AND key = ? AND token = ?)")) {
+            s.setString(1, worker);
+            s.setString(2, key);
+            s.setLong(3, token);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
     /** The underlying connection, for the checker's queries. */
     Connection connection() {
         return connection;

@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,10 +28,16 @@ public final class LedgerChecker {
     private LedgerChecker() {
     }
 
-    /** Computes the figures; the connection is the ledger's. */
-    public static RunResult check(String backend, Fault fault, int seconds, int workers, Connection ledger,
-                                  List<WorkerEvent> events, List<InjectedFault> faults, long orphans)
-            throws SQLException {
+    /**
+     * Computes the figures; the connection is the ledger's.
+     *
+     * @param server  the lock server as run, for the report
+     * @param leaseMs the workers' lease: takeovers are measured only where the grantee was
+     *                already waiting before the victim's lease could have run out
+     */
+    public static RunResult check(String backend, Fault fault, String server, int seconds, int workers, long leaseMs,
+                                  Connection ledger, List<WorkerEvent> events, List<InjectedFault> faults,
+                                  long orphans) throws SQLException {
         List<LogRow> log = new ArrayList<>();
         try (Statement s = ledger.createStatement();
              ResultSet rs = s.executeQuery("SELECT id, key, worker, token, value_read, value_written, accepted,"
@@ -46,6 +53,7 @@ public final class LedgerChecker {
                 finalValues.put(rs.getString(1), rs.getLong(2));
             }
         }
+        List<String> evidence = new ArrayList<>();
 
         long accepted = log.stream().filter(LogRow::accepted).count();
         long rejected = log.size() - accepted;
@@ -66,6 +74,7 @@ public final class LedgerChecker {
             }
             if (stale) {
                 staleAccepted++;
+                evidence.add("stale write accepted: ledger_log id " + row.id() + " " + row);
             }
             highestLogged.put(row.key(), Math.max(highest, row.token()));
         }
@@ -81,18 +90,94 @@ public final class LedgerChecker {
             }
             if (row.valueRead() != lastValue.getOrDefault(row.key(), 0L)) {
                 lostUpdates++;
+                evidence.add("lost update: ledger_log id " + row.id() + " read " + row.valueRead() + " after "
+                        + lastValue.getOrDefault(row.key(), 0L) + " was written: " + row);
             }
             lastValue.put(row.key(), row.valueWritten());
             acceptedPerKey.merge(row.key(), 1L, Long::sum);
         }
         for (Map.Entry<String, Long> e : finalValues.entrySet()) {
-            lostUpdates += Math.abs(e.getValue() - acceptedPerKey.getOrDefault(e.getKey(), 0L));
+            long diff = Math.abs(e.getValue() - acceptedPerKey.getOrDefault(e.getKey(), 0L));
+            if (diff > 0) {
+                evidence.add("lost update: " + e.getKey() + " ends at " + e.getValue() + " after "
+                        + acceptedPerKey.getOrDefault(e.getKey(), 0L) + " accepted increments");
+            }
+            lostUpdates += diff;
         }
 
-        return new RunResult(backend, fault, seconds, workers, faults.size(), log.size(), accepted, rejected,
-                staleAccepted, lostUpdates, overlaps(events), onLostFired(fault, events, faults),
-                pausedWritesRejected(fault, events, faults), takeovers(events, faults), orphans,
-                reusedTokens(events));
+        List<String> falseGrantEvidence = falseGrants(events, faults);
+        evidence.addAll(falseGrantEvidence);
+        List<String> reused = reusedTokenGrants(events);
+        reused.stream().limit(10).forEach(r -> evidence.add("token reused: " + r));
+
+        return new RunResult(backend, fault, server, seconds, workers, leaseMs, faults.size(), log.size(), accepted,
+                rejected, staleAccepted, lostUpdates, falseGrantEvidence.size(), reused.size(), overlaps(events),
+                victimWritesRejected(fault, events, faults), onLostFired(fault, events, faults),
+                takeovers(events, faults, leaseMs), orphans, evidence);
+    }
+
+    /** A worker's hold of a key: from its ACQUIRED to the first event that ends the critical section. */
+    record Hold(String worker, String key, long token, long from, long to, boolean lost) {
+    }
+
+    /** Every hold in the events, each marked lost when its worker logged LOST or RELEASE_FAILED for it. */
+    static List<Hold> holds(List<WorkerEvent> events) {
+        Map<String, List<WorkerEvent>> perWorker = new LinkedHashMap<>();
+        events.forEach(e -> perWorker.computeIfAbsent(e.worker(), w -> new ArrayList<>()).add(e));
+        List<Hold> holds = new ArrayList<>();
+        for (List<WorkerEvent> mine : perWorker.values()) {
+            for (int i = 0; i < mine.size(); i++) {
+                WorkerEvent acquired = mine.get(i);
+                if (!acquired.type().equals("ACQUIRED")) {
+                    continue;
+                }
+                // A worker runs one cycle at a time: its hold ends at the first write outcome,
+                // error or release after the grant (or with its last event, if it was killed).
+                long to = Long.MAX_VALUE;
+                for (int j = i + 1; j < mine.size(); j++) {
+                    String type = mine.get(j).type();
+                    if (type.equals("WRITE_OK") || type.equals("WRITE_REJECTED") || type.equals("ERROR")
+                            || type.equals("RELEASED") || type.equals("RELEASE_FAILED") || type.equals("END")) {
+                        to = mine.get(j).at();
+                        break;
+                    }
+                }
+                boolean lost = mine.stream().anyMatch(e -> (e.type().equals("LOST") || e.type().equals("RELEASE_FAILED"))
+                        && e.key().equals(acquired.key()) && e.token() == acquired.token());
+                holds.add(new Hold(acquired.worker(), acquired.key(), acquired.token(), acquired.at(), to, lost));
+            }
+        }
+        return holds;
+    }
+
+    /**
+     * False grants: a grant to one worker made while another worker held the same key - its
+     * grant logged before, its critical section not yet ended - although that holder was struck
+     * by no fault during the hold and never learned it had lost the lock (no LOST, no failed
+     * release). Both timestamps are taken on one machine's clock after the steps they log, and a
+     * correct grant happens-after the previous holder's write was logged, so no margin is needed.
+     * A waiter whose session died while it waited and that is granted anyway shows up here.
+     */
+    static List<String> falseGrants(List<WorkerEvent> events, List<InjectedFault> faults) {
+        List<Hold> holds = holds(events);
+        List<String> found = new ArrayList<>();
+        for (Hold grant : holds) {
+            for (Hold other : holds) {
+                if (other.worker().equals(grant.worker()) || !other.key().equals(grant.key()) || other.lost()
+                        || !(other.from() < grant.from() && grant.from() < other.to())) {
+                    continue;
+                }
+                boolean struck = faults.stream().anyMatch(f -> f.worker().equals(other.worker())
+                        && f.at() <= other.to() && f.endedAt() >= other.from());
+                if (!struck) {
+                    found.add("false grant: " + grant.worker() + " granted " + grant.key() + " token " + grant.token()
+                            + " at " + grant.from() + " while " + other.worker() + " held it with token "
+                            + other.token() + " from " + other.from() + " to " + other.to() + " and never lost it");
+                    break;
+                }
+            }
+        }
+        return found;
     }
 
     /**
@@ -100,9 +185,21 @@ public final class LedgerChecker {
      * token, or two holders could both pass the ledger's "token >= highest" check.
      */
     static long reusedTokens(List<WorkerEvent> events) {
-        java.util.Set<String> granted = new java.util.HashSet<>();
-        return events.stream().filter(e -> e.type().equals("ACQUIRED"))
-                .filter(e -> !granted.add(e.key() + "\n" + e.token())).count();
+        return reusedTokenGrants(events).size();
+    }
+
+    private static List<String> reusedTokenGrants(List<WorkerEvent> events) {
+        Map<String, WorkerEvent> granted = new HashMap<>();
+        List<String> reused = new ArrayList<>();
+        for (WorkerEvent e : events.stream().filter(e -> e.type().equals("ACQUIRED"))
+                .sorted(Comparator.comparingLong(WorkerEvent::at)).toList()) {
+            WorkerEvent first = granted.putIfAbsent(e.key() + "\n" + e.token(), e);
+            if (first != null) {
+                reused.add(e.key() + " token " + e.token() + " granted to " + first.worker() + " at " + first.at()
+                        + " and again to " + e.worker() + " at " + e.at());
+            }
+        }
+        return reused;
     }
 
     /** Pairs of critical sections (ACQUIRED to the end of the write) on one key that overlapped in time. */
@@ -137,18 +234,24 @@ public final class LedgerChecker {
         return overlaps;
     }
 
-    /** For each pause, whether the paused holder logged LOST for the token it held. */
+    /**
+     * For each fault that took the victim's lease, whether the victim logged LOST for the token
+     * it held. A cut holder ends its critical section (the ledger is not behind the cut) and
+     * closes its lease before the lease runs out, so no listener is left to fire: there its
+     * failed release (the close reports the loss) counts as being told.
+     */
     private static long onLostFired(Fault fault, List<WorkerEvent> events, List<InjectedFault> faults) {
-        if (fault != Fault.PAUSE) {
+        if (!fault.holderLosesLease()) {
             return 0;
         }
-        return faults.stream().filter(f -> events.stream().anyMatch(e -> e.type().equals("LOST")
+        return faults.stream().filter(f -> events.stream().anyMatch(e -> (e.type().equals("LOST")
+                        || fault == Fault.NET_CUT && e.type().equals("RELEASE_FAILED"))
                 && e.worker().equals(f.worker()) && e.key().equals(f.key()) && e.token() == f.token())).count();
     }
 
-    /** For each pause, whether the paused holder's write after SIGCONT was rejected: the fault bit. */
-    private static long pausedWritesRejected(Fault fault, List<WorkerEvent> events, List<InjectedFault> faults) {
-        if (fault != Fault.PAUSE) {
+    /** For each fault that took the victim's lease, whether its write afterwards was rejected: the fault bit. */
+    private static long victimWritesRejected(Fault fault, List<WorkerEvent> events, List<InjectedFault> faults) {
+        if (!fault.holderLosesLease()) {
             return 0;
         }
         return faults.stream().filter(f -> events.stream().anyMatch(e -> e.type().equals("WRITE_REJECTED")
@@ -156,23 +259,36 @@ public final class LedgerChecker {
     }
 
     /**
-     * Millis from the fault to the next grant of the same key to another worker, for each fault
-     * after which another worker acquired the key before the run ended (others are unmeasured).
+     * Holder faults: millis from the fault to the next grant of the same key to another worker
+     * that had started waiting for it before the victim's lease could have run out (a later
+     * waiter measures only when it came, not how long the key stayed locked). Server faults:
+     * millis from the kill to the first grant of any key after the restart (the recovery).
      */
-    private static List<Long> takeovers(List<WorkerEvent> events, List<InjectedFault> faults) {
+    static List<Long> takeovers(List<WorkerEvent> events, List<InjectedFault> faults, long leaseMs) {
         List<Long> takeovers = new ArrayList<>();
         for (InjectedFault f : faults) {
-            // A server kill is measured to the first grant of any key to anyone after the restart:
-            // the recovery. (From the kill itself, a grant made just before the kill but logged
-            // just after it would count as a takeover of a few milliseconds.)
-            boolean server = f.fault() == Fault.SERVER_KILL;
+            if (f.fault().target() == Fault.Target.SERVER) {
+                events.stream().filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.endedAt())
+                        .mapToLong(WorkerEvent::at).min().ifPresent(at -> takeovers.add(at - f.at()));
+                continue;
+            }
+            if (!f.fault().boundedTakeover()) {
+                continue;
+            }
             events.stream()
-                    .filter(e -> e.type().equals("ACQUIRED")
-                            && (server ? e.at() >= f.endedAt()
-                                    : e.at() >= f.at() && e.key().equals(f.key()) && !e.worker().equals(f.worker())))
-                    .mapToLong(WorkerEvent::at).min()
-                    .ifPresent(at -> takeovers.add(at - f.at()));
+                    .filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.at() && e.key().equals(f.key())
+                            && !e.worker().equals(f.worker()))
+                    .min(Comparator.comparingLong(WorkerEvent::at))
+                    .filter(grant -> waitStarted(events, grant) <= f.at() + leaseMs)
+                    .ifPresent(grant -> takeovers.add(grant.at() - f.at()));
         }
         return takeovers;
+    }
+
+    /** When the grantee began the wait that ended in {@code grant}: its last WAIT before it. */
+    private static long waitStarted(List<WorkerEvent> events, WorkerEvent grant) {
+        return events.stream().filter(e -> e.worker().equals(grant.worker()) && e.type().equals("WAIT")
+                        && e.key().equals(grant.key()) && e.at() <= grant.at())
+                .mapToLong(WorkerEvent::at).max().orElse(Long.MAX_VALUE);
     }
 }

@@ -17,12 +17,20 @@ import java.util.stream.Collectors;
 public final class ReliabilityReport {
 
     private final List<RunResult> results;
+    private final List<String> errors;
     private final ChaosRun.Settings settings;
     private final String command;
     private final String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
 
     public ReliabilityReport(List<RunResult> results, ChaosRun.Settings settings, String command) {
+        this(results, List.of(), settings, command);
+    }
+
+    /** With {@code errors}: runs the harness could not complete (each fails the whole run). */
+    public ReliabilityReport(List<RunResult> results, List<String> errors, ChaosRun.Settings settings,
+                             String command) {
         this.results = results;
+        this.errors = List.copyOf(errors);
         this.settings = settings;
         this.command = command;
     }
@@ -34,7 +42,8 @@ public final class ReliabilityReport {
                 + settings.keys() + ",\"leaseMs\":" + settings.leaseMs() + ",\"criticalSectionMs\":" + settings.csMs()
                 + ",\"pauseMs\":" + settings.pauseMs() + ",\"faultEveryMs\":" + settings.faultEveryMs() + "},"
                 + "\"results\":[" + results.stream().map(RunResult::toJson).collect(Collectors.joining(",\n"))
-                + "]}\n";
+                + "],\"harnessErrors\":[" + errors.stream().map(e -> "\"" + e.replace("\\", "\\\\")
+                        .replace("\"", "'").replace("\n", " ") + "\"").collect(Collectors.joining(",")) + "]}\n";
     }
 
     /** The Markdown page. */
@@ -51,29 +60,46 @@ public final class ReliabilityReport {
                 .append(settings.leaseMs()).append(" ms (renewed by the watchdog), critical section ")
                 .append(settings.csMs()).append(" ms, one fault every ").append(settings.faultEveryMs())
                 .append(" ms, pause ").append(settings.pauseMs()).append(" ms\n\n");
-        md.append("| backend | fault | faults | writes | accepted | stale attempted | **stale accepted** | ")
-                .append("**lost updates** | overlaps w/o fencing | paused writes rejected | onLost fired | ")
-                .append("takeover p50 / max ms | orphans | **tokens reused** | verdict |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
+        md.append("| backend | fault | server | faults | writes | accepted | stale attempted | **stale accepted** | ")
+                .append("**lost updates** | **false grants** | **tokens reused** | overlaps w/o fencing | ")
+                .append("victim writes rejected | onLost fired | takeover p50 / max ms | **orphans** | verdict |\n");
+        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
         for (RunResult r : results) {
-            boolean pause = r.fault() == Fault.PAUSE;
+            boolean lease = r.fault().holderLosesLease();
             md.append("| ").append(r.backend()).append(" | ").append(r.fault().label())
+                    .append(" | ").append(r.server())
                     .append(" | ").append(r.faultsInjected())
                     .append(" | ").append(r.writeAttempts())
                     .append(" | ").append(r.acceptedWrites())
                     .append(" | ").append(r.staleWritesAttempted())
                     .append(" | ").append(r.staleWritesAccepted())
                     .append(" | ").append(r.lostUpdates())
+                    .append(" | ").append(r.falseGrants())
+                    .append(" | ").append(r.reusedTokens())
                     .append(" | ").append(r.overlaps())
-                    .append(" | ").append(pause ? r.pausedWritesRejected() + " / " + r.faultsInjected() : "n/a")
-                    .append(" | ").append(pause ? r.onLostFired() + " / " + r.faultsInjected() : "n/a")
-                    .append(" | ").append(r.takeoverMillis().isEmpty() ? "not measured"
+                    .append(" | ").append(lease ? r.victimWritesRejected() + " / " + r.faultsInjected() : "n/a")
+                    .append(" | ").append(lease ? r.onLostFired() + " / " + r.faultsInjected() : "n/a")
+                    .append(" | ").append(r.takeoverMillis().isEmpty() ? "n/a"
                             : r.takeoverPercentile(50) + " / " + r.takeoverPercentile(100)
                             + " (" + r.takeoverMillis().size() + ")")
-                    .append(" | ").append(r.orphans() < 0 ? "not checked" : Long.toString(r.orphans()))
-                    .append(" | ").append(r.reusedTokens())
-                    .append(" | ").append(!r.safe() ? "**UNSAFE**" : r.passed() ? "safe" : "safe, **orphans**")
+                    .append(" | ").append(r.orphans())
+                    .append(" | ").append(r.verdict())
                     .append(" |\n");
+        }
+        if (!errors.isEmpty()) {
+            md.append("\n**Harness errors** (runs that could not complete; each fails the whole run):\n\n");
+            errors.forEach(e -> md.append("- `").append(e).append("`\n"));
+        }
+        List<RunResult> broken = results.stream().filter(r -> !r.evidence().isEmpty()).toList();
+        if (!broken.isEmpty()) {
+            md.append("\n## Evidence of the violations (from the logs; the first lines of each run)\n\n");
+            for (RunResult r : broken) {
+                md.append("- ").append(r.backend()).append(" × ").append(r.fault().label()).append(":\n");
+                r.evidence().stream().limit(6).forEach(e -> md.append("  - `").append(e).append("`\n"));
+                if (r.evidence().size() > 6) {
+                    md.append("  - ... ").append(r.evidence().size() - 6).append(" more in the JSON\n");
+                }
+            }
         }
         md.append("\n").append(LEGEND);
         return md.toString();
@@ -84,48 +110,79 @@ public final class ReliabilityReport {
 
             Each worker JVM loops: acquire a lock on one of the keys, fenced read of the key's value from
             the ledger, sleep (the critical section), write value + 1 with its fencing token, release.
-            The ledger is a PostgreSQL table on its own server (not the lock backend's): a read raises the
-            key's token to the reader's, and a write is accepted only if its token is at least the key's
-            token, in one conditional statement that also logs the attempt in `ledger_log`.
+            The ledger is a PostgreSQL table on its own server (not the lock backend's, never behind a
+            fault): a read raises the key's token to the reader's, and a write is accepted only if its
+            token is at least the key's token, in one conditional statement that also logs the attempt
+            in `ledger_log`. Every figure is computed from that log and the workers' event logs.
+            Bold columns are safety rules: any non-zero value makes the run **UNSAFE**; the other rules
+            (orphans, onLost, takeover, the fault biting) make it **FAILED**. Either exits 1.
 
-            - **faults**: faults injected; the controller strikes only a worker it sees between its read
-              and its write, so every fault hits a holder in its critical section.
+            - **server**: the lock server as run. Durable unless the fault says volatile.
+            - **faults**: faults injected; the controller strikes only a victim in the right state (a
+              pause that lands after the victim's write reached the ledger is not counted; another victim
+              is sought).
             - **stale attempted**: writes the ledger rejected because a higher token had been seen. For
-              pauses this is the proof that the fault bit.
+              pauses this is the proof that the fault bit (must be > 0).
             - **stale accepted** (must be 0): accepted writes whose token was below one the ledger had
               already logged, or below one a worker had already read with before the write landed.
             - **lost updates** (must be 0): accepted writes that did not read the previous accepted value,
               plus the difference between each key's final value and its number of accepted writes.
+            - **false grants** (must be 0): grants made while another worker held the key - granted
+              before, critical section not ended - although no fault struck that holder during its
+              hold and it never learned it lost the lock (no `onLost`, no failed release). A waiter
+              whose session died while it waited and that is granted anyway shows up here.
+            - **tokens reused** (must be 0): grants that carried a (key, token) pair already granted
+              before. Two holders with one token would both pass the ledger's "token >= highest" check.
             - **overlaps w/o fencing**: pairs of critical sections (grant to end of write) on one key that
               overlapped in time between two workers: what would have corrupted the ledger had it not
               checked tokens. Expected > 0 under pauses, 0 otherwise.
-            - **paused writes rejected**: paused holders whose write after SIGCONT was rejected.
-            - **onLost fired**: paused holders whose `onLost` listener fired for the paused lease.
-            - **takeover**: from the fault to the next grant of the same key to another worker
-              (count of measured takeovers in brackets). For a pause the lease must expire first, so
-              expect about the lease; for kill -9 likewise, since the dead holder releases nothing. For
-              a server kill: from the kill to the first grant of any key to any worker after the restart
-              (the recovery, including the one second the server is down).
-            - **tokens reused** (must be 0): grants that carried a (key, token) pair already granted
-              before. Two holders with one token would both pass the ledger's "token >= highest" check.
+            - **victim writes rejected**: victims whose write after the fault the ledger rejected (only
+              where another worker took the key over meanwhile; a cut holder writes to the ledger,
+              which is not behind the cut, before its lease runs out).
+            - **onLost fired** (must be all): victims whose `onLost` listener fired for the lease the
+              fault took (pause, net-cut, clock-skew: the fault outlasts twice the lease). A cut holder
+              finishes its write (the ledger is not behind the cut) and closes its lease before the lease
+              runs out, so no listener is left to fire: for net-cut a failed release counts too.
+            - **takeover**: holder faults - from the fault to the next grant of the key to another
+              worker that was already waiting for it before the victim's lease could have run out
+              (count in brackets); must be at most lease + 1 s after a holder's death (pause, kill,
+              net-cut, clock-skew). Server faults - from the kill to the first grant of any key after
+              the restart (the recovery, including the second the server is down); reported only.
+            - **orphans** (must be 0): lock entries still on the server two leases plus one second after
+              every worker ended: Redis `mortise:lock:*` keys; JDBC unexpired owned rows of
+              `mortise_locks`; etcd keys under `mortise/locks/` (holders and waiters); ZooKeeper nodes
+              under each key's node in `/mortise/locks` (holders and waiters).
+
+            ## The faults
+
+            - **pause**: SIGSTOP of a holder inside its critical section for twice the lease + 1 s, then
+              SIGCONT (a stop-the-world GC pause).
+            - **waiter-pause**: the same for a worker blocked in acquire for at least 200 ms: its session
+              or lease dies while it waits; it must not be granted on the strength of it.
+            - **kill**: kill -9 of a holder inside its critical section; a fresh worker replaces it.
+            - **net-cut**: each worker reaches the lock server through its own TCP proxy
+              (`ChaosProxy`); the holder's proxy closes every connection and refuses new ones, both
+              directions, for twice the lease + 1 s.
+            - **waiter-cut**: the same for a worker blocked in acquire.
+            - **net-delay**: the holder's proxy holds every chunk, both directions, for 3/4 of the lease,
+              for twice the lease + 1 s.
+            - **clock-skew** (JDBC): worker JVMs run with wall clocks 5 s ahead, 5 s behind and exact
+              (libfaketime, `FAKETIME=+5s`; the monotonic clock shifted by the same constant, so no
+              interval changes), while holders are paused
+              as in pause. The JDBC backend takes time from the database server, so skew must not
+              matter. Event times are corrected back to the machine's clock.
             - **server-kill**: kill -9 of the lock server while a worker holds a lock, one second down,
-              restart on the same port and data directory (ZooKeeper runs in the controller's JVM and
-              is stopped and restarted instead). Redis runs without persistence, so a restart loses
-              its `fence` counters and tokens start again at 1: grants repeat tokens already issued
-              (**tokens reused**) and the ledger rejects the low ones (stale writes attempted) until the
-              counter climbs past what it saw. That is the limitation docs/redis.md states ("Exactly
-              when fencing can break"); this harness shows it rather than hiding it. A persistent
-              Redis (`appendfsync always`) is the next run to add.
-            - **orphans** (must be 0): locks still held on the server two leases plus one second after
-              every worker ended (Redis: `mortise:lock:*` keys; JDBC: unexpired owned rows of
-              `mortise_locks`; ZooKeeper: lock nodes under `/mortise/locks`; etcd: not checked yet).
-
-            ## Not yet covered
-
-            This is the first slice of issue 10. Not yet injected or measured: server kill/restart of a
-            persistent Redis, etcd leader kill in a 3-node cluster, ZooKeeper ensemble member kill,
-            network cut/delay through a TCP proxy, JVM clock offset for the JDBC backend, orphans on etcd,
-            false grants after a waiting session died, onLost for holders whose server was killed.
+              restart on the same port and data directory. Servers durable: Redis with AOF
+              `appendfsync always`, PostgreSQL with fsync and synchronous commit on (ZooKeeper runs in
+              the controller's JVM and is stopped and restarted instead of killed).
+            - **server-kill-volatile** (Redis, JDBC): the same with the server not durable: Redis without
+              persistence, PostgreSQL with fsync and synchronous commit off. A Redis restart then loses
+              its `fence` counters and tokens start again at 1 (**tokens reused**): fencing breaks, as
+              docs/redis.md states ("Exactly when fencing can break"). This table shows it rather than
+              hiding it.
+            - **leader-kill** (etcd, ZooKeeper): kill -9 of the leader of a 3-member etcd cluster (found
+              with `/v3/maintenance/status`), or shutdown of the leader of a 3-server ZooKeeper ensemble
+              (curator-test, in the controller's JVM; found with `srvr`), restarted one second later.
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */

@@ -1,37 +1,112 @@
 package dev.mortise.lock.chaos;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The measured figures of one backend × fault run.
+ * The measured figures of one backend × fault run, and the rules they are judged by.
  *
- * @param faultsInjected       faults actually injected (a victim must be caught in its critical section)
+ * @param server               the lock server as run ({@link BackendServer#description()})
+ * @param leaseMs              the workers' lease
+ * @param faultsInjected       faults actually injected (a victim must be caught in the right state)
  * @param writeAttempts        writes the ledger logged (accepted + rejected)
  * @param staleWritesAttempted writes the ledger rejected because a higher token had been seen
  * @param staleWritesAccepted  writes accepted although a higher token had been seen (must be 0)
  * @param lostUpdates          increments lost or duplicated in the ledger (must be 0)
+ * @param falseGrants          grants made while another worker held the key and never lost it (must be 0)
+ * @param reusedTokens         grants whose (key, token) had been granted before (must be 0)
  * @param overlaps             pairs of critical sections on one key that overlapped in time:
  *                             what would have corrupted the ledger without fencing
- * @param onLostFired          paused holders whose {@code onLost} fired for the paused lease
- * @param pausedWritesRejected paused holders whose write after SIGCONT the ledger rejected
- * @param takeoverMillis       fault to next grant of the key to another worker, where measured
- * @param orphans              locks still held on the server a lease after every worker ended
- *                             (must be 0), or -1 where not checked
- * @param reusedTokens         grants whose (key, token) had been granted before (must be 0)
+ * @param victimWritesRejected victims (holders whose lease the fault took) whose next write the ledger rejected
+ * @param onLostFired          victims whose {@code onLost} fired for the lease the fault took
+ * @param takeoverMillis       fault to next grant of the key to another worker that was already
+ *                             waiting (holder faults), or to the first grant after the restart
+ *                             (server faults), where measured
+ * @param orphans              lock entries left on the server two leases after every worker ended (must be 0)
+ * @param evidence             the log lines behind any violation, for the report
  */
-public record RunResult(String backend, Fault fault, int seconds, int workers, long faultsInjected,
-                        long writeAttempts, long acceptedWrites, long staleWritesAttempted,
-                        long staleWritesAccepted, long lostUpdates, long overlaps, long onLostFired,
-                        long pausedWritesRejected, List<Long> takeoverMillis, long orphans, long reusedTokens) {
+public record RunResult(String backend, Fault fault, String server, int seconds, int workers, long leaseMs,
+                        long faultsInjected, long writeAttempts, long acceptedWrites, long staleWritesAttempted,
+                        long staleWritesAccepted, long lostUpdates, long falseGrants, long reusedTokens,
+                        long overlaps, long victimWritesRejected, long onLostFired, List<Long> takeoverMillis,
+                        long orphans, List<String> evidence) {
 
-    /** True when nothing unsafe was seen: no stale write accepted, no lost update, no token granted twice. */
-    public boolean safe() {
-        return staleWritesAccepted == 0 && lostUpdates == 0 && reusedTokens == 0;
+    /** The bound on takeover after a holder's death: the lease plus one second. */
+    public long takeoverBoundMs() {
+        return leaseMs + 1000;
     }
 
-    /** True when the run is safe and left no orphaned lock (where that was checked). */
+    /** The safety rules broken: a stale write accepted, an update lost, a false grant, a token granted twice. */
+    public List<String> safetyViolations() {
+        List<String> broken = new ArrayList<>();
+        if (staleWritesAccepted > 0) {
+            broken.add(staleWritesAccepted + " stale write(s) accepted");
+        }
+        if (lostUpdates > 0) {
+            broken.add(lostUpdates + " lost update(s)");
+        }
+        if (falseGrants > 0) {
+            broken.add(falseGrants + " false grant(s)");
+        }
+        if (reusedTokens > 0) {
+            broken.add(reusedTokens + " token(s) reused");
+        }
+        return broken;
+    }
+
+    /**
+     * The other rules broken: orphans left, {@code onLost} not fired for a victim, a takeover
+     * slower than the lease + 1 s, or (pauses) no stale write at all, so the fault did not bite.
+     */
+    public List<String> otherViolations() {
+        List<String> broken = new ArrayList<>();
+        if (orphans != 0) {
+            broken.add(orphans + " orphan(s) on the server");
+        }
+        if (fault.holderLosesLease() && onLostFired < faultsInjected) {
+            broken.add("onLost fired for " + onLostFired + " of " + faultsInjected + " victims");
+        }
+        if (fault.boundedTakeover() && !takeoverMillis.isEmpty() && takeoverPercentile(100) > takeoverBoundMs()) {
+            broken.add("takeover max " + takeoverPercentile(100) + " ms > lease + 1 s");
+        }
+        if ((fault == Fault.PAUSE || fault == Fault.CLOCK_SKEW) && faultsInjected > 0 && staleWritesAttempted == 0) {
+            broken.add("no stale write attempted: the pauses did not bite");
+        }
+        if (fault != Fault.NONE && faultsInjected == 0) {
+            broken.add("no fault injected");
+        }
+        return broken;
+    }
+
+    /**
+     * Every rule broken but the takeover bound: what a test on a shared, loaded machine can
+     * assert without timing (the long run judges the takeover too).
+     */
+    public List<String> untimedViolations() {
+        List<String> broken = new ArrayList<>(safetyViolations());
+        otherViolations().stream().filter(v -> !v.startsWith("takeover")).forEach(broken::add);
+        return broken;
+    }
+
+    /** True when no safety rule was broken. */
+    public boolean safe() {
+        return safetyViolations().isEmpty();
+    }
+
+    /** True when no rule at all was broken. */
     public boolean passed() {
-        return safe() && orphans <= 0;
+        return safe() && otherViolations().isEmpty();
+    }
+
+    /** "safe", or what was broken. */
+    public String verdict() {
+        if (passed()) {
+            return "safe";
+        }
+        List<String> all = new ArrayList<>();
+        safetyViolations().forEach(v -> all.add("**UNSAFE**: " + v));
+        otherViolations().forEach(v -> all.add("**FAILED**: " + v));
+        return String.join("; ", all);
     }
 
     /** The p-th percentile (nearest rank) of the takeover times, or -1 when none was measured. */
@@ -46,12 +121,23 @@ public record RunResult(String backend, Fault fault, int seconds, int workers, l
 
     /** One JSON object; hand-written to keep the module free of a JSON library. */
     public String toJson() {
-        return "{\"backend\":\"" + backend + "\",\"fault\":\"" + fault.label() + "\",\"seconds\":" + seconds
-                + ",\"workers\":" + workers + ",\"faultsInjected\":" + faultsInjected
+        return "{\"backend\":\"" + backend + "\",\"fault\":\"" + fault.label() + "\",\"server\":\"" + server
+                + "\",\"seconds\":" + seconds + ",\"workers\":" + workers + ",\"leaseMs\":" + leaseMs
+                + ",\"faultsInjected\":" + faultsInjected
                 + ",\"writeAttempts\":" + writeAttempts + ",\"acceptedWrites\":" + acceptedWrites
                 + ",\"staleWritesAttempted\":" + staleWritesAttempted + ",\"staleWritesAccepted\":" + staleWritesAccepted
-                + ",\"lostUpdates\":" + lostUpdates + ",\"overlapsWithoutFencing\":" + overlaps
-                + ",\"onLostFired\":" + onLostFired + ",\"pausedWritesRejected\":" + pausedWritesRejected
-                + ",\"takeoverMillis\":" + takeoverMillis + ",\"orphans\":" + orphans + ",\"reusedTokens\":" + reusedTokens + ",\"safe\":" + safe() + "}";
+                + ",\"lostUpdates\":" + lostUpdates + ",\"falseGrants\":" + falseGrants
+                + ",\"reusedTokens\":" + reusedTokens + ",\"overlapsWithoutFencing\":" + overlaps
+                + ",\"victimWritesRejected\":" + victimWritesRejected + ",\"onLostFired\":" + onLostFired
+                + ",\"takeoverMillis\":" + takeoverMillis + ",\"orphans\":" + orphans
+                + ",\"safe\":" + safe() + ",\"passed\":" + passed()
+                + ",\"violations\":[" + String.join(",", (safetyViolations().isEmpty() && otherViolations().isEmpty()
+                        ? List.<String>of() : java.util.stream.Stream.concat(safetyViolations().stream(),
+                                otherViolations().stream()).map(RunResult::quote).toList()))
+                + "],\"evidence\":[" + String.join(",", evidence.stream().map(RunResult::quote).toList()) + "]}";
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
     }
 }

@@ -22,12 +22,18 @@ public final class WorkerProcess implements AutoCloseable {
     private final String id;
     private final Process process;
     private final List<WorkerEvent> events = new CopyOnWriteArrayList<>();
+    private final List<ChaosProxy> proxies;
+    private final long clockOffsetMillis;
     private volatile WorkerEvent inCriticalSection;
+    private volatile WorkerEvent waiting;
     private final Thread reader;
 
-    private WorkerProcess(String id, Process process, Path logFile) throws IOException {
+    private WorkerProcess(String id, Process process, Path logFile, List<ChaosProxy> proxies, long clockOffsetMillis)
+            throws IOException {
         this.id = id;
         this.process = process;
+        this.proxies = List.copyOf(proxies);
+        this.clockOffsetMillis = clockOffsetMillis;
         PrintWriter out = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8), true);
         this.reader = new Thread(() -> pump(out), "chaos-reader-" + id);
         reader.setDaemon(true);
@@ -36,15 +42,28 @@ public final class WorkerProcess implements AutoCloseable {
 
     /** Starts a worker JVM with the given {@link ChaosWorker} arguments (after the worker id). */
     public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs) throws IOException {
+        return start(id, classpath, dir, workerArgs, List.of(), 0);
+    }
+
+    /**
+     * Starts a worker JVM whose lock traffic goes through {@code proxies} (closed with the
+     * worker) and whose wall clock is off by {@code clockOffsetMillis} (libfaketime; 0: the
+     * machine's clock). The offset is taken back out of its event timestamps, so the checker
+     * compares every worker on the machine's clock.
+     */
+    public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs,
+                                      List<ChaosProxy> proxies, long clockOffsetMillis) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", classpath, ChaosWorker.class.getName()));
         command.addAll(workerArgs);
-        Process process = new ProcessBuilder(command)
-                .redirectError(dir.resolve(id + ".err").toFile())
-                .start();
-        return Cleanup.register(new WorkerProcess(id, process, dir.resolve(id + ".out")));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(dir.resolve(id + ".err").toFile());
+        if (clockOffsetMillis != 0) {
+            builder.environment().putAll(FakeClock.environment(clockOffsetMillis));
+        }
+        Process process = builder.start();
+        return Cleanup.register(new WorkerProcess(id, process, dir.resolve(id + ".out"), proxies, clockOffsetMillis));
     }
 
     private void pump(PrintWriter out) {
@@ -57,10 +76,19 @@ public final class WorkerProcess implements AutoCloseable {
                 if (event == null) {
                     continue;
                 }
+                if (clockOffsetMillis != 0) {
+                    event = event.shifted(-clockOffsetMillis);
+                }
                 events.add(event);
                 switch (event.type()) {
+                    case "WAIT" -> waiting = event;
+                    case "ACQUIRED", "WAIT_TIMEOUT" -> waiting = null;
                     case "READ" -> inCriticalSection = event;
-                    case "WRITE_OK", "WRITE_REJECTED", "ERROR" -> inCriticalSection = null;
+                    case "WRITE_OK", "WRITE_REJECTED" -> inCriticalSection = null;
+                    case "ERROR" -> {
+                        inCriticalSection = null;
+                        waiting = null;
+                    }
                     default -> { }
                 }
             }
@@ -82,20 +110,52 @@ public final class WorkerProcess implements AutoCloseable {
         return inCriticalSection;
     }
 
+    /**
+     * The WAIT event of the acquire the worker has been blocked in for at least
+     * {@code forMillis} (so its request is surely at the server), or null.
+     */
+    public WorkerEvent waitingFor(long forMillis) {
+        WorkerEvent w = waiting;
+        return w != null && System.currentTimeMillis() - w.at() >= forMillis ? w : null;
+    }
+
+    /** The proxies the worker's lock traffic goes through (empty when it connects directly). */
+    public List<ChaosProxy> proxies() {
+        return proxies;
+    }
+
+    /** The worker's wall-clock offset from the machine's, in millis. */
+    public long clockOffsetMillis() {
+        return clockOffsetMillis;
+    }
+
     public List<WorkerEvent> events() {
         return events;
+    }
+
+    /** The exit code, or -1 while it runs. */
+    public int exitCode() {
+        return process.isAlive() ? -1 : process.exitValue();
     }
 
     public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** Sends a signal with kill(1): STOP, CONT, KILL. */
+    /** Sends a signal (STOP, CONT, KILL) through {@link Signals}: no fork, so it lands at once. */
     public void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IOException("kill -" + name + " " + process.pid() + " failed");
-        }
+        Signals.send(name, process.pid());
+    }
+
+    /**
+     * Whether the worker wrote (or failed) for {@code read}'s lock after it was read: after a
+     * SIGSTOP, whether the stop came too late to catch it inside its critical section. Waits a
+     * moment first, for output the worker wrote before it stopped to be parsed.
+     */
+    public boolean leftCriticalSection(WorkerEvent read) throws InterruptedException {
+        Thread.sleep(100);
+        return events.stream().anyMatch(e -> e.at() >= read.at() && e.key().equals(read.key())
+                && (e.type().equals("WRITE_OK") || e.type().equals("WRITE_REJECTED") || e.type().equals("ERROR")));
     }
 
     /** Waits for the worker to end on its own (its run time is up), then for its output. */
@@ -116,6 +176,7 @@ public final class WorkerProcess implements AutoCloseable {
             }
             process.destroyForcibly();
         }
+        proxies.forEach(ChaosProxy::close);
         try {
             process.waitFor(10, TimeUnit.SECONDS);
             reader.join(2000);

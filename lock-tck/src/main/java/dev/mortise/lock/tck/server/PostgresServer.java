@@ -9,8 +9,9 @@ import java.util.List;
 /**
  * A private PostgreSQL cluster (Debian package {@code postgresql}): {@code initdb} into
  * its own directory, {@code postgres} on a free loopback port, trust authentication for
- * user {@code postgres}, durability settings off for speed. PostgreSQL refuses to run as
- * root, so as root it runs as the {@code postgres} system user.
+ * user {@code postgres}, durability settings off for speed unless {@link #durable()} asks for
+ * them. PostgreSQL refuses to run as root, so as root it runs as the {@code postgres} system
+ * user.
  */
 public final class PostgresServer extends ServerProcess {
 
@@ -18,8 +19,20 @@ public final class PostgresServer extends ServerProcess {
     private final Path postgres = Binaries.require("postgres", "postgresql");
     private final Path pgIsReady = Binaries.require("pg_isready", "postgresql");
 
+    private boolean durable;
+
     public PostgresServer() {
         super("postgresql", FreePorts.next());
+    }
+
+    /**
+     * Runs with PostgreSQL's durable defaults ({@code fsync}, {@code synchronous_commit},
+     * {@code full_page_writes} on), so a kill -9 loses no acknowledged commit: for crash tests.
+     * Call before start. Without it the server trades durability for speed.
+     */
+    public PostgresServer durable() {
+        this.durable = true;
+        return this;
     }
 
     /** {@code jdbc:postgresql://127.0.0.1:port/postgres}. */
@@ -44,8 +57,13 @@ public final class PostgresServer extends ServerProcess {
     protected List<String> command() {
         return RunAs.postgres(new ArrayList<>(List.of(postgres.toString(), "-D", dir.resolve("data").toString(),
                 "-p", Integer.toString(port), "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1",
-                "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                "-c", "fsync=" + onOff(durable), "-c", "synchronous_commit=" + onOff(durable),
+                "-c", "full_page_writes=" + onOff(durable),
                 "-c", "max_connections=300", "-c", "shared_buffers=64MB")));
+    }
+
+    private static String onOff(boolean on) {
+        return on ? "on" : "off";
     }
 
     @Override
