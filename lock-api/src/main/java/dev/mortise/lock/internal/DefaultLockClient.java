@@ -168,13 +168,19 @@ public final class DefaultLockClient implements LockClient {
             if (grant.isEmpty()) {
                 return notGranted(key, wait, start, throwOnTimeout);
             }
+            long requestedAt = grant.get().requestedAtNanos();
+            // A renewed hold is worth what the backend says a confirmation is worth (LockBackend.validity),
+            // and the watchdog keeps confirming it; an explicit lease runs its full length, but a grant
+            // that arrives after even the backend's validity has passed is too late either way.
             Hold hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
-                    grant.get().requestedAtNanos() + settings.usableNanos(lease));
-            if (hold.expiredAt(System.nanoTime())) {
+                    requestedAt + (explicitLease == null ? usableNanos(lease) : settings.usableNanos(lease)));
+            if (hold.expiredAt(System.nanoTime()) || System.nanoTime() - (requestedAt + usableNanos(lease)) >= 0) {
                 // Granted too late to be of use: the lease ran out on the way back.
                 releaseQuietly(hold);
                 throw new LockBackendException("Lock '" + Arguments.abbreviate(key) + "' on backend '" + backendName
-                        + "' was granted, but the answer came back after its lease of " + lease + " had run out, so "
+                        + "' was granted, but the answer came back after its lease of " + lease
+                        + (backend.validity(lease).equals(lease) ? "" : " (valid locally for " + backend.validity(lease)
+                        + " on this backend)") + " had run out, so "
                         + "it was given up at once. Use a lease well above the server's round-trip time (and the "
                         + "connection set-up of a lazily connecting client).", key, backendName, null);
             }
@@ -576,8 +582,11 @@ public final class DefaultLockClient implements LockClient {
         return closed.get();
     }
 
+    /** Nanoseconds a hold granted or renewed with {@code lease} is valid locally, from its request. */
     long usableNanos(Duration lease) {
-        return settings.usableNanos(lease);
+        Duration validity = backend.validity(lease);
+        return settings.usableNanos(validity == null || validity.compareTo(lease) > 0 || validity.isNegative()
+                || validity.isZero() ? lease : validity);
     }
 
     Events events() {

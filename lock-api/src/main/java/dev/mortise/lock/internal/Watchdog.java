@@ -45,7 +45,9 @@ final class Watchdog {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        long period = Math.max(1, lease.toNanos() / 3);
+        // A third of what a renewal is worth locally: the lease, or less where the backend says
+        // its holds can end sooner (LockBackend.validity).
+        long period = Math.max(1, client.usableNanos(lease) / 3);
         scheduler.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
     }
 

@@ -56,6 +56,23 @@ public interface LockBackend extends AutoCloseable {
     boolean renew(Grant grant, Duration lease);
 
     /**
+     * How long a hold granted or renewed with {@code lease} may be counted on locally, from
+     * the moment the request that proved it was sent (the core then also subtracts its clock
+     * drift allowance). The default is the lease itself. A backend whose holds can end sooner
+     * than the lease returns less: a ZooKeeper session, for one, may be expired by the
+     * ensemble about its session timeout after the server last heard of it, whatever lease
+     * the caller asked for, so that backend bounds validity by the session timeout as the
+     * ZooKeeper client itself does. A renewed hold is valid for this long after each grant or
+     * renewal, and the watchdog renews at a third of it; an explicit lease keeps its full length
+     * (the backend's own events end it sooner), but a grant that arrives after this validity
+     * has passed is given up as too late. Must be quick (called per acquire and renewal),
+     * positive, and at most {@code lease}.
+     */
+    default Duration validity(Duration lease) {
+        return lease;
+    }
+
+    /**
      * Renews many holds, ideally in one round trip per server node; the watchdog calls it
      * once per tick with every hold it renews. The default renews one by one.
      *

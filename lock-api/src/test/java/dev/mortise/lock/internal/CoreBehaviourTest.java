@@ -156,6 +156,37 @@ class CoreBehaviourTest {
     }
 
     @Test
+    void aBackendThatBoundsValidityShortensLeasesAndTheWatchdogPeriod() throws Exception {
+        LocalLockBackend local = LocalLockBackend.create();
+        AtomicInteger renewals = new AtomicInteger();
+        LockBackend sessionBound = new LockBackend() {
+            public String name() { return "session-bound"; }
+            public BackendGuarantees guarantees() { return local.guarantees(); }
+            public Attempt tryAcquire(LockRequest request) { return local.tryAcquire(request); }
+            public boolean renew(Grant grant, Duration lease) { renewals.incrementAndGet(); return local.renew(grant, lease); }
+            public boolean release(Grant grant) { return local.release(grant); }
+            public Duration validity(Duration lease) { return lease.dividedBy(10); }
+            public void ping() { }
+            public void close() { }
+        };
+        try (LockClient client = LockClient.builder(sessionBound).defaultLease(Duration.ofSeconds(30)).build();
+             LockLease explicit = client.acquire(LockSpec.of("e").lease(Duration.ofSeconds(20)));
+             LockLease renewed = client.acquire("r", Duration.ofSeconds(1))) {
+            assertThat(explicit.remaining()).as("an explicit lease keeps its length")
+                    .isGreaterThan(Duration.ofSeconds(10));
+            assertThat(renewed.remaining()).as("a renewed hold is worth the backend's validity")
+                    .isLessThanOrEqualTo(Duration.ofSeconds(3));
+            // Renewed every third of the 3 s validity, not of the 30 s lease: the hold stays valid.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (renewals.get() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(renewals.get()).isGreaterThanOrEqualTo(3);
+            assertThat(renewed.isValid()).isTrue();
+        }
+    }
+
+    @Test
     void closingTheClientEndsOpenLeases() {
         LocalLockBackend backend = LocalLockBackend.create();
         LockClient client = LockClient.builder(backend).build();
