@@ -2,6 +2,7 @@ package dev.mortise.lock.zookeeper.internal;
 
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.LockRequest;
+import org.apache.curator.framework.api.CuratorEvent;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -49,14 +51,14 @@ public final class LockQueue {
             return Optional.empty();
         }
         long requestedAt = System.nanoTime();
-        NodeRef node = ops.create(parent, request.owner(), request.key());
+        Queued queued = enqueue(parent, request);
         boolean owned = false;
         try {
-            owned = predecessor(parent, node, request.key()) == null;
-            return owned ? Optional.of(new Owned(node, requestedAt)) : Optional.empty();
+            owned = predecessor(parent, queued.node, queued.listing, request.key()) == null;
+            return owned ? Optional.of(new Owned(queued.node, requestedAt)) : Optional.empty();
         } finally {
             if (!owned) {
-                deleteOurNode(node, request.key());
+                deleteOurNode(queued.node, request.key());
             }
         }
     }
@@ -70,7 +72,9 @@ public final class LockQueue {
         long requestedAt = System.nanoTime();
         long deadline = Deadlines.after(requestedAt, wait);
         String parent = paths.parent(request.key());
-        NodeRef node = ops.create(parent, request.owner(), request.key());
+        Queued queued = enqueue(parent, request);
+        NodeRef node = queued.node;
+        List<String> listing = queued.listing;
         boolean owned = false;
         String watched = null;
         PredecessorWatch unfired = null;
@@ -79,7 +83,8 @@ public final class LockQueue {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
                 }
-                String ahead = predecessor(parent, node, request.key());
+                String ahead = predecessor(parent, node, listing, request.key());
+                listing = null;
                 if (ahead == null) {
                     owned = true;
                     return Optional.of(new Owned(node, requestedAt));
@@ -113,16 +118,55 @@ public final class LockQueue {
         }
     }
 
+    /** Our new node, and a listing of the queue taken right after it was created (or null). */
+    private record Queued(NodeRef node, List<String> listing) {
+    }
+
     /**
-     * The node just ahead of ours, or {@code null} if ours is first.
+     * Creates our node and lists the queue in one round trip: the listing is sent right
+     * behind the create on the same session, and ZooKeeper answers a session's requests in
+     * order, so it normally already shows our node. It may not (the parent had to be
+     * created first, or Curator re-sent the create after a lost connection); then the
+     * listing is discarded and {@link #predecessor} lists again.
+     */
+    private Queued enqueue(String parent, LockRequest request) {
+        String key = request.key();
+        long deadline = ops.deadline();
+        CompletableFuture<CuratorEvent> created = ops.createAsync(parent, request.owner(), key);
+        CompletableFuture<CuratorEvent> listed;
+        try {
+            listed = ops.childrenAsync(parent, key);
+        } catch (RuntimeException e) {
+            listed = null; // the create went out; its answer decides, and the queue is listed again
+        }
+        List<String> listing = null;
+        if (listed != null) {
+            // The listing's answer comes after the create's: waiting for it first wakes this thread once, not twice.
+            try {
+                listing = ops.childrenResult(listed, deadline, parent, key);
+            } catch (RuntimeException e) {
+                log.debug("The listing sent with the create under {} failed; listing again", parent, e);
+            }
+        }
+        return new Queued(ops.createResult(created, deadline, parent, key), listing);
+    }
+
+    /**
+     * The node just ahead of ours, or {@code null} if ours is first, from {@code listing}
+     * if it already shows our node, else from a new listing.
      *
      * @throws dev.mortise.lock.LockBackendException if our node is gone or belongs to a
      *                                               session that ended: neither is ever taken
      *                                               for ownership
      */
-    private String predecessor(String parent, NodeRef node, String key) {
-        List<String> queue = LockPaths.sortedLockNodes(ops.children(parent, key));
-        int at = queue.indexOf(node.name());
+    private String predecessor(String parent, NodeRef node, List<String> listing, String key) {
+        String name = node.name();
+        if (listing == null || !listing.contains(name)) {
+            // Only a listing taken after our node existed says who is ahead of it.
+            listing = ops.children(parent, key);
+        }
+        List<String> queue = LockPaths.sortedLockNodes(listing);
+        int at = queue.indexOf(name);
         // After an expiry the client reconnects with a new session while the server may still
         // show our old node for up to a session timeout; it will vanish, so it must not win.
         // Read after the listing: if the session is still ours now, it was when the server answered.

@@ -61,10 +61,16 @@ public final class ZkOps {
      * so a timed-out create leaves nothing that would block the queue.
      */
     public NodeRef create(String parent, String owner, String key) {
-        Stat stat = new Stat();
+        return createResult(createAsync(parent, owner, key), deadline(), parent, key);
+    }
+
+    /**
+     * Sends the create of {@link #create} without waiting, so that a read can be pipelined
+     * behind it on the same connection; {@link #createResult} waits for the answer.
+     */
+    public CompletableFuture<CuratorEvent> createAsync(String parent, String owner, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "create a lock node under " + parent, () -> client.create()
-                .storingStatIn(stat)
+        submit(key, "create a lock node under ", parent, () -> client.create()
                 .creatingParentContainersIfNeeded()
                 .withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
@@ -75,22 +81,46 @@ public final class ZkOps {
                     }
                 })
                 .forPath(parent + "/" + LockPaths.NODE_NAME, owner.getBytes(StandardCharsets.UTF_8)));
-        CuratorEvent event = await(result, "create a lock node under " + parent, key);
-        check(event, key, "create a lock node under " + parent);
-        Stat created = event.getStat() != null ? event.getStat() : stat;
+        return result;
+    }
+
+    /** The node {@link #createAsync} created, or a failure naming the key; waits until {@code deadlineNanos}. */
+    public NodeRef createResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String parent, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "create a lock node under ", parent, key);
+        check(event, key, "create a lock node under ", parent);
+        Stat created = event.getStat();
+        if (created == null || created.getCzxid() == 0) {
+            // Curator found our node by its protected id after a lost answer: read the stat it did not pass on.
+            created = existsResult(existsAsync(event.getName(), key), deadlineNanos, event.getName(), key);
+            if (created == null) {
+                throw Failures.keeper("create a lock node under " + parent, key,
+                        KeeperException.create(KeeperException.Code.NONODE, event.getName()), ensemble);
+            }
+        }
         return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
     }
 
     /** The children of {@code parent}; empty if it does not exist. */
     public List<String> children(String parent, String key) {
+        return childrenResult(childrenAsync(parent, key), deadline(), parent, key);
+    }
+
+    /** Sends the listing of {@link #children} without waiting. */
+    public CompletableFuture<CuratorEvent> childrenAsync(String parent, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "list " + parent, () -> client.getChildren().inBackground((c, e) -> result.complete(e))
+        submit(key, "list ", parent, () -> client.getChildren().inBackground((c, e) -> result.complete(e))
                 .forPath(parent));
-        CuratorEvent event = await(result, "list " + parent, key);
+        return result;
+    }
+
+    /** The answer to {@link #childrenAsync}: empty if the parent does not exist. */
+    public List<String> childrenResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String parent,
+                                       String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "list ", parent, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return List.of();
         }
-        check(event, key, "list " + parent);
+        check(event, key, "list ", parent);
         return event.getChildren();
     }
 
@@ -102,13 +132,13 @@ public final class ZkOps {
      */
     public boolean watch(String path, Watcher watcher, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "watch " + path, () -> client.getData().usingWatcher(watcher)
+        submit(key, "watch ", path, () -> client.getData().usingWatcher(watcher)
                 .inBackground((c, e) -> result.complete(e)).forPath(path));
-        CuratorEvent event = await(result, "watch " + path, key);
+        CuratorEvent event = awaitUntil(result, deadline(), "watch ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return false;
         }
-        check(event, key, "watch " + path);
+        check(event, key, "watch ", path);
         return true;
     }
 
@@ -120,13 +150,13 @@ public final class ZkOps {
      */
     public boolean delete(String path, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "delete " + path, () -> client.delete().guaranteed().inBackground((c, e) -> result.complete(e))
+        submit(key, "delete ", path, () -> client.delete().guaranteed().inBackground((c, e) -> result.complete(e))
                 .forPath(path));
-        CuratorEvent event = await(result, "delete " + path, key);
+        CuratorEvent event = awaitUntil(result, deadline(), "delete ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return false;
         }
-        check(event, key, "delete " + path);
+        check(event, key, "delete ", path);
         return true;
     }
 
@@ -162,26 +192,26 @@ public final class ZkOps {
     /** Starts an exists call on {@code path}; the answer comes through the returned future. */
     public CompletableFuture<CuratorEvent> existsAsync(String path, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "check " + path, () -> client.checkExists().inBackground((c, e) -> result.complete(e))
+        submit(key, "check ", path, () -> client.checkExists().inBackground((c, e) -> result.complete(e))
                 .forPath(path));
         return result;
     }
 
     /** One round trip: an exists on {@code path}. */
     public void ping(String path) {
-        CuratorEvent event = await(existsAsync(path, null), "answer a ping (exists " + path + ")", null);
+        CuratorEvent event = awaitUntil(existsAsync(path, null), deadline(), "answer a ping with exists ", path, null);
         if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
-            check(event, null, "answer a ping (exists " + path + ")");
+            check(event, null, "answer a ping with exists ", path);
         }
     }
 
     /** The answer to an exists call, or a failure naming the key. */
     public Stat existsResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
-        CuratorEvent event = awaitUntil(pending, deadlineNanos, "check " + path, key);
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "check ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return null;
         }
-        check(event, key, "check " + path);
+        check(event, key, "check ", path);
         return event.getStat();
     }
 
@@ -191,22 +221,27 @@ public final class ZkOps {
         Object send() throws Exception;
     }
 
-    private void submit(String key, String what, Call call) {
+    /** The deadline of a call sent now. */
+    public long deadline() {
+        return System.nanoTime() + timeout.toNanos();
+    }
+
+    // Messages are put together only on failure ("what" + "path"): the success path of a lock
+    // cycle builds no strings.
+
+    private void submit(String key, String what, String path, Call call) {
         try {
             call.send();
         } catch (Exception e) {
-            throw new LockBackendException("Could not send a request to " + what + (key == null ? "" : " for lock '"
-                    + Failures.abbreviate(key) + "'") + " (backend 'zookeeper', ensemble " + ensemble + "): " + e
+            throw new LockBackendException("Could not send a request to " + what + path + Failures.forKey(key)
+                    + " (backend 'zookeeper', ensemble " + ensemble + "): " + e
                     + ". Check that the CuratorFramework is started and not closed.", key, "zookeeper", e);
         }
     }
 
-    private CuratorEvent await(CompletableFuture<CuratorEvent> result, String what, String key) {
-        return awaitUntil(result, System.nanoTime() + timeout.toNanos(), what, key);
-    }
-
     /** Waits uninterruptibly until the deadline; restores the interrupt flag if one came. */
-    CuratorEvent awaitUntil(CompletableFuture<CuratorEvent> result, long deadlineNanos, String what, String key) {
+    CuratorEvent awaitUntil(CompletableFuture<CuratorEvent> result, long deadlineNanos, String what, String path,
+                            String key) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -217,10 +252,10 @@ public final class ZkOps {
                 } catch (TimeoutException e) {
                     // Completing it exceptionally marks the call abandoned; a late answer then cleans up after itself.
                     if (result.completeExceptionally(e)) {
-                        throw Failures.timeout(what, key, timeout, ensemble);
+                        throw Failures.timeout(what + path, key, timeout, ensemble);
                     }
                 } catch (ExecutionException e) {
-                    throw Failures.timeout(what, key, timeout, ensemble);
+                    throw Failures.timeout(what + path, key, timeout, ensemble);
                 }
             }
         } finally {
@@ -230,11 +265,11 @@ public final class ZkOps {
         }
     }
 
-    private void check(CuratorEvent event, String key, String what) {
+    private void check(CuratorEvent event, String key, String what, String path) {
         int code = event.getResultCode();
         if (code != KeeperException.Code.OK.intValue()) {
-            throw Failures.keeper(what, key, KeeperException.create(KeeperException.Code.get(code), event.getPath()),
-                    ensemble);
+            throw Failures.keeper(what + path, key, KeeperException.create(KeeperException.Code.get(code),
+                    event.getPath()), ensemble);
         }
     }
 }
