@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * lock; waiters watch only their predecessor; the fencing token is the lock node's czxid.
  *
  * <p>Holds are bound to the ZooKeeper session, which is the lease: the core's watchdog
- * renewal confirms that the connection is up and each node still exists (one pipelined
- * round trip for all holds). When the connection is SUSPENDED every hold stops being
+ * renewal confirms that the connection is up and each node still exists and belongs to the
+ * session (one getEphemerals request for all holds). When the connection is SUSPENDED every hold stops being
  * valid at once; when the session is LOST every hold is reported lost; on RECONNECTED
  * with the same session a hold is valid again once its node is confirmed. Explicit
  * (non-renewed) leases additionally end on the server when they run out: this backend
@@ -123,9 +123,10 @@ public final class ZookeeperLockBackend implements LockBackend {
     }
 
     /**
-     * Confirms every hold in one pipelined round trip: the connection is up, the node
-     * exists and belongs to the current session. Throws (so the core retries and lets
-     * leases expire locally) when the connection is suspended or a check is not answered.
+     * Confirms every hold with one request (getEphemerals; a few if the answer would not fit
+     * the client's packet limit): the connection is up, the node exists and belongs to the
+     * current session. Throws (so the core retries and lets leases expire locally) when the
+     * connection is suspended or a check is not answered.
      */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {

@@ -8,9 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -18,9 +20,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The core's renewal, mapped onto the session: the session keeps renewed nodes alive by
- * itself, so a renewal only confirms, for every hold at once, that the client is connected
- * and that each node exists and belongs to the current session. The exists calls are sent
- * together and answered in order on one connection: one round trip however many holds.
+ * itself (its heartbeats), so a renewal only confirms, for every hold at once, that the
+ * client is connected and that each node exists and belongs to the current session — which
+ * also catches a node deleted by someone else (an operator, a forced release).
+ *
+ * <p>One {@code getEphemerals} request lists the session's nodes under the root (a few if
+ * the answer would not fit the client's packet limit, see {@link SessionNodes}), so a
+ * period costs one request however many holds there are. Nodes the listing leaves out are
+ * checked once more with {@code exists} before they are reported gone, and servers older
+ * than 3.6 get one pipelined {@code exists} per hold.
  */
 public final class Renewal {
 
@@ -28,11 +36,13 @@ public final class Renewal {
 
     private final ZkOps ops;
     private final SessionGuard guard;
+    private final SessionNodes nodes;
     private final AtomicBoolean leaseWarned = new AtomicBoolean();
 
     public Renewal(ZkOps ops, SessionGuard guard) {
         this.ops = ops;
         this.guard = guard;
+        this.nodes = new SessionNodes(ops);
     }
 
     /**
@@ -49,28 +59,63 @@ public final class Renewal {
                     + "come back within them; check the ensemble.", null, Failures.BACKEND, null);
         }
         long sentAt = System.nanoTime();
+        long deadline = sentAt + ops.timeout().toNanos();
         Set<Grant> gone = new HashSet<>();
-        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
+        List<Grant> ours = new ArrayList<>(grants.size());
+        List<String> paths = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
             NodeRef node = grant.state();
             if (node.sessionId() != session) {
                 gone.add(grant);
             } else {
-                checks.put(grant, ops.existsAsync(node.path(), grant.key()));
+                ours.add(grant);
+                paths.add(node.path());
             }
         }
-        long deadline = System.nanoTime() + ops.timeout().toNanos();
+        // One hold (a lock service extending an explicit lease) is checked with one exists: the same one request.
+        Set<String> listed = ours.size() <= 1 ? null : nodes.present(paths, guard.paths(), deadline);
+        List<Grant> unlisted = ours;
+        if (listed != null) {
+            unlisted = new ArrayList<>();
+            for (Grant grant : ours) {
+                if (listed.contains(grant.<NodeRef>state().path())) {
+                    guard.confirmed(grant, sentAt, lease);
+                } else {
+                    unlisted.add(grant);
+                }
+            }
+        }
+        if (!unlisted.isEmpty() && checkEach(unlisted, sentAt, deadline, lease, gone) && listed != null) {
+            // A node the listing left out exists after all: the listing cannot be trusted here.
+            nodes.distrust();
+        }
+        gone.forEach(guard::remove);
+        return gone;
+    }
+
+    /**
+     * One pipelined exists per grant: adds those whose node is gone or owned by another
+     * session to {@code gone}, confirms the others.
+     *
+     * @return whether any node was found after all
+     */
+    private boolean checkEach(List<Grant> grants, long sentAt, long deadline, Duration lease, Set<Grant> gone) {
+        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
+        for (Grant grant : grants) {
+            checks.put(grant, ops.existsAsync(grant.<NodeRef>state().path(), grant.key()));
+        }
+        boolean found = false;
         for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
             NodeRef node = check.getKey().state();
             Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
             if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
                 gone.add(check.getKey());
             } else {
+                found = true;
                 guard.confirmed(check.getKey(), sentAt, lease);
             }
         }
-        gone.forEach(guard::remove);
-        return gone;
+        return found;
     }
 
     /**

@@ -51,6 +51,11 @@ public final class ZkOps {
         return timeout;
     }
 
+    /** How messages name the servers (the connect string). */
+    public String ensemble() {
+        return ensemble;
+    }
+
     /**
      * Creates an ephemeral sequential lock node under {@code parent} (creating the parent
      * as a container if needed), protected against lost create responses: if the
