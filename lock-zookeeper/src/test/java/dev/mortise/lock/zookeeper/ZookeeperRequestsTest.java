@@ -25,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What Mortise costs the server, counted by the server ({@code mntr}'s packets received):
  * an uncontended acquire and release is a create, a listing and a delete — nothing more;
+ * a key whose parent the server reaped costs one more round trip (three pipelined requests);
  * renewing many holds is one request, and a node deleted behind the holder's back is still
  * found (with one more request for it), also through a chroot and a Curator namespace.
  */
@@ -71,6 +72,21 @@ class ZookeeperRequestsTest {
             assertThat(requests).isBetween(3L * CYCLES, 3L * CYCLES + 3);
         } finally {
             admin.delete().forPath(parent + "/keep");
+        }
+    }
+
+    @Test
+    void aKeyWithoutParentCostsOneMoreRoundTripThatCreatesIt() throws Exception {
+        try (LockClient locks = LockClient.builder(backend(server.getConnectString())).build()) {
+            locks.acquire("requests:fresh:warm", Duration.ofSeconds(5)).close();
+            long before = packetsReceived(server.getConnectString());
+            for (int i = 0; i < CYCLES; i++) {
+                locks.acquire("requests:fresh:" + i, Duration.ofSeconds(5)).close();
+            }
+            long requests = packetsReceived(server.getConnectString()) - before - 1;
+            System.out.printf("zookeeper requests per acquire+release of a new key: %.2f%n", requests / (double) CYCLES);
+            // create + list (no parent); parent create + create + list; delete.
+            assertThat(requests).isBetween(6L * CYCLES, 6L * CYCLES + 3);
         }
     }
 

@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +29,11 @@ public final class LockQueue {
     private final LockPaths paths;
     private final LongSupplier currentSession;
     private final AtomicLong notifications = new AtomicLong();
+    /** Whether the root existed at the last create: a missing parent then needs only its own create. */
+    private volatile boolean rootExists;
+
+    /** Creates before giving up on a parent that keeps vanishing. */
+    private static final int MAX_CREATE_ATTEMPTS = 5;
 
     /** @param currentSession the id of the client's live session (0 if none) */
     public LockQueue(ZkOps ops, LockPaths paths, LongSupplier currentSession) {
@@ -125,30 +131,59 @@ public final class LockQueue {
     /**
      * Creates our node and lists the queue in one round trip: the listing is sent right
      * behind the create on the same session, and ZooKeeper answers a session's requests in
-     * order, so it normally already shows our node. It may not (the parent had to be
-     * created first, or Curator re-sent the create after a lost connection); then the
-     * listing is discarded and {@link #predecessor} lists again.
+     * order, so it normally shows our node (if it does not — Curator re-sent the create
+     * after a lost connection — {@link #predecessor} lists again).
+     *
+     * <p>A key's parent is a container the server deletes once it is empty, so a key that
+     * was idle for a while has none: the create then fails with NONODE, and the parent's
+     * create is sent right before ours in the next round trip (after a second NONODE, the
+     * root's ancestors too: the root is a container as well). Curator's own
+     * {@code creatingParentContainersIfNeeded} would check every ancestor with its own
+     * round trip, on Curator's single background thread.
      */
     private Queued enqueue(String parent, LockRequest request) {
         String key = request.key();
-        long deadline = ops.deadline();
-        CompletableFuture<CuratorEvent> created = ops.createAsync(parent, request.owner(), key);
-        CompletableFuture<CuratorEvent> listed;
-        try {
-            listed = ops.childrenAsync(parent, key);
-        } catch (RuntimeException e) {
-            listed = null; // the create went out; its answer decides, and the queue is listed again
-        }
-        List<String> listing = null;
-        if (listed != null) {
-            // The listing's answer comes after the create's: waiting for it first wakes this thread once, not twice.
+        for (int attempt = 0; ; attempt++) {
+            long deadline = ops.deadline();
+            List<String> containers = attempt == 0 ? List.of()
+                    : attempt == 1 && rootExists ? List.of(parent) : paths.chain(parent);
+            List<CompletableFuture<CuratorEvent>> parents = new ArrayList<>(containers.size());
+            for (String container : containers) {
+                parents.add(ops.createContainerAsync(container, key));
+            }
+            CompletableFuture<CuratorEvent> created = ops.createAsync(parent, request.owner(), key);
+            CompletableFuture<CuratorEvent> listed;
             try {
-                listing = ops.childrenResult(listed, deadline, parent, key);
+                listed = ops.childrenAsync(parent, key);
             } catch (RuntimeException e) {
-                log.debug("The listing sent with the create under {} failed; listing again", parent, e);
+                listed = null; // the create went out; its answer decides, and the queue is listed again
+            }
+            List<String> listing = null;
+            if (listed != null) {
+                // The listing's answer comes last: waiting for it first wakes this thread once, not once per answer.
+                try {
+                    listing = ops.childrenResult(listed, deadline, parent, key);
+                } catch (RuntimeException e) {
+                    log.debug("The listing sent with the create under {} failed; listing again", parent, e);
+                }
+            }
+            for (int i = 0; i < containers.size(); i++) {
+                ops.containerResult(parents.get(i), deadline, containers.get(i), key);
+            }
+            NodeRef node = ops.createResult(created, deadline, parent, key);
+            if (node != null) {
+                rootExists = true;
+                return new Queued(node, listing);
+            }
+            if (attempt == 1) {
+                rootExists = false;
+            } else if (attempt >= MAX_CREATE_ATTEMPTS) {
+                // Only a reaper deleting the parent between every create and the next could do this.
+                throw Failures.keeper("create a lock node under " + parent, key,
+                        org.apache.zookeeper.KeeperException.create(org.apache.zookeeper.KeeperException.Code.NONODE,
+                                parent), ops.ensemble());
             }
         }
-        return new Queued(ops.createResult(created, deadline, parent, key), listing);
     }
 
     /**

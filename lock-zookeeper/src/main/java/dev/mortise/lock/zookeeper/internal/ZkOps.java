@@ -57,26 +57,19 @@ public final class ZkOps {
     }
 
     /**
-     * Creates an ephemeral sequential lock node under {@code parent} (creating the parent
-     * as a container if needed), protected against lost create responses: if the
-     * connection drops before the answer arrives, Curator finds the node by its protected
-     * id instead of creating a second one. The czxid comes from the create response.
+     * Sends the create of an ephemeral sequential lock node under {@code parent} without
+     * waiting, so that more requests can be pipelined around it on the same connection;
+     * {@link #createResult} waits for the answer. Protected against lost create responses:
+     * if the connection drops before the answer arrives, Curator finds the node by its
+     * protected id instead of creating a second one. The parent is not created here (see
+     * {@link #createContainerAsync}); the czxid comes from the create response.
      *
      * <p>If the answer comes after we gave up waiting, the late node is deleted at once,
      * so a timed-out create leaves nothing that would block the queue.
      */
-    public NodeRef create(String parent, String owner, String key) {
-        return createResult(createAsync(parent, owner, key), deadline(), parent, key);
-    }
-
-    /**
-     * Sends the create of {@link #create} without waiting, so that a read can be pipelined
-     * behind it on the same connection; {@link #createResult} waits for the answer.
-     */
     public CompletableFuture<CuratorEvent> createAsync(String parent, String owner, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         submit(key, "create a lock node under ", parent, () -> client.create()
-                .creatingParentContainersIfNeeded()
                 .withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .inBackground((c, event) -> {
@@ -89,9 +82,15 @@ public final class ZkOps {
         return result;
     }
 
-    /** The node {@link #createAsync} created, or a failure naming the key; waits until {@code deadlineNanos}. */
+    /**
+     * The node {@link #createAsync} created, {@code null} if its parent does not exist, or a
+     * failure naming the key; waits until {@code deadlineNanos}.
+     */
     public NodeRef createResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String parent, String key) {
         CuratorEvent event = awaitUntil(pending, deadlineNanos, "create a lock node under ", parent, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return null;
+        }
         check(event, key, "create a lock node under ", parent);
         Stat created = event.getStat();
         if (created == null || created.getCzxid() == 0) {
@@ -103,6 +102,32 @@ public final class ZkOps {
             }
         }
         return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
+    }
+
+    /**
+     * Sends the create of a container node (a key's parent, the root or one of its
+     * ancestors) without waiting: the server deletes a container once its last child is
+     * gone. Sent right before a lock node's create, it makes the parent exist for it in the
+     * same round trip.
+     */
+    public CompletableFuture<CuratorEvent> createContainerAsync(String path, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "create the container node ", path, () -> client.create().withMode(CreateMode.CONTAINER)
+                .inBackground((c, e) -> result.complete(e)).forPath(path));
+        return result;
+    }
+
+    /**
+     * Waits for {@link #createContainerAsync}: created, already there, or missing its own
+     * parent (then the lock node's create fails too, and the caller creates the whole chain)
+     * are fine; anything else (no permission) fails naming the key.
+     */
+    public void containerResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "create the container node ", path, key);
+        int code = event.getResultCode();
+        if (code != KeeperException.Code.NODEEXISTS.intValue() && code != KeeperException.Code.NONODE.intValue()) {
+            check(event, key, "create the container node ", path);
+        }
     }
 
     /** The children of {@code parent}; empty if it does not exist. */
