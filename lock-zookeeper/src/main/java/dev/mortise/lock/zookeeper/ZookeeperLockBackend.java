@@ -108,7 +108,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         if (!request.renewed()) {
             expiry.schedule(grant, request.lease());
         } else {
-            renewal.checkLeaseAgainstSession(request.lease());
+            renewal.checkLeaseAgainstSession(request.lease(), node.sessionId());
         }
         return grant;
     }
@@ -157,6 +157,23 @@ public final class ZookeeperLockBackend implements LockBackend {
     /** Watch notifications that woke waiters of this backend so far (what the herd test measures). */
     long watchNotifications() {
         return queue.notifications();
+    }
+
+    /**
+     * The session timeout the server granted: what a renewed lease should not exceed
+     * ({@code LockClient.builder(backend).defaultLease(backend.sessionTimeout())}). The
+     * server grants at most its {@code maxSessionTimeout} (20 ticks by default), whatever
+     * was asked for; until the client has connected this is the timeout asked for.
+     *
+     * @throws dev.mortise.lock.LockBackendException if the client is closed
+     */
+    public Duration sessionTimeout() {
+        int millis = renewal.sessionTimeoutMillis();
+        if (millis <= 0) {
+            throw new dev.mortise.lock.LockBackendException("Cannot read the ZooKeeper session timeout: the client is "
+                    + "closed or not started (backend 'zookeeper').", null, "zookeeper", null);
+        }
+        return Duration.ofMillis(millis);
     }
 
     /** The parent node under which {@code key}'s lock nodes live (for operators and tests). */

@@ -38,6 +38,8 @@ public final class Renewal {
     private final SessionGuard guard;
     private final SessionNodes nodes;
     private final AtomicBoolean leaseWarned = new AtomicBoolean();
+    private volatile long checkedSession;
+    private volatile long checkedLeaseMillis;
 
     public Renewal(ZkOps ops, SessionGuard guard) {
         this.ops = ops;
@@ -119,24 +121,43 @@ public final class Renewal {
     }
 
     /**
-     * Warns once if renewed leases outlive the session: a holder paused longer than the
-     * session could then still see its lease as valid after the server ended it. With the
-     * lease at most the session timeout, local validity is a real guard (docs/zookeeper.md).
+     * Warns once if renewed leases outlive the session. The session timeout is negotiated:
+     * the server grants at most its {@code maxSessionTimeout} (20 ticks by default, 20 s on
+     * curator-test's server), whatever the client asked for. A holder paused longer than the
+     * session could then still see its lease as valid after the server ended it; with the
+     * lease at most the negotiated timeout, local validity is a real guard
+     * (docs/zookeeper.md). Reads the timeout once per session and lease, not per grant.
+     *
+     * @param sessionId the session of the grant's node
      */
-    public void checkLeaseAgainstSession(Duration lease) {
-        if (leaseWarned.get()) {
+    public void checkLeaseAgainstSession(Duration lease, long sessionId) {
+        long leaseMillis = lease.toMillis();
+        if (leaseWarned.get() || (sessionId == checkedSession && leaseMillis == checkedLeaseMillis)) {
             return;
         }
+        int negotiated = sessionTimeoutMillis();
+        if (negotiated <= 0) {
+            return;
+        }
+        checkedSession = sessionId;
+        checkedLeaseMillis = leaseMillis;
+        if (leaseMillis > negotiated && leaseWarned.compareAndSet(false, true)) {
+            log.warn("The default lease ({} ms) is longer than the ZooKeeper session timeout the server granted ({} ms; "
+                    + "a server grants at most its maxSessionTimeout, 20 ticks by default, whatever the client asks "
+                    + "for): a holder paused for longer than the session may still see its lease as valid after the "
+                    + "server ended the session and granted the lock to someone else. Set LockClientBuilder."
+                    + "defaultLease to at most {} ms (ZookeeperLockBackend.sessionTimeout() tells the granted value), "
+                    + "or raise the servers' maxSessionTimeout.", leaseMillis, negotiated, negotiated);
+        }
+    }
+
+    /** The session timeout the server granted (the one asked for until connected); 0 if unknown. */
+    public int sessionTimeoutMillis() {
         try {
-            int session = ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
-            if (session > 0 && lease.toMillis() > session && leaseWarned.compareAndSet(false, true)) {
-                log.warn("The default lease ({} ms) is longer than the negotiated ZooKeeper session timeout ({} ms): "
-                        + "a holder paused longer than the session may still see its lease as valid after the server "
-                        + "ended it. Use LockClientBuilder.defaultLease no longer than the session timeout.",
-                        lease.toMillis(), session);
-            }
+            return ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
         } catch (Exception e) {
             log.debug("Could not read the negotiated session timeout", e);
+            return 0;
         }
     }
 }
