@@ -60,7 +60,7 @@ public final class LockQueue {
         Queued queued = enqueue(parent, request);
         boolean owned = false;
         try {
-            owned = predecessor(parent, queued.node, queued.listing, request.key()) == null;
+            owned = predecessor(parent, queued.node, queued.listing, request.key()).ahead() == null;
             return owned ? Optional.of(new Owned(queued.node, requestedAt)) : Optional.empty();
         } finally {
             if (!owned) {
@@ -89,9 +89,9 @@ public final class LockQueue {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
                 }
-                String ahead = predecessor(parent, node, listing, request.key());
+                Place place = predecessor(parent, node, listing, request.key());
                 listing = null;
-                if (ahead == null) {
+                if (place.ahead() == null) {
                     owned = true;
                     return Optional.of(new Owned(node, requestedAt));
                 }
@@ -103,15 +103,27 @@ public final class LockQueue {
                     ops.unwatch(watched, unfired);
                     unfired = null;
                 }
-                PredecessorWatch watch = new PredecessorWatch(notifications);
-                watched = parent + "/" + ahead;
+                watched = parent + "/" + place.ahead();
+                PredecessorWatch watch = new PredecessorWatch(notifications, watched);
+                long watchSentAt = System.nanoTime();
                 if (ops.watch(watched, watch, request.key())) {
                     unfired = watch;
                     if (watch.await(left)) {
                         unfired = null;
+                        if (place.aheadIsHead() && watch.deleted()
+                                && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
+                                && node.sessionId() == currentSession.getAsLong()) {
+                            // The head, the only node ahead of ours in a listing taken after ours was
+                            // created, is gone: nodes created since sort after ours, so ours is first.
+                            // The server sent that deletion to our live session, which it heard from when
+                            // it answered the watch request: validity counts from just before that request.
+                            owned = true;
+                            return Optional.of(new Owned(node, watchSentAt));
+                        }
                     }
                 }
-                // Ownership is proved by the next listing; validity counts from just before it.
+                // Otherwise (a waiter ahead gave up, a connection event, a long wait) the next listing
+                // proves ownership; validity counts from just before it.
                 requestedAt = System.nanoTime();
             }
         } finally {
@@ -187,14 +199,14 @@ public final class LockQueue {
     }
 
     /**
-     * The node just ahead of ours, or {@code null} if ours is first, from {@code listing}
+     * The node just ahead of ours, or none if ours is first, from {@code listing}
      * if it already shows our node, else from a new listing.
      *
      * @throws dev.mortise.lock.LockBackendException if our node is gone or belongs to a
      *                                               session that ended: neither is ever taken
      *                                               for ownership
      */
-    private String predecessor(String parent, NodeRef node, List<String> listing, String key) {
+    private Place predecessor(String parent, NodeRef node, List<String> listing, String key) {
         String name = node.name();
         if (listing == null || !listing.contains(name)) {
             // Only a listing taken after our node existed says who is ahead of it.
@@ -208,7 +220,11 @@ public final class LockQueue {
         if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
-        return at == 0 ? null : queue.get(at - 1);
+        return at == 0 ? new Place(null, false) : new Place(queue.get(at - 1), at == 1);
+    }
+
+    /** The node just ahead of ours ({@code null}: ours is first), and whether it is the holder's (the head). */
+    private record Place(String ahead, boolean aheadIsHead) {
     }
 
     /**
