@@ -106,21 +106,25 @@ public final class LockQueue {
                 watched = parent + "/" + place.ahead();
                 PredecessorWatch watch = new PredecessorWatch(notifications, watched);
                 long watchSentAt = System.nanoTime();
+                boolean headGone;
                 if (ops.watch(watched, watch, request.key())) {
                     unfired = watch;
-                    if (watch.await(left)) {
+                    headGone = watch.await(left) && watch.deleted();
+                    if (watch.fired()) {
                         unfired = null;
-                        if (place.aheadIsHead() && watch.deleted()
-                                && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
-                                && node.sessionId() == currentSession.getAsLong()) {
-                            // The head, the only node ahead of ours in a listing taken after ours was
-                            // created, is gone: nodes created since sort after ours, so ours is first.
-                            // The server sent that deletion to our live session, which it heard from when
-                            // it answered the watch request: validity counts from just before that request.
-                            owned = true;
-                            return Optional.of(new Owned(node, watchSentAt));
-                        }
                     }
+                } else {
+                    headGone = true; // already deleted when the watch request arrived
+                }
+                if (headGone && place.aheadIsHead()
+                        && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
+                        && node.sessionId() == currentSession.getAsLong()) {
+                    // The head, the only node ahead of ours in a listing taken after ours was created,
+                    // is gone: nodes created since sort after ours, so ours is first. The server told
+                    // our live session so after it received the watch request: validity counts from
+                    // just before that request.
+                    owned = true;
+                    return Optional.of(new Owned(node, watchSentAt));
                 }
                 // Otherwise (a waiter ahead gave up, a connection event, a long wait) the next listing
                 // proves ownership; validity counts from just before it.

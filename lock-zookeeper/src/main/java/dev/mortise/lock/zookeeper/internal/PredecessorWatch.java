@@ -38,6 +38,11 @@ final class PredecessorWatch implements Watcher {
         }
     }
 
+    /** Whether an event came. */
+    boolean fired() {
+        return fired.getCount() == 0;
+    }
+
     /** Whether the first event was the deletion of the watched node (not a connection event). */
     boolean deleted() {
         return deleted;
