@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * lock; waiters watch only their predecessor; the fencing token is the lock node's czxid.
  *
  * <p>Holds are bound to the ZooKeeper session, which is the lease: the core's watchdog
- * renewal confirms that the connection is up and each node still exists (one pipelined
- * round trip for all holds). When the connection is SUSPENDED every hold stops being
+ * renewal confirms that the connection is up and each node still exists and belongs to the
+ * session (one getEphemerals request for all holds). When the connection is SUSPENDED every hold stops being
  * valid at once; when the session is LOST every hold is reported lost; on RECONNECTED
  * with the same session a hold is valid again once its node is confirmed. Explicit
  * (non-renewed) leases additionally end on the server when they run out: this backend
@@ -108,7 +108,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         if (!request.renewed()) {
             expiry.schedule(grant, request.lease());
         } else {
-            renewal.checkLeaseAgainstSession(request.lease());
+            renewal.checkLeaseAgainstSession(request.lease(), node.sessionId());
         }
         return grant;
     }
@@ -123,9 +123,10 @@ public final class ZookeeperLockBackend implements LockBackend {
     }
 
     /**
-     * Confirms every hold in one pipelined round trip: the connection is up, the node
-     * exists and belongs to the current session. Throws (so the core retries and lets
-     * leases expire locally) when the connection is suspended or a check is not answered.
+     * Confirms every hold with one request (getEphemerals; a few if the answer would not fit
+     * the client's packet limit): the connection is up, the node exists and belongs to the
+     * current session. Throws (so the core retries and lets leases expire locally) when the
+     * connection is suspended or a check is not answered.
      */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
@@ -156,6 +157,23 @@ public final class ZookeeperLockBackend implements LockBackend {
     /** Watch notifications that woke waiters of this backend so far (what the herd test measures). */
     long watchNotifications() {
         return queue.notifications();
+    }
+
+    /**
+     * The session timeout the server granted: what a renewed lease should not exceed
+     * ({@code LockClient.builder(backend).defaultLease(backend.sessionTimeout())}). The
+     * server grants at most its {@code maxSessionTimeout} (20 ticks by default), whatever
+     * was asked for; until the client has connected this is the timeout asked for.
+     *
+     * @throws dev.mortise.lock.LockBackendException if the client is closed
+     */
+    public Duration sessionTimeout() {
+        int millis = renewal.sessionTimeoutMillis();
+        if (millis <= 0) {
+            throw new dev.mortise.lock.LockBackendException("Cannot read the ZooKeeper session timeout: the client is "
+                    + "closed or not started (backend 'zookeeper').", null, "zookeeper", null);
+        }
+        return Duration.ofMillis(millis);
     }
 
     /** The parent node under which {@code key}'s lock nodes live (for operators and tests). */

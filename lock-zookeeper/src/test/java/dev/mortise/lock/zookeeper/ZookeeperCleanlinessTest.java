@@ -68,6 +68,7 @@ class ZookeeperCleanlinessTest {
         AtomicInteger interrupted = new AtomicInteger();
         AtomicInteger timedOut = new AtomicInteger();
         AtomicInteger granted = new AtomicInteger();
+        AtomicInteger grantedTooLate = new AtomicInteger();
         ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < 6; t++) {
@@ -96,6 +97,14 @@ class ZookeeperCleanlinessTest {
                     } catch (InterruptedException | dev.mortise.lock.LockInterruptedException e) {
                         interrupted.incrementAndGet();
                         Thread.interrupted();
+                    } catch (dev.mortise.lock.LockBackendException e) {
+                        if (String.valueOf(e.getMessage()).contains("after its lease")) {
+                            // A lease of a few dozen ms can run out on the way back on a loaded machine: the core
+                            // then gives the grant up at once (its node must not stay behind either).
+                            grantedTooLate.incrementAndGet();
+                        } else {
+                            unexpected.add(e);
+                        }
                     } catch (Throwable e) {
                         unexpected.add(e);
                     }
@@ -115,8 +124,8 @@ class ZookeeperCleanlinessTest {
             assertThat(worker.isAlive()).as("worker finished").isFalse();
         }
 
-        System.out.printf("cleanliness: %d granted, %d busy or timed out, %d interrupted%n", granted.get(),
-                timedOut.get(), interrupted.get());
+        System.out.printf("cleanliness: %d granted, %d granted after their lease ran out, %d busy or timed out, "
+                + "%d interrupted%n", granted.get(), grantedTooLate.get(), timedOut.get(), interrupted.get());
         assertThat(unexpected).as("unexpected failures").isEmpty();
         assertThat(interrupted.get()).as("interrupted acquires").isPositive();
         assertThat(timedOut.get()).as("busy or timed-out acquires").isPositive();

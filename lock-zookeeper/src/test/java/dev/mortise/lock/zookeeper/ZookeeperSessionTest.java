@@ -50,6 +50,17 @@ class ZookeeperSessionTest {
         }
     }
 
+    @Test
+    void theSessionTimeoutIsWhatTheServerGrantedNotWhatWasAskedFor() throws Exception {
+        startServer(100); // grants 200 ms .. 2 s
+        ZookeeperLockBackend backend = track(ZookeeperLockBackend.builder().connectString(server.getConnectString())
+                .sessionTimeout(Duration.ofSeconds(30)).build());
+        Grant grant = backend.tryAcquire(new LockRequest("session:granted", "owner", Duration.ofSeconds(30), true))
+                .grant().orElseThrow();
+        assertThat(backend.sessionTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(backend.release(grant)).isTrue();
+    }
+
     private void startServer(int tickMillis) throws Exception {
         server = ZookeeperTestServers.startServer(tickMillis);
     }

@@ -9,6 +9,8 @@ import org.apache.zookeeper.KeeperException;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +84,26 @@ final class ZookeeperTestServers {
             return admin.getChildren().forPath(parent);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
+        }
+    }
+
+    /**
+     * Requests the server has received so far over all connections ({@code mntr}'s
+     * {@code zk_packets_received}); each call adds one (the {@code mntr} command itself).
+     */
+    static long packetsReceived(String connectString) throws IOException {
+        String[] hostPort = connectString.split(",")[0].split("/")[0].split(":");
+        try (Socket socket = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("mntr".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            String text = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            for (String line : text.split("\n")) {
+                if (line.startsWith("zk_packets_received")) {
+                    return Long.parseLong(line.split("\\s+")[1].trim());
+                }
+            }
+            throw new IllegalStateException("no zk_packets_received in the server's mntr output: " + text);
         }
     }
 

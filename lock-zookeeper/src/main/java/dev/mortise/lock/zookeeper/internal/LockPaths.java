@@ -31,6 +31,19 @@ public final class LockPaths {
         return root;
     }
 
+    /**
+     * Every node from the top down to {@code parent} (a key's parent under the root):
+     * {@code /mortise}, {@code /mortise/locks}, {@code /mortise/locks/<segment>}.
+     */
+    public List<String> chain(String parent) {
+        List<String> chain = new ArrayList<>();
+        for (int at = parent.indexOf('/', 1); at > 0; at = parent.indexOf('/', at + 1)) {
+            chain.add(parent.substring(0, at));
+        }
+        chain.add(parent);
+        return chain;
+    }
+
     /** The parent node of {@code key}'s lock nodes. */
     public String parent(String key) {
         return root + "/" + segment(key);

@@ -2,13 +2,16 @@ package dev.mortise.lock.zookeeper.internal;
 
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.LockRequest;
+import org.apache.curator.framework.api.CuratorEvent;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -26,6 +29,11 @@ public final class LockQueue {
     private final LockPaths paths;
     private final LongSupplier currentSession;
     private final AtomicLong notifications = new AtomicLong();
+    /** Whether the root existed at the last create: a missing parent then needs only its own create. */
+    private volatile boolean rootExists;
+
+    /** Creates before giving up on a parent that keeps vanishing. */
+    private static final int MAX_CREATE_ATTEMPTS = 5;
 
     /** @param currentSession the id of the client's live session (0 if none) */
     public LockQueue(ZkOps ops, LockPaths paths, LongSupplier currentSession) {
@@ -49,14 +57,14 @@ public final class LockQueue {
             return Optional.empty();
         }
         long requestedAt = System.nanoTime();
-        NodeRef node = ops.create(parent, request.owner(), request.key());
+        Queued queued = enqueue(parent, request);
         boolean owned = false;
         try {
-            owned = predecessor(parent, node, request.key()) == null;
-            return owned ? Optional.of(new Owned(node, requestedAt)) : Optional.empty();
+            owned = predecessor(parent, queued.node, queued.listing, request.key()).ahead() == null;
+            return owned ? Optional.of(new Owned(queued.node, requestedAt)) : Optional.empty();
         } finally {
             if (!owned) {
-                deleteOurNode(node, request.key());
+                deleteOurNode(queued.node, request.key());
             }
         }
     }
@@ -70,7 +78,9 @@ public final class LockQueue {
         long requestedAt = System.nanoTime();
         long deadline = Deadlines.after(requestedAt, wait);
         String parent = paths.parent(request.key());
-        NodeRef node = ops.create(parent, request.owner(), request.key());
+        Queued queued = enqueue(parent, request);
+        NodeRef node = queued.node;
+        List<String> listing = queued.listing;
         boolean owned = false;
         String watched = null;
         PredecessorWatch unfired = null;
@@ -79,8 +89,9 @@ public final class LockQueue {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
                 }
-                String ahead = predecessor(parent, node, request.key());
-                if (ahead == null) {
+                Place place = predecessor(parent, node, listing, request.key());
+                listing = null;
+                if (place.ahead() == null) {
                     owned = true;
                     return Optional.of(new Owned(node, requestedAt));
                 }
@@ -92,15 +103,31 @@ public final class LockQueue {
                     ops.unwatch(watched, unfired);
                     unfired = null;
                 }
-                PredecessorWatch watch = new PredecessorWatch(notifications);
-                watched = parent + "/" + ahead;
+                watched = parent + "/" + place.ahead();
+                PredecessorWatch watch = new PredecessorWatch(notifications, watched);
+                long watchSentAt = System.nanoTime();
+                boolean headGone;
                 if (ops.watch(watched, watch, request.key())) {
                     unfired = watch;
-                    if (watch.await(left)) {
+                    headGone = watch.await(left) && watch.deleted();
+                    if (watch.fired()) {
                         unfired = null;
                     }
+                } else {
+                    headGone = true; // already deleted when the watch request arrived
                 }
-                // Ownership is proved by the next listing; validity counts from just before it.
+                if (headGone && place.aheadIsHead()
+                        && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
+                        && node.sessionId() == currentSession.getAsLong()) {
+                    // The head, the only node ahead of ours in a listing taken after ours was created,
+                    // is gone: nodes created since sort after ours, so ours is first. The server told
+                    // our live session so after it received the watch request: validity counts from
+                    // just before that request.
+                    owned = true;
+                    return Optional.of(new Owned(node, watchSentAt));
+                }
+                // Otherwise (a waiter ahead gave up, a connection event, a long wait) the next listing
+                // proves ownership; validity counts from just before it.
                 requestedAt = System.nanoTime();
             }
         } finally {
@@ -113,23 +140,95 @@ public final class LockQueue {
         }
     }
 
+    /** Our new node, and a listing of the queue taken right after it was created (or null). */
+    private record Queued(NodeRef node, List<String> listing) {
+    }
+
     /**
-     * The node just ahead of ours, or {@code null} if ours is first.
+     * Creates our node and lists the queue in one round trip: the listing is sent right
+     * behind the create on the same session, and ZooKeeper answers a session's requests in
+     * order, so it normally shows our node (if it does not — Curator re-sent the create
+     * after a lost connection — {@link #predecessor} lists again).
+     *
+     * <p>A key's parent is a container the server deletes once it is empty, so a key that
+     * was idle for a while has none: the create then fails with NONODE, and the parent's
+     * create is sent right before ours in the next round trip (after a second NONODE, the
+     * root's ancestors too: the root is a container as well). Curator's own
+     * {@code creatingParentContainersIfNeeded} would check every ancestor with its own
+     * round trip, on Curator's single background thread.
+     */
+    private Queued enqueue(String parent, LockRequest request) {
+        String key = request.key();
+        for (int attempt = 0; ; attempt++) {
+            long deadline = ops.deadline();
+            List<String> containers = attempt == 0 ? List.of()
+                    : attempt == 1 && rootExists ? List.of(parent) : paths.chain(parent);
+            List<CompletableFuture<CuratorEvent>> parents = new ArrayList<>(containers.size());
+            for (String container : containers) {
+                parents.add(ops.createContainerAsync(container, key));
+            }
+            CompletableFuture<CuratorEvent> created = ops.createAsync(parent, request.owner(), key);
+            CompletableFuture<CuratorEvent> listed;
+            try {
+                listed = ops.childrenAsync(parent, key);
+            } catch (RuntimeException e) {
+                listed = null; // the create went out; its answer decides, and the queue is listed again
+            }
+            List<String> listing = null;
+            if (listed != null) {
+                // The listing's answer comes last: waiting for it first wakes this thread once, not once per answer.
+                try {
+                    listing = ops.childrenResult(listed, deadline, parent, key);
+                } catch (RuntimeException e) {
+                    log.debug("The listing sent with the create under {} failed; listing again", parent, e);
+                }
+            }
+            for (int i = 0; i < containers.size(); i++) {
+                ops.containerResult(parents.get(i), deadline, containers.get(i), key);
+            }
+            NodeRef node = ops.createResult(created, deadline, parent, key);
+            if (node != null) {
+                rootExists = true;
+                return new Queued(node, listing);
+            }
+            if (attempt == 1) {
+                rootExists = false;
+            } else if (attempt >= MAX_CREATE_ATTEMPTS) {
+                // Only a reaper deleting the parent between every create and the next could do this.
+                throw Failures.keeper("create a lock node under " + parent, key,
+                        org.apache.zookeeper.KeeperException.create(org.apache.zookeeper.KeeperException.Code.NONODE,
+                                parent), ops.ensemble());
+            }
+        }
+    }
+
+    /**
+     * The node just ahead of ours, or none if ours is first, from {@code listing}
+     * if it already shows our node, else from a new listing.
      *
      * @throws dev.mortise.lock.LockBackendException if our node is gone or belongs to a
      *                                               session that ended: neither is ever taken
      *                                               for ownership
      */
-    private String predecessor(String parent, NodeRef node, String key) {
-        List<String> queue = LockPaths.sortedLockNodes(ops.children(parent, key));
-        int at = queue.indexOf(node.name());
+    private Place predecessor(String parent, NodeRef node, List<String> listing, String key) {
+        String name = node.name();
+        if (listing == null || !listing.contains(name)) {
+            // Only a listing taken after our node existed says who is ahead of it.
+            listing = ops.children(parent, key);
+        }
+        List<String> queue = LockPaths.sortedLockNodes(listing);
+        int at = queue.indexOf(name);
         // After an expiry the client reconnects with a new session while the server may still
         // show our old node for up to a session timeout; it will vanish, so it must not win.
         // Read after the listing: if the session is still ours now, it was when the server answered.
         if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
-        return at == 0 ? null : queue.get(at - 1);
+        return at == 0 ? new Place(null, false) : new Place(queue.get(at - 1), at == 1);
+    }
+
+    /** The node just ahead of ours ({@code null}: ours is first), and whether it is the holder's (the head). */
+    private record Place(String ahead, boolean aheadIsHead) {
     }
 
     /**

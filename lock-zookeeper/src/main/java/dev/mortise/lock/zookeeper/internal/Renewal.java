@@ -8,9 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -18,9 +20,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The core's renewal, mapped onto the session: the session keeps renewed nodes alive by
- * itself, so a renewal only confirms, for every hold at once, that the client is connected
- * and that each node exists and belongs to the current session. The exists calls are sent
- * together and answered in order on one connection: one round trip however many holds.
+ * itself (its heartbeats), so a renewal only confirms, for every hold at once, that the
+ * client is connected and that each node exists and belongs to the current session — which
+ * also catches a node deleted by someone else (an operator, a forced release).
+ *
+ * <p>One {@code getEphemerals} request lists the session's nodes under the root (a few if
+ * the answer would not fit the client's packet limit, see {@link SessionNodes}), so a
+ * period costs one request however many holds there are. Nodes the listing leaves out are
+ * checked once more with {@code exists} before they are reported gone, and servers older
+ * than 3.6 get one pipelined {@code exists} per hold.
  */
 public final class Renewal {
 
@@ -28,11 +36,15 @@ public final class Renewal {
 
     private final ZkOps ops;
     private final SessionGuard guard;
+    private final SessionNodes nodes;
     private final AtomicBoolean leaseWarned = new AtomicBoolean();
+    private volatile long checkedSession;
+    private volatile long checkedLeaseMillis;
 
     public Renewal(ZkOps ops, SessionGuard guard) {
         this.ops = ops;
         this.guard = guard;
+        this.nodes = new SessionNodes(ops);
     }
 
     /**
@@ -49,49 +61,103 @@ public final class Renewal {
                     + "come back within them; check the ensemble.", null, Failures.BACKEND, null);
         }
         long sentAt = System.nanoTime();
+        long deadline = sentAt + ops.timeout().toNanos();
         Set<Grant> gone = new HashSet<>();
-        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
+        List<Grant> ours = new ArrayList<>(grants.size());
+        List<String> paths = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
             NodeRef node = grant.state();
             if (node.sessionId() != session) {
                 gone.add(grant);
             } else {
-                checks.put(grant, ops.existsAsync(node.path(), grant.key()));
+                ours.add(grant);
+                paths.add(node.path());
             }
         }
-        long deadline = System.nanoTime() + ops.timeout().toNanos();
-        for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
-            NodeRef node = check.getKey().state();
-            Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
-            if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
-                gone.add(check.getKey());
-            } else {
-                guard.confirmed(check.getKey(), sentAt, lease);
+        // One hold (a lock service extending an explicit lease) is checked with one exists: the same one request.
+        Set<String> listed = ours.size() <= 1 ? null : nodes.present(paths, guard.paths(), deadline);
+        List<Grant> unlisted = ours;
+        if (listed != null) {
+            unlisted = new ArrayList<>();
+            for (Grant grant : ours) {
+                if (listed.contains(grant.<NodeRef>state().path())) {
+                    guard.confirmed(grant, sentAt, lease);
+                } else {
+                    unlisted.add(grant);
+                }
             }
+        }
+        if (!unlisted.isEmpty() && checkEach(unlisted, sentAt, deadline, lease, gone) && listed != null) {
+            // A node the listing left out exists after all: the listing cannot be trusted here.
+            nodes.distrust();
         }
         gone.forEach(guard::remove);
         return gone;
     }
 
     /**
-     * Warns once if renewed leases outlive the session: a holder paused longer than the
-     * session could then still see its lease as valid after the server ended it. With the
-     * lease at most the session timeout, local validity is a real guard (docs/zookeeper.md).
+     * One pipelined exists per grant: adds those whose node is gone or owned by another
+     * session to {@code gone}, confirms the others.
+     *
+     * @return whether any node was found after all
      */
-    public void checkLeaseAgainstSession(Duration lease) {
-        if (leaseWarned.get()) {
+    private boolean checkEach(List<Grant> grants, long sentAt, long deadline, Duration lease, Set<Grant> gone) {
+        Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
+        for (Grant grant : grants) {
+            checks.put(grant, ops.existsAsync(grant.<NodeRef>state().path(), grant.key()));
+        }
+        boolean found = false;
+        for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
+            NodeRef node = check.getKey().state();
+            Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
+            if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
+                gone.add(check.getKey());
+            } else {
+                found = true;
+                guard.confirmed(check.getKey(), sentAt, lease);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Warns once if renewed leases outlive the session. The session timeout is negotiated:
+     * the server grants at most its {@code maxSessionTimeout} (20 ticks by default, 20 s on
+     * curator-test's server), whatever the client asked for. A holder paused longer than the
+     * session could then still see its lease as valid after the server ended it; with the
+     * lease at most the negotiated timeout, local validity is a real guard
+     * (docs/zookeeper.md). Reads the timeout once per session and lease, not per grant.
+     *
+     * @param sessionId the session of the grant's node
+     */
+    public void checkLeaseAgainstSession(Duration lease, long sessionId) {
+        long leaseMillis = lease.toMillis();
+        if (leaseWarned.get() || (sessionId == checkedSession && leaseMillis == checkedLeaseMillis)) {
             return;
         }
+        int negotiated = sessionTimeoutMillis();
+        if (negotiated <= 0) {
+            return;
+        }
+        checkedSession = sessionId;
+        checkedLeaseMillis = leaseMillis;
+        if (leaseMillis > negotiated && leaseWarned.compareAndSet(false, true)) {
+            log.warn("The default lease ({} ms) is longer than the ZooKeeper session timeout the server granted ({} ms; "
+                    + "a server grants at most its maxSessionTimeout, 20 ticks by default, whatever the client asks "
+                    + "for): a holder paused for longer than the session may still see its lease as valid after the "
+                    + "server ended the session and granted the lock to someone else. Set LockClientBuilder."
+                    + "defaultLease to at most {} ms (ZookeeperLockBackend.sessionTimeout() tells the granted value), "
+                    + "or raise the servers' maxSessionTimeout.", leaseMillis, negotiated, negotiated);
+        }
+    }
+
+    /** The session timeout the server granted (the one asked for until connected); 0 if unknown. */
+    public int sessionTimeoutMillis() {
         try {
-            int session = ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
-            if (session > 0 && lease.toMillis() > session && leaseWarned.compareAndSet(false, true)) {
-                log.warn("The default lease ({} ms) is longer than the negotiated ZooKeeper session timeout ({} ms): "
-                        + "a holder paused longer than the session may still see its lease as valid after the server "
-                        + "ended it. Use LockClientBuilder.defaultLease no longer than the session timeout.",
-                        lease.toMillis(), session);
-            }
+            return ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
         } catch (Exception e) {
             log.debug("Could not read the negotiated session timeout", e);
+            return 0;
         }
     }
 }

@@ -89,6 +89,11 @@ public final class SessionGuard implements ConnectionStateListener {
         return holds.size();
     }
 
+    /** The node paths of every hold this backend guards (a live view). */
+    public java.util.Collection<String> paths() {
+        return holds.keySet();
+    }
+
     /** The current session id, or 0 if there is no live handle. */
     public long currentSession() {
         // getZooKeeper() also reports (once) an exception queued by a background operation;

@@ -51,21 +51,25 @@ public final class ZkOps {
         return timeout;
     }
 
+    /** How messages name the servers (the connect string). */
+    public String ensemble() {
+        return ensemble;
+    }
+
     /**
-     * Creates an ephemeral sequential lock node under {@code parent} (creating the parent
-     * as a container if needed), protected against lost create responses: if the
-     * connection drops before the answer arrives, Curator finds the node by its protected
-     * id instead of creating a second one. The czxid comes from the create response.
+     * Sends the create of an ephemeral sequential lock node under {@code parent} without
+     * waiting, so that more requests can be pipelined around it on the same connection;
+     * {@link #createResult} waits for the answer. Protected against lost create responses:
+     * if the connection drops before the answer arrives, Curator finds the node by its
+     * protected id instead of creating a second one. The parent is not created here (see
+     * {@link #createContainerAsync}); the czxid comes from the create response.
      *
      * <p>If the answer comes after we gave up waiting, the late node is deleted at once,
      * so a timed-out create leaves nothing that would block the queue.
      */
-    public NodeRef create(String parent, String owner, String key) {
-        Stat stat = new Stat();
+    public CompletableFuture<CuratorEvent> createAsync(String parent, String owner, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "create a lock node under " + parent, () -> client.create()
-                .storingStatIn(stat)
-                .creatingParentContainersIfNeeded()
+        submit(key, "create a lock node under ", parent, () -> client.create()
                 .withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .inBackground((c, event) -> {
@@ -75,22 +79,78 @@ public final class ZkOps {
                     }
                 })
                 .forPath(parent + "/" + LockPaths.NODE_NAME, owner.getBytes(StandardCharsets.UTF_8)));
-        CuratorEvent event = await(result, "create a lock node under " + parent, key);
-        check(event, key, "create a lock node under " + parent);
-        Stat created = event.getStat() != null ? event.getStat() : stat;
+        return result;
+    }
+
+    /**
+     * The node {@link #createAsync} created, {@code null} if its parent does not exist, or a
+     * failure naming the key; waits until {@code deadlineNanos}.
+     */
+    public NodeRef createResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String parent, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "create a lock node under ", parent, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return null;
+        }
+        check(event, key, "create a lock node under ", parent);
+        Stat created = event.getStat();
+        if (created == null || created.getCzxid() == 0) {
+            // Curator found our node by its protected id after a lost answer: read the stat it did not pass on.
+            created = existsResult(existsAsync(event.getName(), key), deadlineNanos, event.getName(), key);
+            if (created == null) {
+                throw Failures.keeper("create a lock node under " + parent, key,
+                        KeeperException.create(KeeperException.Code.NONODE, event.getName()), ensemble);
+            }
+        }
         return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
+    }
+
+    /**
+     * Sends the create of a container node (a key's parent, the root or one of its
+     * ancestors) without waiting: the server deletes a container once its last child is
+     * gone. Sent right before a lock node's create, it makes the parent exist for it in the
+     * same round trip.
+     */
+    public CompletableFuture<CuratorEvent> createContainerAsync(String path, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "create the container node ", path, () -> client.create().withMode(CreateMode.CONTAINER)
+                .inBackground((c, e) -> result.complete(e)).forPath(path));
+        return result;
+    }
+
+    /**
+     * Waits for {@link #createContainerAsync}: created, already there, or missing its own
+     * parent (then the lock node's create fails too, and the caller creates the whole chain)
+     * are fine; anything else (no permission) fails naming the key.
+     */
+    public void containerResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "create the container node ", path, key);
+        int code = event.getResultCode();
+        if (code != KeeperException.Code.NODEEXISTS.intValue() && code != KeeperException.Code.NONODE.intValue()) {
+            check(event, key, "create the container node ", path);
+        }
     }
 
     /** The children of {@code parent}; empty if it does not exist. */
     public List<String> children(String parent, String key) {
+        return childrenResult(childrenAsync(parent, key), deadline(), parent, key);
+    }
+
+    /** Sends the listing of {@link #children} without waiting. */
+    public CompletableFuture<CuratorEvent> childrenAsync(String parent, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "list " + parent, () -> client.getChildren().inBackground((c, e) -> result.complete(e))
+        submit(key, "list ", parent, () -> client.getChildren().inBackground((c, e) -> result.complete(e))
                 .forPath(parent));
-        CuratorEvent event = await(result, "list " + parent, key);
+        return result;
+    }
+
+    /** The answer to {@link #childrenAsync}: empty if the parent does not exist. */
+    public List<String> childrenResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String parent,
+                                       String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "list ", parent, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return List.of();
         }
-        check(event, key, "list " + parent);
+        check(event, key, "list ", parent);
         return event.getChildren();
     }
 
@@ -102,13 +162,13 @@ public final class ZkOps {
      */
     public boolean watch(String path, Watcher watcher, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "watch " + path, () -> client.getData().usingWatcher(watcher)
+        submit(key, "watch ", path, () -> client.getData().usingWatcher(watcher)
                 .inBackground((c, e) -> result.complete(e)).forPath(path));
-        CuratorEvent event = await(result, "watch " + path, key);
+        CuratorEvent event = awaitUntil(result, deadline(), "watch ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return false;
         }
-        check(event, key, "watch " + path);
+        check(event, key, "watch ", path);
         return true;
     }
 
@@ -120,13 +180,13 @@ public final class ZkOps {
      */
     public boolean delete(String path, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "delete " + path, () -> client.delete().guaranteed().inBackground((c, e) -> result.complete(e))
+        submit(key, "delete ", path, () -> client.delete().guaranteed().inBackground((c, e) -> result.complete(e))
                 .forPath(path));
-        CuratorEvent event = await(result, "delete " + path, key);
+        CuratorEvent event = awaitUntil(result, deadline(), "delete ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return false;
         }
-        check(event, key, "delete " + path);
+        check(event, key, "delete ", path);
         return true;
     }
 
@@ -162,26 +222,26 @@ public final class ZkOps {
     /** Starts an exists call on {@code path}; the answer comes through the returned future. */
     public CompletableFuture<CuratorEvent> existsAsync(String path, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        submit(key, "check " + path, () -> client.checkExists().inBackground((c, e) -> result.complete(e))
+        submit(key, "check ", path, () -> client.checkExists().inBackground((c, e) -> result.complete(e))
                 .forPath(path));
         return result;
     }
 
     /** One round trip: an exists on {@code path}. */
     public void ping(String path) {
-        CuratorEvent event = await(existsAsync(path, null), "answer a ping (exists " + path + ")", null);
+        CuratorEvent event = awaitUntil(existsAsync(path, null), deadline(), "answer a ping with exists ", path, null);
         if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
-            check(event, null, "answer a ping (exists " + path + ")");
+            check(event, null, "answer a ping with exists ", path);
         }
     }
 
     /** The answer to an exists call, or a failure naming the key. */
     public Stat existsResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
-        CuratorEvent event = awaitUntil(pending, deadlineNanos, "check " + path, key);
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "check ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
             return null;
         }
-        check(event, key, "check " + path);
+        check(event, key, "check ", path);
         return event.getStat();
     }
 
@@ -191,22 +251,27 @@ public final class ZkOps {
         Object send() throws Exception;
     }
 
-    private void submit(String key, String what, Call call) {
+    /** The deadline of a call sent now. */
+    public long deadline() {
+        return System.nanoTime() + timeout.toNanos();
+    }
+
+    // Messages are put together only on failure ("what" + "path"): the success path of a lock
+    // cycle builds no strings.
+
+    private void submit(String key, String what, String path, Call call) {
         try {
             call.send();
         } catch (Exception e) {
-            throw new LockBackendException("Could not send a request to " + what + (key == null ? "" : " for lock '"
-                    + Failures.abbreviate(key) + "'") + " (backend 'zookeeper', ensemble " + ensemble + "): " + e
+            throw new LockBackendException("Could not send a request to " + what + path + Failures.forKey(key)
+                    + " (backend 'zookeeper', ensemble " + ensemble + "): " + e
                     + ". Check that the CuratorFramework is started and not closed.", key, "zookeeper", e);
         }
     }
 
-    private CuratorEvent await(CompletableFuture<CuratorEvent> result, String what, String key) {
-        return awaitUntil(result, System.nanoTime() + timeout.toNanos(), what, key);
-    }
-
     /** Waits uninterruptibly until the deadline; restores the interrupt flag if one came. */
-    CuratorEvent awaitUntil(CompletableFuture<CuratorEvent> result, long deadlineNanos, String what, String key) {
+    CuratorEvent awaitUntil(CompletableFuture<CuratorEvent> result, long deadlineNanos, String what, String path,
+                            String key) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -217,10 +282,10 @@ public final class ZkOps {
                 } catch (TimeoutException e) {
                     // Completing it exceptionally marks the call abandoned; a late answer then cleans up after itself.
                     if (result.completeExceptionally(e)) {
-                        throw Failures.timeout(what, key, timeout, ensemble);
+                        throw Failures.timeout(what + path, key, timeout, ensemble);
                     }
                 } catch (ExecutionException e) {
-                    throw Failures.timeout(what, key, timeout, ensemble);
+                    throw Failures.timeout(what + path, key, timeout, ensemble);
                 }
             }
         } finally {
@@ -230,11 +295,11 @@ public final class ZkOps {
         }
     }
 
-    private void check(CuratorEvent event, String key, String what) {
+    private void check(CuratorEvent event, String key, String what, String path) {
         int code = event.getResultCode();
         if (code != KeeperException.Code.OK.intValue()) {
-            throw Failures.keeper(what, key, KeeperException.create(KeeperException.Code.get(code), event.getPath()),
-                    ensemble);
+            throw Failures.keeper(what + path, key, KeeperException.create(KeeperException.Code.get(code),
+                    event.getPath()), ensemble);
         }
     }
 }
