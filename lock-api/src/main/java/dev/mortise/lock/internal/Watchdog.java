@@ -45,10 +45,33 @@ final class Watchdog {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        // A third of what a renewal is worth locally: the lease, or less where the backend says
-        // its holds can end sooner (LockBackend.validity).
+        scheduleNext(System.nanoTime());
+    }
+
+    /**
+     * Schedules the next tick a period after {@code lastStart} (fixed rate: a slow renewal does
+     * not push the next one back). The period is a third of what a renewal is worth locally —
+     * the lease, or less where the backend says its holds can end sooner
+     * ({@link LockBackend#validity}) — read anew each time, as a backend may learn its bound
+     * only once connected (a ZooKeeper session timeout is negotiated).
+     */
+    private void scheduleNext(long lastStart) {
         long period = Math.max(1, client.usableNanos(lease) / 3);
-        scheduler.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
+        long delay = Math.max(0, lastStart + period - System.nanoTime());
+        try {
+            scheduler.schedule(this::runTick, delay, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // the client is closing
+        }
+    }
+
+    private void runTick() {
+        long start = System.nanoTime();
+        try {
+            tick();
+        } finally {
+            scheduleNext(start);
+        }
     }
 
     /** Starts watching a new hold: renewed holds are found by the next tick; others get an expiry check. */

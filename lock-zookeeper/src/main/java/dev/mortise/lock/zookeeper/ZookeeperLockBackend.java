@@ -160,8 +160,20 @@ public final class ZookeeperLockBackend implements LockBackend {
     }
 
     /**
-     * The session timeout the server granted: what a renewed lease should not exceed
-     * ({@code LockClient.builder(backend).defaultLease(backend.sessionTimeout())}). The
+     * The lease, but at most two thirds of the session timeout the server granted: the
+     * ensemble may expire a session about its timeout after it last heard of it, and a holder
+     * paused for that long must find its lease invalid before its connection thread notices
+     * the session is gone (as the ZooKeeper client gives a silent connection up after two
+     * thirds of the timeout).
+     */
+    @Override
+    public Duration validity(Duration lease) {
+        return renewal.validity(lease);
+    }
+
+    /**
+     * The session timeout the server granted: two thirds of it bound what a renewed hold is
+     * worth locally ({@link #validity}). The
      * server grants at most its {@code maxSessionTimeout} (20 ticks by default), whatever
      * was asked for; until the client has connected this is the timeout asked for.
      *

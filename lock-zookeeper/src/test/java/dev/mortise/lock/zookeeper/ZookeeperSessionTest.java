@@ -61,6 +61,25 @@ class ZookeeperSessionTest {
         assertThat(backend.release(grant)).isTrue();
     }
 
+    @Test
+    void aRenewedHoldIsValidForAtMostTwoThirdsOfTheGrantedSessionAndStaysValidThroughRenewals() throws Exception {
+        startServer(100); // grants at most 2 s, whatever is asked for
+        ZookeeperLockBackend backend = track(ZookeeperLockBackend.builder().connectString(server.getConnectString())
+                .sessionTimeout(Duration.ofSeconds(30)).build());
+        backend.ping(); // connected: the session timeout is negotiated
+        assertThat(backend.validity(Duration.ofSeconds(30))).isLessThanOrEqualTo(Duration.ofMillis(1334));
+        assertThat(backend.validity(Duration.ofMillis(500))).isEqualTo(Duration.ofMillis(500));
+        LockClient client = track(LockClient.builder(backend).defaultLease(Duration.ofSeconds(30)).build());
+        try (LockLease lease = client.acquire(key("validity"), Duration.ofSeconds(5))) {
+            assertThat(lease.remaining()).as("bounded by the 2 s session, not the 30 s lease")
+                    .isLessThanOrEqualTo(Duration.ofMillis(1334));
+            // The watchdog renews every third of the bound, so the hold outlives several bounds.
+            Thread.sleep(4_000);
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofMillis(1334));
+        }
+    }
+
     private void startServer(int tickMillis) throws Exception {
         server = ZookeeperTestServers.startServer(tickMillis);
     }

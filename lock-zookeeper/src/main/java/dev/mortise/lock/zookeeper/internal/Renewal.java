@@ -40,6 +40,8 @@ public final class Renewal {
     private final AtomicBoolean leaseWarned = new AtomicBoolean();
     private volatile long checkedSession;
     private volatile long checkedLeaseMillis;
+    /** The session timeout the server granted, as last read (0: not yet). */
+    private volatile int knownTimeoutMillis;
 
     public Renewal(ZkOps ops, SessionGuard guard) {
         this.ops = ops;
@@ -121,38 +123,61 @@ public final class Renewal {
     }
 
     /**
-     * Warns once if renewed leases outlive the session. The session timeout is negotiated:
-     * the server grants at most its {@code maxSessionTimeout} (20 ticks by default, 20 s on
-     * curator-test's server), whatever the client asked for. A holder paused longer than the
-     * session could then still see its lease as valid after the server ended it; with the
-     * lease at most the negotiated timeout, local validity is a real guard
-     * (docs/zookeeper.md). Reads the timeout once per session and lease, not per grant.
+     * Notes the session timeout the server granted for the grant's session (read once per
+     * session, not per grant), so that {@link #validity} bounds renewed holds by it, and says
+     * once, at INFO, when the lease is longer than that bound. The session timeout is
+     * negotiated: the server grants at most its {@code maxSessionTimeout} (20 ticks by
+     * default, 20 s on curator-test's server), whatever the client asked for.
      *
      * @param sessionId the session of the grant's node
      */
     public void checkLeaseAgainstSession(Duration lease, long sessionId) {
         long leaseMillis = lease.toMillis();
-        if (leaseWarned.get() || (sessionId == checkedSession && leaseMillis == checkedLeaseMillis)) {
+        if (sessionId == checkedSession && leaseMillis == checkedLeaseMillis) {
             return;
         }
         int negotiated = sessionTimeoutMillis();
         if (negotiated <= 0) {
             return;
         }
+        knownTimeoutMillis = negotiated;
         checkedSession = sessionId;
         checkedLeaseMillis = leaseMillis;
-        if (leaseMillis > negotiated && leaseWarned.compareAndSet(false, true)) {
-            log.warn("The default lease ({} ms) is longer than the ZooKeeper session timeout the server granted ({} ms; "
-                    + "a server grants at most its maxSessionTimeout, 20 ticks by default, whatever the client asks "
-                    + "for): a holder paused for longer than the session may still see its lease as valid after the "
-                    + "server ended the session and granted the lock to someone else. Set LockClientBuilder."
-                    + "defaultLease to at most {} ms (ZookeeperLockBackend.sessionTimeout() tells the granted value), "
-                    + "or raise the servers' maxSessionTimeout.", leaseMillis, negotiated, negotiated);
+        long bound = negotiated * 2L / 3;
+        if (leaseMillis > bound && leaseWarned.compareAndSet(false, true)) {
+            log.info("The default lease ({} ms) is longer than two thirds of the ZooKeeper session timeout the server "
+                    + "granted ({} ms): a renewed hold counts as valid for at most {} ms after each renewal (the ensemble "
+                    + "may end a session about its timeout after it last heard of it, and the ZooKeeper client itself "
+                    + "gives a silent connection up after two thirds of it), and the watchdog renews every third of "
+                    + "that. Raise the servers' maxSessionTimeout for longer validity.", leaseMillis, negotiated, bound);
         }
+    }
+
+    /**
+     * What a grant or renewal with {@code lease} is worth locally: the lease, but at most two
+     * thirds of the session timeout. A pause of the holder longer than that may let the
+     * ensemble expire the session and grant the lock to another client before this client's
+     * connection thread notices; the local validity must run out first.
+     */
+    public Duration validity(Duration lease) {
+        int timeout = knownTimeoutMillis;
+        if (timeout <= 0) {
+            timeout = sessionTimeoutMillis();
+            if (timeout <= 0) {
+                return lease;
+            }
+            // Until connected the client reports the timeout asked for; keep only a granted one.
+            if (ops.client().getZookeeperClient().isConnected()) {
+                knownTimeoutMillis = timeout;
+            }
+        }
+        Duration bound = Duration.ofMillis(timeout * 2L / 3);
+        return bound.compareTo(lease) < 0 ? bound : lease;
     }
 
     /** The session timeout the server granted (the one asked for until connected); 0 if unknown. */
     public int sessionTimeoutMillis() {
+        // Read live (until connected it is the timeout asked for); validity() caches it per session.
         try {
             return ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
         } catch (Exception e) {
