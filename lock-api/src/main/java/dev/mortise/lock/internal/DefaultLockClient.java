@@ -43,8 +43,6 @@ public final class DefaultLockClient implements LockClient {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultLockClient.class);
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** Set while a backend's grant-listener callback runs on this thread. */
-    private static final ThreadLocal<Boolean> deferNotification = new ThreadLocal<>();
 
     private final LockBackend backend;
     private final String backendName;
@@ -172,9 +170,10 @@ public final class DefaultLockClient implements LockClient {
             // A renewed hold is worth what the backend says a confirmation is worth (LockBackend.validity),
             // and the watchdog keeps confirming it; an explicit lease runs its full length, but a grant
             // that arrives after even the backend's validity has passed is too late either way.
+            long confirmedUntil = requestedAt + usableNanos(lease); // never later than the full lease
             Hold hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
-                    requestedAt + (explicitLease == null ? usableNanos(lease) : settings.usableNanos(lease)));
-            if (hold.expiredAt(System.nanoTime()) || System.nanoTime() - (requestedAt + usableNanos(lease)) >= 0) {
+                    explicitLease == null ? confirmedUntil : requestedAt + settings.usableNanos(lease));
+            if (System.nanoTime() - confirmedUntil >= 0) {
                 // Granted too late to be of use: the lease ran out on the way back.
                 releaseQuietly(hold);
                 throw new LockBackendException("Lock '" + Arguments.abbreviate(key) + "' on backend '" + backendName
@@ -353,15 +352,23 @@ public final class DefaultLockClient implements LockClient {
         }
     }
 
-    /** Marks the hold lost with EXPIRED if its validity deadline has passed. */
+    /** Marks the hold lost with EXPIRED if its validity deadline has passed (on a caller's thread). */
     void checkExpiry(Hold hold) {
         if (hold.isActive() && hold.expiredAt(System.nanoTime())) {
             lose(hold, LostReason.EXPIRED, null);
         }
     }
 
+    /** As {@link #checkExpiry}, run by the watchdog at the hold's deadline. */
+    void expiryDue(Hold hold) {
+        if (hold.isActive() && hold.expiredAt(System.nanoTime())) {
+            lose(hold, LostReason.EXPIRED, null, true);
+        }
+    }
+
+    /** The watchdog's renewal found the hold gone. */
     void renewalRejected(Hold hold) {
-        lose(hold, LostReason.RENEWAL_REJECTED, null);
+        lose(hold, LostReason.RENEWAL_REJECTED, null, true);
     }
 
     void renewalFailed(Hold hold, RuntimeException e) {
@@ -369,6 +376,16 @@ public final class DefaultLockClient implements LockClient {
     }
 
     void lose(Hold hold, LostReason reason, Throwable cause) {
+        lose(hold, reason, cause, false);
+    }
+
+    /**
+     * Marks the hold lost (once) and tells its listeners: at once on this thread, or, when
+     * {@code tellInBackground} (found by the watchdog, reported by the backend's own thread,
+     * neither of which may wait for a listener), on the background thread — the hold is
+     * already invalid for everyone who asks.
+     */
+    private void lose(Hold hold, LostReason reason, Throwable cause, boolean tellInBackground) {
         long heldFor = System.nanoTime() - hold.acquiredNanos;
         LockLostEvent event = new LockLostEvent(hold.key(), backendName, hold.grant.fencingToken(), reason,
                 Instant.now(), Duration.ofNanos(heldFor), cause);
@@ -386,10 +403,7 @@ public final class DefaultLockClient implements LockClient {
                 notifyLost(listener, event);
             }
         };
-        if (watchdog.isWatchdogThread() || deferNotification.get() != null) {
-            // Found by the watchdog or reported by the backend's own thread: neither may wait for
-            // a listener, so listeners hear of it on the background thread (the hold is already
-            // invalid for everyone who asks).
+        if (tellInBackground) {
             inBackground(() -> {
                 notify.run();
                 if (clearOnServer) {
@@ -629,12 +643,7 @@ public final class DefaultLockClient implements LockClient {
         public void lost(Grant grant, Throwable cause) {
             Hold hold = route(grant, KeyGates.EarlyState.LOST, cause);
             if (hold != null) {
-                deferNotification.set(Boolean.TRUE);
-                try {
-                    lose(hold, LostReason.SESSION_LOST, cause);
-                } finally {
-                    deferNotification.remove();
-                }
+                lose(hold, LostReason.SESSION_LOST, cause, true);
             }
         }
 

@@ -30,7 +30,6 @@ final class Watchdog {
     private final Duration lease;
     private final KeyGates keys;
     private final ScheduledThreadPoolExecutor scheduler;
-    private volatile Thread thread;
 
     Watchdog(DefaultLockClient client, LockBackend backend, Duration lease, KeyGates keys) {
         this.client = client;
@@ -38,10 +37,9 @@ final class Watchdog {
         this.lease = lease;
         this.keys = keys;
         this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread created = new Thread(runnable, "mortise-watchdog-" + backend.name());
-            created.setDaemon(true);
-            thread = created;
-            return created;
+            Thread thread = new Thread(runnable, "mortise-watchdog-" + backend.name());
+            thread.setDaemon(true);
+            return thread;
         });
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -81,16 +79,11 @@ final class Watchdog {
         }
     }
 
-    /** True on the watchdog's own thread (where nothing may block). */
-    boolean isWatchdogThread() {
-        return Thread.currentThread() == thread;
-    }
-
     /** Checks the hold at its validity deadline and marks it lost if it has not moved. */
     void scheduleExpiryCheck(Hold hold) {
         long delay = Math.max(0, hold.validUntilNanos() - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(1);
         try {
-            hold.expiryCheck(scheduler.schedule(() -> client.checkExpiry(hold), delay, TimeUnit.NANOSECONDS));
+            hold.expiryCheck(scheduler.schedule(() -> client.expiryDue(hold), delay, TimeUnit.NANOSECONDS));
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // the client is closing; it ends every hold itself
         }
