@@ -2,6 +2,7 @@ package dev.mortise.lock.redis.internal;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockInterruptedException;
+import dev.mortise.lock.spi.Deadlines;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
@@ -160,36 +161,24 @@ public final class ScriptRunner {
      * interrupt flag is restored.
      */
     public <T> T await(CompletableFuture<T> future, Duration max, String key, String what) {
-        long deadline = System.nanoTime() + max.toNanos();
-        boolean interrupted = false;
         try {
-            while (true) {
-                try {
-                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (TimeoutException e) {
-                    future.cancel(false);
-                    throw new LockBackendException(prefix(key, what) + "got no answer within the operation timeout ("
-                            + max.toMillis() + " ms). Check that the server is up and reachable, or raise operationTimeout.",
-                            key, backend, e);
-                } catch (ExecutionException | CompletionException e) {
-                    Throwable cause = e.getCause() == null ? e : e.getCause();
-                    InterruptedException interrupt = interruptIn(cause);
-                    if (interrupt != null) {
-                        // Redisson gave up taking a connection because this thread was interrupted:
-                        // the command was never sent, so nothing is held; report the interrupt as such.
-                        interrupted = true;
-                        throw new LockInterruptedException(prefix(key, what) + "interrupted before the command was "
-                                + "sent; nothing is held. The interrupt flag is set again.", key, backend, interrupt);
-                    }
-                    throw failure(key, what, cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
+            return Deadlines.awaitUninterruptibly(future, System.nanoTime() + max.toNanos());
+        } catch (TimeoutException e) {
+            future.cancel(false);
+            throw new LockBackendException(prefix(key, what) + "got no answer within the operation timeout ("
+                    + max.toMillis() + " ms). Check that the server is up and reachable, or raise operationTimeout.",
+                    key, backend, e);
+        } catch (ExecutionException | CompletionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            InterruptedException interrupt = interruptIn(cause);
+            if (interrupt != null) {
+                // Redisson gave up taking a connection because this thread was interrupted:
+                // the command was never sent, so nothing is held; report the interrupt as such.
                 Thread.currentThread().interrupt();
+                throw new LockInterruptedException(prefix(key, what) + "interrupted before the command was "
+                        + "sent; nothing is held. The interrupt flag is set again.", key, backend, interrupt);
             }
+            throw failure(key, what, cause);
         }
     }
 

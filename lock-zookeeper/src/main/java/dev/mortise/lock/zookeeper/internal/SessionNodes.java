@@ -1,5 +1,6 @@
 package dev.mortise.lock.zookeeper.internal;
 
+import dev.mortise.lock.spi.Deadlines;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
@@ -211,26 +212,15 @@ public final class SessionNodes {
 
     private static List<String> await(CompletableFuture<List<String>> answer, long deadlineNanos)
             throws KeeperException {
-        boolean interrupted = false;
         try {
-            while (true) {
-                try {
-                    return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof KeeperException keeper) {
-                        throw keeper;
-                    }
-                    throw new IllegalStateException(e.getCause());
-                } catch (TimeoutException e) {
-                    throw KeeperException.create(KeeperException.Code.OPERATIONTIMEOUT);
-                }
+            return Deadlines.awaitUninterruptibly(answer, deadlineNanos);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof KeeperException keeper) {
+                throw keeper;
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            throw new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw KeeperException.create(KeeperException.Code.OPERATIONTIMEOUT);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.mortise.lock.zookeeper.internal;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Deadlines;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
@@ -272,25 +273,17 @@ public final class ZkOps {
     /** Waits uninterruptibly until the deadline; restores the interrupt flag if one came. */
     CuratorEvent awaitUntil(CompletableFuture<CuratorEvent> result, long deadlineNanos, String what, String path,
                             String key) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return result.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (TimeoutException e) {
-                    // Completing it exceptionally marks the call abandoned; a late answer then cleans up after itself.
-                    if (result.completeExceptionally(e)) {
-                        throw Failures.timeout(what + path, key, timeout, ensemble);
-                    }
-                } catch (ExecutionException e) {
+        while (true) {
+            try {
+                return Deadlines.awaitUninterruptibly(result, deadlineNanos);
+            } catch (TimeoutException e) {
+                // Completing it exceptionally marks the call abandoned; a late answer then cleans up after itself.
+                // If the answer won that race, take it.
+                if (result.completeExceptionally(e)) {
                     throw Failures.timeout(what + path, key, timeout, ensemble);
                 }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                throw Failures.timeout(what + path, key, timeout, ensemble);
             }
         }
     }
