@@ -56,6 +56,27 @@ public interface LockBackend extends AutoCloseable {
     boolean renew(Grant grant, Duration lease);
 
     /**
+     * The lease the server actually put in force when it confirmed a grant or renewal of
+     * {@code grant} that asked for {@code requested}. Most servers apply what they are sent
+     * (the default); a backend whose server keeps its own TTL (an etcd lease keeps the TTL it
+     * was granted with, whatever a keep-alive asks for) returns that TTL. The core counts local
+     * validity from this value and never from the caller's wish, and refuses an
+     * {@code extend} the server did not apply. Must be quick (no server call) and positive.
+     */
+    default Duration appliedLease(Grant grant, Duration requested) {
+        return requested;
+    }
+
+    /**
+     * The shortest lease this backend can honour (a server whose TTLs are whole seconds
+     * cannot keep a 10 ms lease). The client builder and every acquire reject shorter
+     * leases with a message naming both values. The default is one millisecond.
+     */
+    default Duration shortestLease() {
+        return Duration.ofMillis(1);
+    }
+
+    /**
      * How long a hold granted or renewed with {@code lease} may be counted on locally, from
      * the moment the request that proved it was sent (the core then also subtracts its clock
      * drift allowance). The default is the lease itself. A backend whose holds can end sooner
