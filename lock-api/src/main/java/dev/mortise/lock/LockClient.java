@@ -92,9 +92,11 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * A {@link Lock} view of {@code key} for code written against {@code java.util.concurrent}.
-     * Ownership is the thread's: {@code unlock()} closes the innermost lease the calling
-     * thread took through a view of this key, and throws {@link IllegalMonitorStateException}
-     * if it has none. {@code newCondition()} is not supported.
+     * Every view of one key from one client is the same lock (views may be created per call):
+     * ownership is the thread's, {@code unlock()} through any view closes the innermost lease
+     * the calling thread took through any view of this key, and throws
+     * {@link IllegalMonitorStateException} if it has none. {@code newCondition()} is not
+     * supported.
      */
     Lock asLock(String key);
 
@@ -126,8 +128,10 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * Releases every hold still open (their leases become lost with
-     * {@link LostReason#CLIENT_CLOSED}), stops the watchdog and closes the backend.
-     * Idempotent.
+     * {@link LostReason#CLIENT_CLOSED}), stops the watchdog and closes the backend. Acquires
+     * under way or queued fail with a {@link LockException} saying the client closed; a grant
+     * that reaches one of them after this is released on the server, never handed out. Later
+     * acquires throw {@link IllegalStateException}. Idempotent.
      */
     @Override
     void close();

@@ -84,7 +84,15 @@ public final class LockClientBuilder {
         return this;
     }
 
-    /** Builds the client; it starts one daemon watchdog thread. */
+    /**
+     * Builds the client. It starts its daemon threads lazily: a watchdog (renewals and server
+     * clean-up), an expiry timer and a notification thread for listeners.
+     *
+     * @throws IllegalArgumentException if the default lease is shorter than the backend can
+     *                                  honour ({@link LockBackend#shortestLease()}) or the clock
+     *                                  drift allowance takes a third of it or more; the message
+     *                                  names both values and the fix
+     */
     public LockClient build() {
         return new DefaultLockClient(backend, new ClientSettings(defaultLease, driftFactor, driftAllowance,
                 maxKeyBytes, List.copyOf(listeners)));

@@ -32,8 +32,13 @@ public interface LockLease extends AutoCloseable {
 
     /**
      * Whether the hold is still ours as far as this client can tell: not closed, not lost,
-     * and before its local validity deadline (start of the granting request + lease −
-     * drift). Turns false at that instant even if the server has said nothing yet.
+     * not suspended, and before its local validity deadline. The deadline comes only from the
+     * last request the server confirmed (the grant, a watchdog renewal, an {@code extend}):
+     * that request's start + the lesser of the lease it asked for, the lease the server says
+     * it applied and what the backend says a confirmation is worth
+     * ({@link dev.mortise.lock.spi.LockBackend#validity}) − the clock-drift allowance. Turns
+     * false at that instant even if the server has said nothing yet, and {@link #onLost}
+     * fires then.
      */
     boolean isValid();
 
@@ -49,23 +54,31 @@ public interface LockLease extends AutoCloseable {
     void ensureValid();
 
     /**
-     * Sets the hold's lease to {@code lease} from now, on the server and locally: what a
-     * lock service does when its remote client renews. Meant for explicit leases (those
-     * are not renewed in the background); on a renewed hold the watchdog goes on renewing
-     * with the client's default lease afterwards.
+     * Sets the hold's lease to {@code lease} from now, on the server and then locally: what
+     * a lock service does when its remote client renews. Longer or shorter than before both
+     * work. Local validity becomes what the server's confirmation is worth (see
+     * {@link #isValid()}), never more. On a renewed hold the watchdog goes on renewing with
+     * {@code lease} from then on. Waits for a watchdog renewal of this hold that is under way.
      *
-     * @throws IllegalArgumentException if {@code lease} is not positive
+     * @throws IllegalArgumentException if {@code lease} is not positive, shorter than the
+     *                                  backend honours or mostly eaten by the drift allowance
      * @throws LockLostException       if the hold is closed, expired or no longer ours on the server
-     * @throws LockBackendException    if the server could not be reached (the lease is unchanged)
+     * @throws LockBackendException    if the server could not be reached (the server may or may
+     *                                 not have applied it, so validity is the lesser of the old and
+     *                                 the new deadline), or if the server applied a shorter lease
+     *                                 than asked (an etcd lease keeps its TTL): validity then
+     *                                 follows what the server applied
      */
     void extend(java.time.Duration lease);
 
     /**
      * Registers a listener called once if the hold is lost while open. Called at once,
-     * on this thread, if it is already lost. A loss found by the watchdog or reported by
-     * the backend (session ended) is told on the client's background thread; the lease is
-     * invalid before the listener runs. A listener that throws is logged and does not
-     * disturb the lock or other listeners.
+     * on this thread, if it is already lost. A loss found by the client in the background
+     * (expiry, a refused renewal) or reported by the backend (session ended) is told on the
+     * client's notification thread, never on the watchdog's; a loss found by a caller's own
+     * call (close, {@code ensureValid}, {@code forceRelease}, closing the client) is told on
+     * that caller's thread. The lease is invalid before the listener runs. A listener that
+     * throws is logged and does not disturb the lock or other listeners.
      *
      * @return this lease
      */

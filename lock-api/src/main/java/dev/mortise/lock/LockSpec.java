@@ -18,7 +18,12 @@ import java.util.Objects;
  *       the lease is open.</li>
  *   <li>{@code owner}: the owner context for reentrancy. {@code null} (the default) means
  *       the calling thread. An explicit id lets reactive code or a remote client re-enter
- *       the lock from any thread: every request with the same owner id nests.</li>
+ *       the lock from any thread: a request with the same owner id nests in this client's
+ *       current hold of the key when that hold is valid (no server call, same fencing token).
+ *       A request that arrives while the first request of that owner is still waiting for the
+ *       server queues behind it as any other caller of this client does, and nests only if
+ *       the hold is granted and still open when its turn comes. Owner ids are local to one
+ *       client: the same id on two clients does not share a hold.</li>
  * </ul>
  */
 public final class LockSpec {

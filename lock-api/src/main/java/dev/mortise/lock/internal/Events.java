@@ -22,6 +22,10 @@ final class Events {
         this.listeners = listeners;
     }
 
+    boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
     void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause) {
         fire(type, key, token, nanos, cause, null);
     }

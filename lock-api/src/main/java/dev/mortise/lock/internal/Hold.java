@@ -12,38 +12,62 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 
 /**
- * One server-side hold of a client and the leases open on it. Thread-safe: state changes
- * happen under the hold's monitor; listeners are called outside it.
+ * One server-side hold of a client and the leases open on it: the state machine of a hold's
+ * life. Thread-safe; every transition happens under the hold's monitor, and listeners and
+ * server calls happen outside it (the caller performs what a transition returns).
  *
- * <p>Life: ACTIVE → RELEASED (the last lease closed) or ACTIVE → LOST (expired, renewal
- * refused, session gone). Only the first transition counts.
+ * <pre>
+ *   ACTIVE ──last lease closed──▶ RELEASING ──server confirmed / release failed──▶ RELEASED
+ *     │                              │
+ *     └──expired, refused, session ──┴──server no longer had it──────────────────▶ LOST
+ *        gone, forced, client closed
+ * </pre>
+ *
+ * <p>RELEASED and LOST are final. Entering either leaves the key's local gate, and only that
+ * does: {@link #leaveGateOnce} is the one place the permit is given back, so it is given back
+ * exactly once whatever races (a close, a loss, {@code forceRelease}, the client closing).
+ * The server-side release is likewise taken once ({@link #takeServerRelease}).
+ *
+ * <p>Validity: {@link #validUntilNanos} is set only from a confirmed request
+ * ({@link #confirmed}) and lowered, never raised, by a request whose outcome is unknown
+ * ({@link #unconfirmed}). Requests that change the server's lease (watchdog renewals and
+ * {@code extend}) are serialised per hold ({@link #tryBeginRequest}, {@link #beginRequest}),
+ * so the last confirmation is also the last request the server applied.
  */
 final class Hold {
 
-    enum State { ACTIVE, LOST, RELEASED }
+    enum State { ACTIVE, RELEASING, RELEASED, LOST }
+
+    /** What closing a lease asks the caller to do. */
+    enum Closing { NOTHING, RELEASE, CLEAR_STALE }
 
     final Grant grant;
     /** The owning thread, or null for an explicit owner id. */
     private final Thread ownerThread;
     /** The explicit owner id, or null for a thread owner. */
     private final String ownerId;
-    final Duration lease;
     final boolean renewed;
     final KeyGates.Gate gate;
-    /** Wall-clock grant time, for display only (kept as millis: no Instant per hold). */
+    /** Wall-clock grant time, for display only. */
     private final long acquiredAtMillis = System.currentTimeMillis();
     final long acquiredNanos;
 
+    /** The lease this hold asks the server for: the request's, or the last one {@code extend} got applied. */
+    private volatile Duration lease;
     private volatile long validUntilNanos;
+    /** Start of the last request the server confirmed (the grant, a renewal, an extension). */
+    private volatile long confirmedStartNanos;
     private volatile boolean suspended;
+    private volatile State state = State.ACTIVE;
 
-    private State state = State.ACTIVE;
     private int openLeases = 1;
-    private boolean localReleased;
+    private boolean gateLeft;
     private boolean serverReleaseTaken;
+    private boolean requestInFlight;
     private LockLostEvent lostEvent;
     private List<Consumer<LockLostEvent>> lostListeners; // created with the first listener
     private ScheduledFuture<?> expiryCheck;
+    private long expiryCheckAt;
 
     Hold(Grant grant, Thread ownerThread, String ownerId, Duration lease, boolean renewed, KeyGates.Gate gate,
          long validUntilNanos) {
@@ -55,10 +79,15 @@ final class Hold {
         this.gate = gate;
         this.acquiredNanos = grant.requestedAtNanos();
         this.validUntilNanos = validUntilNanos;
+        this.confirmedStartNanos = grant.requestedAtNanos();
     }
 
     String key() {
         return grant.key();
+    }
+
+    Duration lease() {
+        return lease;
     }
 
     /** True if a request by {@code thread} (for a thread owner) or with {@code id} nests in this hold. */
@@ -74,28 +103,85 @@ final class Hold {
         return Instant.ofEpochMilli(acquiredAtMillis);
     }
 
-    /** Adds a nested lease; false if the hold is no longer active or already fully closed. */
+    // ---- leases -------------------------------------------------------------------------
+
+    /** Adds a nested lease; false unless the hold is active, open and valid now. */
     synchronized boolean enter() {
-        if (state != State.ACTIVE || openLeases == 0 || System.nanoTime() - validUntilNanos >= 0) {
+        if (state != State.ACTIVE || openLeases == 0 || !isValidNow()) {
             return false;
         }
         openLeases++;
         return true;
     }
 
-    /**
-     * Removes a lease.
-     *
-     * @return true if it was the last one and the hold was still active: the caller releases it
-     */
-    synchronized boolean leave() {
+    /** Removes a lease and says what the caller must do: release the hold, clear a stale one, or nothing. */
+    synchronized Closing closeLease() {
         openLeases--;
-        if (openLeases == 0 && state == State.ACTIVE) {
-            state = State.RELEASED;
-            cancelExpiryCheck();
-            return true;
+        if (openLeases > 0) {
+            return Closing.NOTHING;
         }
-        return false;
+        if (state == State.ACTIVE) {
+            state = State.RELEASING;
+            cancelExpiryCheck();
+            return Closing.RELEASE;
+        }
+        return state == State.LOST && !serverReleaseTaken ? Closing.CLEAR_STALE : Closing.NOTHING;
+    }
+
+    // ---- ending -------------------------------------------------------------------------
+
+    /** RELEASING → RELEASED once the server release was sent (confirmed, or failed: the lease ends it). */
+    void released() {
+        synchronized (this) {
+            if (state != State.RELEASING) {
+                return;
+            }
+            state = State.RELEASED;
+        }
+        leaveGateOnce();
+    }
+
+    /**
+     * ACTIVE → LOST: expired, refused at renewal, session gone, forced, client closed. A hold
+     * being released is not lost by anyone but its releaser ({@link #releaseRefused}).
+     *
+     * @return the listeners to tell, or {@code null} if the hold was not active
+     */
+    List<Consumer<LockLostEvent>> lose(LockLostEvent event) {
+        return toLost(event, State.ACTIVE);
+    }
+
+    /** RELEASING → LOST: the server no longer had the hold when the last lease released it. */
+    List<Consumer<LockLostEvent>> releaseRefused(LockLostEvent event) {
+        return toLost(event, State.RELEASING);
+    }
+
+    private List<Consumer<LockLostEvent>> toLost(LockLostEvent event, State from) {
+        List<Consumer<LockLostEvent>> toCall;
+        synchronized (this) {
+            if (state != from) {
+                return null;
+            }
+            state = State.LOST;
+            lostEvent = event;
+            cancelExpiryCheck();
+            toCall = lostListeners == null ? List.of() : lostListeners;
+            lostListeners = null;
+            notifyAll(); // an extend waiting for the watchdog's request gives up
+        }
+        leaveGateOnce();
+        return toCall;
+    }
+
+    /** The one place the key's local permit is given back; a no-op after the first call. */
+    private void leaveGateOnce() {
+        synchronized (this) {
+            if (gateLeft) {
+                return;
+            }
+            gateLeft = true;
+        }
+        gate.leave(this);
     }
 
     /** True the first time: the caller sends the one release this hold gets on the server. */
@@ -107,45 +193,14 @@ final class Hold {
         return true;
     }
 
-    /** After a release the server refused: turn RELEASED back into ACTIVE so it can be marked lost. */
-    synchronized void reopenForLoss() {
-        if (state == State.RELEASED) {
-            state = State.ACTIVE;
-        }
-    }
-
-    /** True the first time: the caller then frees the local gate and the registry entry. */
-    synchronized boolean takeLocalRelease() {
-        if (localReleased || (state == State.ACTIVE)) {
-            return false;
-        }
-        localReleased = true;
-        return true;
-    }
-
-    /**
-     * Marks the hold lost if it is active.
-     *
-     * @return the listeners to call with the event, or {@code null} if it was not active
-     */
-    synchronized List<Consumer<LockLostEvent>> lose(LockLostEvent event) {
-        if (state != State.ACTIVE) {
-            return null;
-        }
-        state = State.LOST;
-        lostEvent = event;
-        cancelExpiryCheck();
-        List<Consumer<LockLostEvent>> toCall = lostListeners == null ? List.of() : lostListeners;
-        lostListeners = null;
-        return toCall;
-    }
+    // ---- loss listeners -----------------------------------------------------------------
 
     /** Adds a listener; returns the loss event instead if the hold is already lost. */
     synchronized LockLostEvent addLostListener(Consumer<LockLostEvent> listener) {
         if (lostEvent != null) {
             return lostEvent;
         }
-        if (state == State.ACTIVE) {
+        if (state == State.ACTIVE || state == State.RELEASING) {
             if (lostListeners == null) {
                 lostListeners = new ArrayList<>(2);
             }
@@ -158,18 +213,88 @@ final class Hold {
         return lostEvent;
     }
 
-    synchronized boolean isActive() {
+    LostReason lostReason() {
+        LockLostEvent event = lostEvent();
+        return event == null ? null : event.reason();
+    }
+
+    boolean isActive() {
         return state == State.ACTIVE;
+    }
+
+    State state() {
+        return state;
     }
 
     synchronized int openLeases() {
         return openLeases;
     }
 
-    synchronized void expiryCheck(ScheduledFuture<?> check) {
+    // ---- requests that move validity -----------------------------------------------------
+
+    /** For the watchdog: claims the hold for one renewal, or false if it is busy or no longer active. */
+    synchronized boolean tryBeginRequest() {
+        if (requestInFlight || state != State.ACTIVE) {
+            return false;
+        }
+        requestInFlight = true;
+        return true;
+    }
+
+    /** For {@code extend}: waits for a renewal in flight, then claims the hold; false if it ended meanwhile. */
+    synchronized boolean beginRequest() throws InterruptedException {
+        while (requestInFlight && state == State.ACTIVE) {
+            wait();
+        }
+        if (state != State.ACTIVE) {
+            return false;
+        }
+        requestInFlight = true;
+        return true;
+    }
+
+    synchronized void endRequest() {
+        requestInFlight = false;
+        notifyAll();
+    }
+
+    /**
+     * The server confirmed a request: validity is what that confirmation is worth, earlier or
+     * later than before. {@code newLease} becomes the lease later renewals ask for.
+     *
+     * @return true if the expiry check must be moved earlier
+     */
+    synchronized boolean confirmed(long startNanos, long deadline, Duration newLease) {
+        if (state != State.ACTIVE) {
+            return false;
+        }
+        confirmedStartNanos = startNanos;
+        validUntilNanos = deadline;
+        lease = newLease;
+        return expiryCheck != null && deadline - expiryCheckAt < 0;
+    }
+
+    /**
+     * A request failed without an answer: the server may or may not have applied it, so the
+     * deadline becomes the earlier of the current one and what the request would have set.
+     *
+     * @return true if the expiry check must be moved earlier
+     */
+    synchronized boolean unconfirmed(long deadlineIfApplied) {
+        if (state != State.ACTIVE || deadlineIfApplied - validUntilNanos >= 0) {
+            return false;
+        }
+        validUntilNanos = deadlineIfApplied;
+        return expiryCheck != null && deadlineIfApplied - expiryCheckAt < 0;
+    }
+
+    // ---- expiry -------------------------------------------------------------------------
+
+    synchronized void expiryCheck(ScheduledFuture<?> check, long at) {
         cancelExpiryCheck();
         if (state == State.ACTIVE) {
             expiryCheck = check;
+            expiryCheckAt = at;
         } else {
             check.cancel(false);
         }
@@ -182,28 +307,16 @@ final class Hold {
         }
     }
 
+    long confirmedStartNanos() {
+        return confirmedStartNanos;
+    }
+
     long validUntilNanos() {
         return validUntilNanos;
     }
 
-    /** Moves the validity deadline forward after a renewal; never backwards. */
-    void extendValidity(long until) {
-        synchronized (this) {
-            if (until - validUntilNanos > 0) {
-                validUntilNanos = until;
-            }
-        }
-    }
-
-    /** Sets the validity deadline after an explicit extension (which may also shorten it). */
-    synchronized void resetValidity(long until) {
-        if (state == State.ACTIVE) {
-            validUntilNanos = until;
-        }
-    }
-
     boolean isValidNow() {
-        return !suspended && System.nanoTime() - validUntilNanos < 0 && isActive();
+        return !suspended && System.nanoTime() - validUntilNanos < 0 && state == State.ACTIVE;
     }
 
     boolean expiredAt(long nanoTime) {
@@ -214,19 +327,10 @@ final class Hold {
         suspended = value;
     }
 
-    boolean isSuspended() {
-        return suspended;
-    }
-
     Duration remaining() {
         if (!isValidNow()) {
             return Duration.ZERO;
         }
         return Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime()));
-    }
-
-    LostReason lostReason() {
-        LockLostEvent event = lostEvent();
-        return event == null ? null : event.reason();
     }
 }

@@ -58,25 +58,25 @@ final class Lease implements LockLease {
     @Override
     public void ensureValid() {
         if (closed != 0) {
-            throw client.closedLease(hold);
+            throw client.actions().closedLease(hold);
         }
-        client.checkExpiry(hold);
+        client.actions().checkExpiry(hold);
         if (!hold.isValidNow()) {
-            throw client.invalidLease(hold);
+            throw client.actions().invalidLease(hold);
         }
     }
 
     @Override
     public void extend(Duration lease) {
         if (closed != 0) {
-            throw client.closedLease(hold);
+            throw client.actions().closedLease(hold);
         }
-        client.extend(hold, lease);
+        client.actions().extend(hold, lease);
     }
 
     @Override
     public LockLease onLost(Consumer<LockLostEvent> listener) {
-        client.addLostListener(hold, listener);
+        client.actions().addLostListener(hold, listener);
         return this;
     }
 
@@ -87,7 +87,7 @@ final class Lease implements LockLease {
         }
         // Leases close in reverse order as a rule, so search from the top of the stack.
         threadStack.removeLastOccurrence(this);
-        client.leave(hold);
+        client.actions().leave(hold);
     }
 
     boolean clientClosed() {

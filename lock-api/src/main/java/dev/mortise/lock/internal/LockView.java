@@ -4,16 +4,15 @@ import dev.mortise.lock.LockInterruptedException;
 import dev.mortise.lock.LockLease;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * {@link Lock} over one key, owned by threads: each thread's leases taken through this
- * view stack up, and {@code unlock()} closes the thread's innermost one.
+ * {@link Lock} over one key, owned by threads. Every view of one key in one client is the
+ * same lock: a thread's leases taken through any of them stack up in the client, per thread
+ * and key, and {@code unlock()} through any of them closes the thread's innermost one.
  */
 final class LockView implements Lock {
 
@@ -21,7 +20,6 @@ final class LockView implements Lock {
 
     private final DefaultLockClient client;
     private final String key;
-    private final ThreadLocal<Deque<LockLease>> leases = ThreadLocal.withInitial(ArrayDeque::new);
 
     LockView(DefaultLockClient client, String key) {
         this.client = client;
@@ -34,7 +32,8 @@ final class LockView implements Lock {
         try {
             while (true) {
                 try {
-                    leases.get().push(client.acquire(key, FOREVER));
+                    LockLease lease = client.acquire(key, FOREVER);
+                    client.viewLeases(key).push(lease);
                     return;
                 } catch (LockInterruptedException e) {
                     // lock() is not interruptible: remember it, keep waiting, restore it after.
@@ -55,7 +54,8 @@ final class LockView implements Lock {
             throw new InterruptedException("interrupted before locking '" + key + "'");
         }
         try {
-            leases.get().push(client.acquire(key, FOREVER));
+            LockLease lease = client.acquire(key, FOREVER);
+            client.viewLeases(key).push(lease);
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             throw (InterruptedException) e.getCause();
@@ -81,16 +81,18 @@ final class LockView implements Lock {
     }
 
     private boolean push(Optional<LockLease> lease) {
-        lease.ifPresent(l -> leases.get().push(l));
+        lease.ifPresent(l -> client.viewLeases(key).push(l));
         return lease.isPresent();
     }
 
     @Override
     public void unlock() {
-        LockLease lease = leases.get().poll();
+        LockLease lease = client.viewLeases(key).poll();
+        client.viewLeasesDone(key);
         if (lease == null) {
             throw new IllegalMonitorStateException("Thread " + Thread.currentThread().getName()
-                    + " does not hold lock '" + key + "' (backend '" + client.backendName() + "') through this Lock view");
+                    + " does not hold lock '" + key + "' (backend '" + client.backendName() + "') through a Lock view "
+                    + "of this client; unlock on the thread that locked");
         }
         lease.close();
     }

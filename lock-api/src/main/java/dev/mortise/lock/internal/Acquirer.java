@@ -1,0 +1,187 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockEvent;
+import dev.mortise.lock.LockException;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LostReason;
+import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one acquire path: argument checks, reentrancy, the key's local gate, the server request,
+ * and turning its grant into a published {@link Hold} — or into nothing, with the server
+ * cleared, when the grant came too late, its session ended on the way back, or the client
+ * closed meanwhile. Thread-safe.
+ */
+final class Acquirer {
+
+    private final DefaultLockClient client;
+    private final LockBackend backend;
+    private final ClientSettings settings;
+    private final Arguments arguments;
+    private final Validity validity;
+    private final KeyGates gates;
+    private final HoldActions actions;
+    private final Events events;
+    private final Messages messages;
+    private final InFlight inFlight = new InFlight();
+    /** {@code clientId + ":"}: owner ids are this prefix and a per-hold counter. */
+    private final String ownerPrefix;
+    private final AtomicLong holdSequence = new AtomicLong();
+    private volatile boolean closed;
+
+    Acquirer(DefaultLockClient client, LockBackend backend, ClientSettings settings, Arguments arguments,
+             Validity validity, KeyGates gates, HoldActions actions, Events events, Messages messages,
+             String ownerPrefix) {
+        this.client = client;
+        this.backend = backend;
+        this.settings = settings;
+        this.arguments = arguments;
+        this.validity = validity;
+        this.gates = gates;
+        this.actions = actions;
+        this.events = events;
+        this.messages = messages;
+        this.ownerPrefix = ownerPrefix;
+    }
+
+    /**
+     * Acquires {@code requestedKey}.
+     *
+     * @return the lease, or null if not granted in time and {@code throwOnTimeout} is false
+     */
+    LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
+                      boolean throwOnTimeout) {
+        String key = arguments.key(requestedKey);
+        Duration wait = arguments.waitTime(requestedWait, key);
+        Duration explicitLease = arguments.lease(requestedLease, key);
+        if (explicitLease != null) {
+            Validity.check(explicitLease, backend, settings, "Lease for lock '" + Arguments.abbreviate(key) + "'",
+                    "pass a lease");
+        }
+        String ownerId = arguments.owner(requestedOwner, key);
+        Thread ownerThread = ownerId == null ? Thread.currentThread() : null;
+        if (closed) {
+            throw messages.closedClient(key);
+        }
+        long start = System.nanoTime();
+        if (!wait.isZero() && Thread.interrupted()) {
+            throw messages.interrupted(key, new InterruptedException());
+        }
+
+        KeyGates.Gate current = gates.get(key);
+        Hold held = current == null ? null : current.hold();
+        if (held != null && held.ownedBy(ownerThread, ownerId) && held.enter()) {
+            events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), 0, null);
+            return new Lease(client, held);
+        }
+
+        long deadline = Deadlines.after(start, wait);
+        KeyGates.Gate gate;
+        try {
+            gate = gates.enter(key, wait.isZero() ? 0 : Deadlines.left(deadline));
+        } catch (InterruptedException e) {
+            throw messages.interrupted(key, e);
+        }
+        if (gate == null) {
+            return notGranted(key, wait, start, throwOnTimeout);
+        }
+        boolean published = false;
+        try {
+            if (closed) {
+                throw messages.clientClosed(key, null);
+            }
+            Duration lease = explicitLease != null ? explicitLease : settings.defaultLease();
+            LockRequest request = new LockRequest(key, ownerPrefix + holdSequence.incrementAndGet(), lease,
+                    explicitLease == null);
+            gate.expect(request.owner());
+            Optional<Grant> grant = ask(request, Deadlines.left(deadline));
+            if (grant.isEmpty()) {
+                return notGranted(key, wait, start, throwOnTimeout);
+            }
+            Hold hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
+                    validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease));
+            if (hold.expiredAt(System.nanoTime())) {
+                actions.clearOnServer(hold);
+                throw messages.grantedTooLate(key, lease, validity.worth(grant.get(), lease));
+            }
+            KeyGates.EarlyState early = gate.publish(hold);
+            published = true;
+            if (early == KeyGates.EarlyState.LOST) {
+                // The session ended while the grant was on its way back: it is not ours to use.
+                actions.loseHere(hold, LostReason.SESSION_LOST, gate.earlyLostCause(), false);
+                actions.clearOnServer(hold);
+                throw messages.sessionEndedBeforeGrant(key, gate.earlyLostCause());
+            }
+            if (early == KeyGates.EarlyState.SUSPENDED) {
+                hold.suspended(true);
+            }
+            if (closed) {
+                // close() may have scanned the keys before this hold was published: end it here.
+                actions.loseHere(hold, LostReason.CLIENT_CLOSED, null, false);
+                actions.clearOnServer(hold);
+                throw messages.clientClosed(key, null);
+            }
+            actions.expiry().arm(hold);
+            events.fire(LockEvent.Type.ACQUIRED, key, hold.grant.fencingToken(), System.nanoTime() - start, null);
+            return new Lease(client, hold);
+        } catch (LockException e) {
+            events.fire(LockEvent.Type.ERROR, key, -1, System.nanoTime() - start, e);
+            throw e;
+        } catch (RuntimeException e) {
+            events.fire(LockEvent.Type.ERROR, key, -1, System.nanoTime() - start, e);
+            throw messages.acquireFailed(key, e);
+        } finally {
+            if (!published) {
+                gate.leave(null);
+            }
+        }
+    }
+
+    /** One server request, stopped by {@link #close()} if it is still under way. */
+    private Optional<Grant> ask(LockRequest request, long leftNanos) {
+        if (!inFlight.enter()) {
+            throw messages.clientClosed(request.key(), null);
+        }
+        try {
+            return leftNanos == 0 ? backend.tryAcquire(request).grant()
+                    : backend.acquire(request, Duration.ofNanos(leftNanos));
+        } catch (InterruptedException e) {
+            if (closed) {
+                throw messages.clientClosed(request.key(), e);
+            }
+            throw messages.interrupted(request.key(), e);
+        } catch (RuntimeException e) {
+            if (closed) {
+                throw messages.clientClosed(request.key(), e);
+            }
+            throw e;
+        } finally {
+            inFlight.exit();
+        }
+    }
+
+    private LockLease notGranted(String key, Duration wait, long start, boolean throwOnTimeout) {
+        events.fire(wait.isZero() ? LockEvent.Type.BUSY : LockEvent.Type.TIMEOUT, key, -1,
+                System.nanoTime() - start, null);
+        if (closed) {
+            throw messages.clientClosed(key, null);
+        }
+        if (!throwOnTimeout) {
+            return null;
+        }
+        throw messages.timeout(key, wait);
+    }
+
+    /** Refuses new acquires and stops those under way; their grants, if any, are released, never returned. */
+    void close() {
+        closed = true;
+        inFlight.closeAll();
+    }
+}

@@ -1,0 +1,264 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockEvent;
+import dev.mortise.lock.LockException;
+import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LostReason;
+import dev.mortise.lock.spi.LockBackend;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What happens to a hold after it is granted, with the server calls and notifications each
+ * {@link Hold} transition asks for: closing a lease, {@code extend}, losing it, forcing it
+ * out, clearing a stale entry on the server. Thread-safe; callers may be user threads, the
+ * watchdog, the expiry timer or the backend's event threads. Listeners are always told on the
+ * {@link Notifier}; server clean-up after a background loss runs on the watchdog thread.
+ */
+final class HoldActions {
+
+    private static final Logger log = LoggerFactory.getLogger(HoldActions.class);
+
+    private final LockBackend backend;
+    private final String backendName;
+    private final ClientSettings settings;
+    private final Validity validity;
+    private final Events events;
+    private final Notifier notifier;
+    private final Messages messages;
+    private final ExpiryTimer expiry;
+    private volatile Renewer renewer;
+
+    HoldActions(LockBackend backend, ClientSettings settings, Validity validity, Events events, Notifier notifier,
+                Messages messages) {
+        this.backend = backend;
+        this.backendName = backend.name();
+        this.settings = settings;
+        this.validity = validity;
+        this.events = events;
+        this.notifier = notifier;
+        this.messages = messages;
+        this.expiry = new ExpiryTimer(backendName, hold -> loseInBackground(hold, LostReason.EXPIRED, null));
+    }
+
+    void start(Renewer renewer) {
+        this.renewer = renewer;
+    }
+
+    ExpiryTimer expiry() {
+        return expiry;
+    }
+
+    /** Closes one lease of {@code hold}; the last one releases it on the server. */
+    void leave(Hold hold) {
+        checkExpiry(hold);
+        LockBackendException releaseFailure = null;
+        switch (hold.closeLease()) {
+            case RELEASE -> releaseFailure = release(hold);
+            case CLEAR_STALE -> clearOnServer(hold);
+            case NOTHING -> { }
+        }
+        LockLostEvent lost = hold.lostEvent();
+        if (lost != null) {
+            LockLostException e = messages.lost(hold.key(), hold.grant.fencingToken(), lost);
+            if (releaseFailure != null) {
+                e.addSuppressed(releaseFailure);
+            }
+            throw e;
+        }
+        if (releaseFailure != null) {
+            throw releaseFailure;
+        }
+    }
+
+    private LockBackendException release(Hold hold) {
+        if (!hold.takeServerRelease()) {
+            hold.released();
+            return null;
+        }
+        try {
+            if (backend.release(hold.grant)) {
+                hold.released();
+                events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
+                        System.nanoTime() - hold.acquiredNanos, null);
+            } else {
+                announce(hold, hold.releaseRefused(event(hold, LostReason.MISSING_AT_RELEASE, null)), true);
+            }
+            return null;
+        } catch (RuntimeException e) {
+            hold.released();
+            events.fire(LockEvent.Type.ERROR, hold.key(), hold.grant.fencingToken(), 0, e);
+            return messages.releaseFailed(hold.key(), hold.lease(), e);
+        }
+    }
+
+    /** Sets the hold's lease on the server and locally, from what the server confirmed and applied. */
+    void extend(Hold hold, Duration lease) {
+        Validity.check(lease, backend, settings, "Lease for lock '" + Arguments.abbreviate(hold.key()) + "'",
+                "pass a lease");
+        checkExpiry(hold);
+        try {
+            if (!hold.beginRequest()) {
+                throw invalidLease(hold);
+            }
+        } catch (InterruptedException e) {
+            throw messages.interrupted(hold.key(), e);
+        }
+        long start = System.nanoTime();
+        try {
+            boolean renewed;
+            try {
+                renewed = backend.renew(hold.grant, lease);
+            } catch (RuntimeException e) {
+                if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
+                    expiry.arm(hold);
+                }
+                throw e instanceof LockException le ? le : messages.extendFailed(hold.key(), e);
+            }
+            if (!renewed) {
+                loseHere(hold, LostReason.RENEWAL_REJECTED, null, false);
+                throw invalidLease(hold);
+            }
+            Duration applied = validity.applied(hold.grant, lease);
+            boolean short_ = applied.compareTo(lease) < 0;
+            Duration next = short_ && hold.renewed ? hold.lease() : lease;
+            if (hold.confirmed(start, validity.deadline(hold.grant, start, lease), next)) {
+                expiry.arm(hold);
+            }
+            if (hold.renewed) {
+                renewer.tickWithin(validity.renewalPeriodNanos(next));
+            }
+            events.fire(LockEvent.Type.RENEWED, hold.key(), hold.grant.fencingToken(), System.nanoTime() - start, null);
+            if (short_) {
+                throw messages.extendNotApplied(hold.key(), lease, applied, validity.worth(hold.grant, lease));
+            }
+        } finally {
+            hold.endRequest();
+        }
+    }
+
+    /** Marks the hold lost with EXPIRED if its validity deadline has passed (on a caller's thread). */
+    void checkExpiry(Hold hold) {
+        if (hold.isActive() && hold.expiredAt(System.nanoTime())) {
+            loseHere(hold, LostReason.EXPIRED, null, true);
+        }
+    }
+
+    /**
+     * Marks an active hold lost (once), found on a caller's thread (a close, {@code ensureValid},
+     * {@code forceRelease}, the client closing): its listeners are told here, on that thread.
+     *
+     * @param clearLater whether to clear a hold that expired or lost its session on the server
+     *                   from the watchdog thread (false when the caller clears it itself)
+     * @return true if this call ended the hold
+     */
+    boolean loseHere(Hold hold, LostReason reason, Throwable cause, boolean clearLater) {
+        return lose(hold, reason, cause, clearLater, true);
+    }
+
+    /**
+     * Marks an active hold lost (once), found by one of the client's own threads (expiry timer,
+     * watchdog) or reported by the backend: listeners are told on the notification thread, and
+     * a hold that expired or lost its session is cleared on the server from the watchdog
+     * thread (a session-bound node, a key whose renewal did land, may still be there).
+     */
+    boolean loseInBackground(Hold hold, LostReason reason, Throwable cause) {
+        return lose(hold, reason, cause, true, false);
+    }
+
+    private boolean lose(Hold hold, LostReason reason, Throwable cause, boolean clearLater, boolean tellHere) {
+        List<Consumer<LockLostEvent>> listeners = hold.lose(event(hold, reason, cause));
+        if (listeners == null) {
+            return false;
+        }
+        announce(hold, listeners, tellHere);
+        if (clearLater && (reason == LostReason.EXPIRED || reason == LostReason.SESSION_LOST)) {
+            Renewer r = renewer;
+            if (r == null || !r.submit(() -> clearOnServer(hold))) {
+                log.debug("Client closing; lock '{}' is cleared by close()", hold.key());
+            }
+        }
+        return true;
+    }
+
+    private void announce(Hold hold, List<Consumer<LockLostEvent>> listeners, boolean tellHere) {
+        if (listeners == null) {
+            return;
+        }
+        LockLostEvent event = hold.lostEvent();
+        log.warn("Lock '{}' on backend '{}' (token {}) was lost: {}", hold.key(), backendName,
+                hold.grant.fencingToken(), event.reason(), event.cause());
+        long heldNanos = System.nanoTime() - hold.acquiredNanos;
+        if (tellHere) {
+            notifier.lostHere(event, heldNanos, listeners);
+        } else {
+            notifier.lost(event, heldNanos, listeners);
+        }
+    }
+
+    private LockLostEvent event(Hold hold, LostReason reason, Throwable cause) {
+        return new LockLostEvent(hold.key(), backendName, hold.grant.fencingToken(), reason, Instant.now(),
+                Duration.ofNanos(System.nanoTime() - hold.acquiredNanos), cause);
+    }
+
+    /** Ends an active hold as FORCE_RELEASED and deletes it on the server; false if it was not active. */
+    boolean forceRelease(Hold hold) {
+        if (!loseHere(hold, LostReason.FORCE_RELEASED, null, false)) {
+            return false;
+        }
+        if (hold.takeServerRelease()) {
+            try {
+                backend.release(hold.grant);
+            } catch (RuntimeException e) {
+                throw messages.forceReleaseFailed(hold.key(), hold.lease(), e);
+            }
+        }
+        return true;
+    }
+
+    /** Deletes the hold on the server if nobody has yet (owner-checked, so never another's); failures are logged. */
+    void clearOnServer(Hold hold) {
+        if (!hold.takeServerRelease()) {
+            return;
+        }
+        try {
+            backend.release(hold.grant);
+        } catch (RuntimeException e) {
+            log.debug("Releasing lost lock '{}' on backend '{}' failed; it expires on the server", hold.key(),
+                    backendName, e);
+        }
+    }
+
+    void addLostListener(Hold hold, Consumer<LockLostEvent> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("onLost listener must not be null (lock '" + hold.key() + "')");
+        }
+        checkExpiry(hold);
+        LockLostEvent already = hold.addLostListener(listener);
+        if (already != null) {
+            Notifier.call(listener, already);
+        }
+    }
+
+    LockLostException invalidLease(Hold hold) {
+        LockLostEvent lost = hold.lostEvent();
+        if (lost != null) {
+            return messages.lost(hold.key(), hold.grant.fencingToken(), lost);
+        }
+        if (hold.state() != Hold.State.ACTIVE) {
+            return messages.closedLease(hold.key());
+        }
+        return messages.suspended(hold.key(), hold.grant.fencingToken());
+    }
+
+    LockLostException closedLease(Hold hold) {
+        return messages.closedLease(hold.key());
+    }
+}

@@ -1,0 +1,122 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.local.LocalLockBackend;
+import dev.mortise.lock.local.LocalLockServer;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+
+/**
+ * A real in-process backend with knobs a test turns: renewals that fail, a server that keeps
+ * the lease it granted whatever a renewal asks for (as an etcd lease does), a validity bound,
+ * an acquire that stalls until let go.
+ */
+class ScriptedBackend implements LockBackend {
+
+    final LocalLockBackend local;
+    volatile boolean renewalsFail;
+    /** Non-null: renewals apply the lease the hold was granted with, not the one asked for. */
+    volatile boolean keepsGrantedLease;
+    volatile UnaryOperator<Duration> validity = lease -> lease;
+    volatile CountDownLatch acquireGate;
+    final CountDownLatch acquireReachedServer = new CountDownLatch(1);
+    final AtomicInteger renewCalls = new AtomicInteger();
+    final AtomicInteger releases = new AtomicInteger();
+    volatile GrantListener listener;
+    private final java.util.Map<String, Duration> grantedLeases = new java.util.concurrent.ConcurrentHashMap<>();
+
+    ScriptedBackend(LocalLockServer server) {
+        this.local = new LocalLockBackend(server);
+    }
+
+    ScriptedBackend() {
+        this(new LocalLockServer());
+    }
+
+    @Override
+    public String name() {
+        return "scripted";
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return local.guarantees();
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        Attempt attempt = local.tryAcquire(request);
+        attempt.grant().ifPresent(g -> grantedLeases.put(g.owner(), request.lease()));
+        stall();
+        return attempt;
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        Optional<Grant> grant = local.acquire(request, wait);
+        grant.ifPresent(g -> grantedLeases.put(g.owner(), request.lease()));
+        stall();
+        return grant;
+    }
+
+    private void stall() {
+        CountDownLatch gate = acquireGate;
+        if (gate != null) {
+            acquireReachedServer.countDown();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        renewCalls.incrementAndGet();
+        if (renewalsFail) {
+            throw new LockBackendException("renewal failed (scripted)", grant.key(), name(), null);
+        }
+        return local.renew(grant, appliedLease(grant, lease));
+    }
+
+    @Override
+    public Duration appliedLease(Grant grant, Duration requested) {
+        Duration granted = grantedLeases.get(grant.owner());
+        return keepsGrantedLease && granted != null ? granted : requested;
+    }
+
+    @Override
+    public Duration validity(Duration lease) {
+        return validity.apply(lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        releases.incrementAndGet();
+        return local.release(grant);
+    }
+
+    @Override
+    public void addGrantListener(GrantListener listener) {
+        this.listener = listener;
+    }
+
+    @Override
+    public void ping() {
+    }
+
+    @Override
+    public void close() {
+    }
+}
