@@ -135,6 +135,33 @@ class EtcdLeaseExtensionTest {
     }
 
     /**
+     * As above, after the watchdog has renewed the extended hold (every third of the 3 s
+     * default lease): it must renew it with the hold's own (extended) lease, and the core
+     * must believe only what that renewal put in force. Needs the core to renew each hold
+     * with its own lease and to count validity from {@code appliedLease}, never the maximum
+     * of earlier deadlines (DESIGN.md point 4).
+     */
+    @Test
+    void anExtendedRenewedHoldStaysBelievedNoLongerThanTheServerKeepsItAfterWatchdogRenewals() throws Exception {
+        String key = key();
+        LockClient client = client(Duration.ofSeconds(3));
+        try (LockLease lease = client.acquire(key, Duration.ofSeconds(5))) {
+            lease.extend(Duration.ofSeconds(30));
+            Thread.sleep(2_500); // at least two watchdog ticks
+            long start = System.nanoTime();
+            Duration believed = lease.remaining();
+            KeyValue hold = etcd.holdKey(lease);
+            LeaseTimeToLiveResponse onServer = serverLease(hold.getLease());
+            Duration serverLeft = Duration.ofSeconds(onServer.getTTL()).plusSeconds(1)
+                    .minusNanos(System.nanoTime() - start);
+            assertThat(believed).as("after watchdog renewals the core believes %s, etcd keeps the key's lease %s s "
+                    + "(granted %s s)", believed, onServer.getTTL(), onServer.getGrantedTTL())
+                    .isLessThanOrEqualTo(serverLeft);
+        }
+        assertThat(etcd.keysOf(key)).isEmpty();
+    }
+
+    /**
      * appliedLease reports the TTL etcd put in force: whole seconds rounded up, then raised to
      * etcd's minimum TTL (2 s with the launcher's 1 s election timeout).
      */
