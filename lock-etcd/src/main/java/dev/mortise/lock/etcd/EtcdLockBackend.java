@@ -86,19 +86,53 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     /**
-     * Keeps the grant's lease alive for its TTL (the lease it was granted with, rounded up
-     * to seconds; {@code lease} is not used) and checks its key still exists.
+     * Renews the hold for {@code lease} (rounded up to whole seconds): a keep-alive of its
+     * etcd lease when that lease was granted for the same TTL; otherwise its key is moved, in
+     * one transaction that keeps its create revision (the fencing token), to a lease of that
+     * TTL: a new lease of its own for an explicit-lease hold, the session lease of that TTL
+     * for a renewed hold. So {@code extend(30 s)} of a 2 s lease makes etcd keep the hold
+     * 30 s. {@link #appliedLease} reports the TTL etcd then keeps.
      *
      * @return false if the key or its lease is gone
      */
     @Override
     public boolean renew(Grant grant, Duration lease) {
-        return engine.renew(grant);
+        return engine.renew(grant, lease);
     }
 
+    /**
+     * Renews every hold with {@code lease}: holds whose etcd lease has that TTL in one
+     * keep-alive and one check per lease (the watchdog's common case: every renewed hold on
+     * the one session lease), any other hold moved to a lease of that TTL as in
+     * {@link #renew}.
+     */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return engine.renewAll(grants);
+        return engine.renewAll(grants, lease);
+    }
+
+    /**
+     * The TTL etcd keeps the hold for: the granted TTL of the etcd lease its key is on. It is
+     * {@code requested} rounded up to whole seconds, raised to etcd's minimum TTL
+     * (1.5 election timeouts rounded up to a second: 2 s with etcd's default 1 s election
+     * timeout), so never less than {@code requested}. Measured on etcd 3.4.23 with a 1 s
+     * election timeout: 600 ms, 1 s and 2 s are all granted 2 s, 2.5 s is granted 3 s.
+     */
+    @Override
+    public Duration appliedLease(Grant grant, Duration requested) {
+        return engine.appliedLease(grant);
+    }
+
+    /**
+     * One second. etcd lease TTLs are whole seconds: a shorter lease cannot be kept as asked
+     * (it is rounded up to a second, then raised to etcd's minimum TTL, 2 s by default), and
+     * a watchdog renewing every third of it would send keep-alives several times a second for
+     * nothing. One second is the least TTL any etcd cluster can grant (one with an election
+     * timeout of 666 ms or less); on a default cluster a 1 s lease is still kept 2 s.
+     */
+    @Override
+    public Duration shortestLease() {
+        return Duration.ofSeconds(1);
     }
 
     @Override

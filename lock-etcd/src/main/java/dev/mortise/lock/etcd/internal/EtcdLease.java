@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class EtcdLease {
 
     private final long id;
+    private final long askedTtlSeconds;
     private final long ttlSeconds;
     private final boolean shared;
     private final AtomicBoolean lost = new AtomicBoolean();
@@ -31,9 +32,14 @@ public final class EtcdLease {
     private volatile long fenceRevision;
     private volatile long renewedByWatchdogAt;
 
-    EtcdLease(long id, long ttlSeconds, boolean shared, long sentAtNanos) {
+    /**
+     * @param askedTtlSeconds the TTL this backend asked for (a lease is reused for holds that ask the same)
+     * @param ttlSeconds      the TTL etcd granted (at least {@code askedTtlSeconds})
+     */
+    EtcdLease(long id, long askedTtlSeconds, long ttlSeconds, boolean shared, long sentAtNanos) {
         this.id = id;
-        this.ttlSeconds = ttlSeconds;
+        this.askedTtlSeconds = askedTtlSeconds;
+        this.ttlSeconds = Math.max(askedTtlSeconds, ttlSeconds);
         this.shared = shared;
         this.aliveUntilNanos = sentAtNanos + ttlSeconds * 1_000_000_000L;
         this.renewedByWatchdogAt = sentAtNanos - ttlSeconds * 1_000_000_000L; // never
@@ -43,9 +49,20 @@ public final class EtcdLease {
         return id;
     }
 
-    /** The TTL etcd granted (at least what was asked: etcd raises TTLs below its minimum). */
+    /**
+     * The TTL etcd granted and renews it with on every keep-alive: at least what was asked,
+     * since etcd raises TTLs below its minimum (1.5 election timeouts, rounded up to a second).
+     */
     public long ttlSeconds() {
         return ttlSeconds;
+    }
+
+    /**
+     * The TTL this backend asked for, whole seconds: a hold renewed with a lease that rounds
+     * to this TTL stays on this lease; any other lease moves it (see {@link LeaseMove}).
+     */
+    public long askedTtlSeconds() {
+        return askedTtlSeconds;
     }
 
     /** Whether this is a session lease shared by every renewed hold of one TTL. */

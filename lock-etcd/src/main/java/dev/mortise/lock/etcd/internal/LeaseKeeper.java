@@ -102,8 +102,7 @@ public final class LeaseKeeper implements AutoCloseable {
             ByteSequence fence = keys.fenceKey(response.getID());
             return kv.put(fence, KeySpace.bytes("session fence"), PutOption.builder().withLeaseId(response.getID())
                     .build()).thenApply(put -> {
-                        EtcdLease session = new EtcdLease(response.getID(), Math.max(ttl, response.getTTL()), true,
-                                sentAt);
+                        EtcdLease session = new EtcdLease(response.getID(), ttl, response.getTTL(), true, sentAt);
                         session.fence(fence, put.getHeader().getRevision());
                         return session;
                     });
@@ -138,7 +137,7 @@ public final class LeaseKeeper implements AutoCloseable {
     private EtcdLease grant(long ttl, boolean shared, String key) {
         long sentAt = System.nanoTime();
         LeaseGrantResponse response = rpc.await(leases.grant(ttl), key, "grant a lease of " + ttl + " s");
-        return new EtcdLease(response.getID(), Math.max(ttl, response.getTTL()), shared, sentAt);
+        return new EtcdLease(response.getID(), ttl, response.getTTL(), shared, sentAt);
     }
 
     /** Starts one keep-alive; complete it with {@link #settle}. */
@@ -213,9 +212,10 @@ public final class LeaseKeeper implements AutoCloseable {
             return;
         }
         synchronized (this) {
-            PendingSession pending = sessions.get(lease.ttlSeconds());
+            // Sessions are found by the TTL asked for, which etcd may have raised.
+            PendingSession pending = sessions.get(lease.askedTtlSeconds());
             if (pending != null && pending.future().getNow(null) == lease) {
-                sessions.remove(lease.ttlSeconds());
+                sessions.remove(lease.askedTtlSeconds());
             }
         }
         List<Grant> holds = new ArrayList<>(lease.grants());
@@ -233,12 +233,36 @@ public final class LeaseKeeper implements AutoCloseable {
         }
     }
 
-    /** Revokes a lease without waiting: its keys go with it. Failure leaves it to expire. */
+    /**
+     * Revokes a lease without waiting: its keys go with it. Retried in the background, backing
+     * off from 250 ms to 5 s, until etcd confirms it (or answers that the lease is gone
+     * already) or the backend closes. A put on the lease whose answer never came may still
+     * land later, and on a long explicit lease that key would block its lock for the whole
+     * TTL; a confirmed revoke makes such a put fail. A late revoke is harmless: every caller
+     * has moved its key off the lease or given it up.
+     */
     void revokeQuietly(EtcdLease lease) {
         lease.markLost();
-        leases.revoke(lease.id()).whenComplete((r, e) -> {
-            if (e != null && !Rpc.isLeaseNotFound(e)) {
-                log.debug("Revoking etcd lease {} failed; it expires within {} s", lease, lease.ttlSeconds(), e);
+        revokeUntilConfirmed(lease, 0);
+    }
+
+    private void revokeUntilConfirmed(EtcdLease lease, int attempt) {
+        CompletableFuture<?> revoke;
+        try {
+            revoke = leases.revoke(lease.id());
+        } catch (RuntimeException closed) {
+            return; // the client is closed: nothing can be sent any more, the lease expires within its TTL
+        }
+        revoke.orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
+            if (e == null || Rpc.isLeaseNotFound(e)) {
+                return;
+            }
+            log.debug("Revoking etcd lease {} failed (attempt {}); retrying", lease, attempt + 1, e);
+            try {
+                scheduler.schedule(() -> revokeUntilConfirmed(lease, attempt + 1),
+                        Math.min(5000, 250L << Math.min(attempt, 5)), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                // the backend is closing: the lease expires within its TTL
             }
         });
     }

@@ -10,7 +10,9 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -29,6 +31,7 @@ public final class LockEngine implements AutoCloseable {
     private final LockQueue queue;
     private final OrphanCleaner orphans;
     private final Renewal renewal;
+    private final LeaseMove moves;
     private final Client client;
 
     public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
@@ -39,6 +42,7 @@ public final class LockEngine implements AutoCloseable {
         this.queue = new LockQueue(client.getKVClient(), rpc);
         this.orphans = new OrphanCleaner(client.getKVClient(), rpc, leases.scheduler());
         this.renewal = new Renewal(leases, queue, rpc);
+        this.moves = new LeaseMove(client.getKVClient(), leases, rpc);
     }
 
     public void addGrantListener(GrantListener listener) {
@@ -113,12 +117,81 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
-    public boolean renew(Grant grant) {
-        return renewal.renewAll(List.of(grant)).isEmpty();
+    /**
+     * Renews one hold with {@code lease}: a keep-alive of its lease (and a check of its key)
+     * when that lease was asked with the same TTL, else a move of its key to a lease of that
+     * TTL ({@link LeaseMove}). Renewals of one hold are serialized, so a move never races
+     * another renewal of the same hold.
+     *
+     * @return false if the hold is gone
+     */
+    public boolean renew(Grant grant, Duration lease) {
+        HoldState state = grant.state();
+        synchronized (state) {
+            if (state.lease().askedTtlSeconds() == LeaseKeeper.ttlSeconds(lease)) {
+                return renewal.renewAll(List.of(grant)).isEmpty();
+            }
+            return moves.move(grant, lease);
+        }
     }
 
-    public Set<Grant> renewAll(Collection<Grant> grants) {
-        return renewal.renewAll(grants);
+    /**
+     * Renews every hold with {@code lease}. Holds whose lease already has that TTL (the
+     * common case: every renewed hold on the session of the default lease) are renewed
+     * together, one keep-alive and one check per lease as before; the others are moved one
+     * by one. A hold moved by a concurrent {@link #renew} while it was renewed together is
+     * renewed again on its new lease, so what is reported is true of the lease it is on.
+     */
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        long ttl = LeaseKeeper.ttlSeconds(lease);
+        List<Grant> together = new ArrayList<>(grants.size());
+        List<EtcdLease> leaseOf = new ArrayList<>(grants.size());
+        List<Grant> oneByOne = new ArrayList<>();
+        for (Grant grant : grants) {
+            EtcdLease current = ((HoldState) grant.state()).lease();
+            if (current.askedTtlSeconds() == ttl) {
+                together.add(grant);
+                leaseOf.add(current);
+            } else {
+                oneByOne.add(grant);
+            }
+        }
+        Set<Grant> gone = new HashSet<>(together.isEmpty() ? Set.of() : renewal.renewAll(together));
+        for (int i = 0; i < together.size(); i++) {
+            Grant grant = together.get(i);
+            if (!gone.contains(grant) && ((HoldState) grant.state()).lease() != leaseOf.get(i)) {
+                oneByOne.add(grant);
+            }
+        }
+        RuntimeException failure = null;
+        for (Grant grant : oneByOne) {
+            try {
+                if (!renew(grant, lease)) {
+                    gone.add(grant);
+                }
+            } catch (RuntimeException e) {
+                // Renew the others; the failure still tells the core this round trip failed.
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return gone;
+    }
+
+    /**
+     * The TTL etcd keeps the hold's key for, as of the last grant or renewal etcd confirmed:
+     * the granted TTL of the lease the key is on (whole seconds, at least etcd's minimum TTL).
+     * After a renewal that asked for {@code requested}, the key is on a lease asked with
+     * {@code requested} rounded up, so this is never less than {@code requested}.
+     */
+    public Duration appliedLease(Grant grant) {
+        return Duration.ofSeconds(((HoldState) grant.state()).lease().ttlSeconds());
     }
 
     public boolean release(Grant grant) {
@@ -134,6 +207,10 @@ public final class LockEngine implements AutoCloseable {
         }
         if (!state.lease().shared()) {
             leases.revokeQuietly(state.lease());
+        }
+        EtcdLease stray = state.stray();
+        if (stray != null) {
+            leases.revokeQuietly(stray); // our key is deleted: it may have been on this lease, but is not any more
         }
         return held;
     }

@@ -1,0 +1,125 @@
+package dev.mortise.lock.etcd.internal;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Grant;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.PutOption;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Renews a hold with a lease other than its etcd lease's TTL by moving its key to a lease
+ * with the asked TTL. An etcd lease keeps the TTL it was granted with: a keep-alive renews
+ * it for that TTL, whatever the caller hoped for, so {@code extend(30 s)} of a hold on a 2 s
+ * lease would otherwise leave the server expiring it after 2 s while the client believes
+ * 30 s (issue 14, finding 2).
+ *
+ * <p>The move is one transaction, <em>if our key still has its create revision, put it
+ * again (same value) attached to the new lease</em>. A put on an existing key keeps its
+ * create revision, so the fencing token and the key's place in the queue do not change,
+ * and waiters (whose watches ignore puts) are not woken. Where the key goes:
+ * <ul>
+ *   <li>a hold on a lease of its own (an explicit lease) gets a new lease of its own with
+ *       the asked TTL, granted before the move, and the old lease is revoked after it;</li>
+ *   <li>a hold on a session lease (a renewed hold) goes to the session lease of the asked
+ *       TTL, exactly as if it had been acquired with that lease; a keep-alive sent with the
+ *       move proves that session alive for its TTL from before the move.</li>
+ * </ul>
+ * Either way the key's lease is alive, from a moment after the caller's start, for at
+ * least the asked TTL, which is what {@code appliedLease} then reports.
+ *
+ * <p>A move whose answer never came leaves the key on either lease: the old one is kept
+ * (never revoked while it may still carry our key), a new per-lock lease is remembered as
+ * the hold's stray and revoked at release, and the caller gets the failure ("the lease is
+ * unchanged"): the server may keep the key longer than the client believes, never shorter.
+ * Callers serialize moves of one hold on its {@link HoldState}. Thread-safe.
+ */
+final class LeaseMove {
+
+    private final KV kv;
+    private final LeaseKeeper leases;
+    private final Rpc rpc;
+
+    LeaseMove(KV kv, LeaseKeeper leases, Rpc rpc) {
+        this.kv = kv;
+        this.leases = leases;
+        this.rpc = rpc;
+    }
+
+    /**
+     * Moves {@code grant}'s key to a lease of {@code lease}'s TTL (rounded up to seconds).
+     * The caller holds the monitor of {@code grant.state()}.
+     *
+     * @return false if the hold is gone (our key does not exist with its create revision)
+     * @throws LockBackendException if etcd could not be asked, or did not answer
+     */
+    boolean move(Grant grant, Duration lease) {
+        HoldState state = grant.state();
+        EtcdLease from = state.lease();
+        String key = grant.key();
+        for (int attempt = 1; ; attempt++) {
+            EtcdLease to = from.shared() ? leases.session(lease, key) : leases.perLock(lease, key);
+            long sentAt = System.nanoTime();
+            CompletableFuture<LeaseKeepAliveResponse> alive = to.shared() ? leases.keepAliveAsync(to) : null;
+            TxnResponse moved;
+            try {
+                moved = rpc.await(kv.txn()
+                        .If(new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(state.revision())))
+                        .Then(Op.put(state.ownKey(), KeySpace.bytes(grant.owner()),
+                                PutOption.builder().withLeaseId(to.id()).build()))
+                        .commit(), key, "move our key to a lease of " + to.ttlSeconds() + " s");
+            } catch (LockBackendException e) {
+                if (Rpc.isLeaseNotFound(e)) {
+                    // The target session expired or was revoked before the put: nothing moved, try a fresh one.
+                    leases.lost(to, e);
+                    if (attempt < 3) {
+                        continue;
+                    }
+                    throw new LockBackendException("etcd kept losing the lease that lock '" + key + "' (backend "
+                            + "'etcd') was being moved to for a lease of " + lease + ": it expired or was revoked "
+                            + "three times in a row. Check for an operator revoking leases, or a cluster too slow "
+                            + "for the lease TTL.", key, Rpc.BACKEND, e);
+                }
+                if (!to.shared()) {
+                    state.stray(to); // our key may be on it: revoked at release, never before
+                }
+                throw e;
+            }
+            if (!moved.isSucceeded()) {
+                // Our key is gone (expired, revoked, deleted): nothing was moved.
+                if (!to.shared()) {
+                    leases.revokeQuietly(to);
+                }
+                from.grants().remove(grant);
+                return false;
+            }
+            from.grants().remove(grant);
+            state.moved(to);
+            to.grants().add(grant);
+            if (!from.shared()) {
+                leases.revokeQuietly(from); // our key is not on it any more
+            }
+            if (alive != null) {
+                boolean live;
+                try {
+                    live = leases.settle(to, sentAt, alive, rpc.deadline(), key);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw Rpc.failure(e, key, "keep lease " + Long.toHexString(to.id()) + " alive");
+                }
+                if (!live) {
+                    // The session died with our key on it, right after the move (settle reported it lost).
+                    to.grants().remove(grant);
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}
