@@ -58,6 +58,8 @@ final class Hold {
     /** Start of the last request the server confirmed (the grant, a renewal, an extension). */
     private volatile long confirmedStartNanos;
     private volatile boolean suspended;
+    /** The last watchdog renewal failure since the last confirmation: the cause of an expiry. */
+    private volatile Throwable renewalFailure;
     private volatile State state = State.ACTIVE;
 
     private int openLeases = 1;
@@ -270,6 +272,7 @@ final class Hold {
         }
         confirmedStartNanos = startNanos;
         validUntilNanos = deadline;
+        renewalFailure = null;
         lease = newLease;
         return expiryCheck != null && deadline - expiryCheckAt < 0;
     }
@@ -286,6 +289,14 @@ final class Hold {
         }
         validUntilNanos = deadlineIfApplied;
         return expiryCheck != null && deadlineIfApplied - expiryCheckAt < 0;
+    }
+
+    void renewalFailed(Throwable failure) {
+        renewalFailure = failure;
+    }
+
+    Throwable renewalFailure() {
+        return renewalFailure;
     }
 
     // ---- expiry -------------------------------------------------------------------------

@@ -45,7 +45,8 @@ final class HoldActions {
         this.events = events;
         this.notifier = notifier;
         this.messages = messages;
-        this.expiry = new ExpiryTimer(backendName, hold -> loseInBackground(hold, LostReason.EXPIRED, null));
+        this.expiry = new ExpiryTimer(backendName,
+                hold -> loseInBackground(hold, LostReason.EXPIRED, hold.renewalFailure()));
     }
 
     void start(Renewer renewer) {
@@ -147,7 +148,7 @@ final class HoldActions {
     /** Marks the hold lost with EXPIRED if its validity deadline has passed (on a caller's thread). */
     void checkExpiry(Hold hold) {
         if (hold.isActive() && hold.expiredAt(System.nanoTime())) {
-            loseHere(hold, LostReason.EXPIRED, null, true);
+            loseHere(hold, LostReason.EXPIRED, hold.renewalFailure(), true);
         }
     }
 

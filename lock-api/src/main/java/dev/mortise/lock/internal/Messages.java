@@ -100,12 +100,16 @@ final class Messages {
 
     LockLostException lost(String key, long token, LockLostEvent lost) {
         return new LockLostException(lock(key) + " (token " + token + ") was lost after " + lost.heldFor().toMillis()
-                + " ms: " + describe(lost.reason()) + ". Another owner may have held it since; writes fenced with "
+                + " ms: " + describe(lost) + ". Another owner may have held it since; writes fenced with "
                 + "token " + token + " will be refused by fenced storage.", key, backend, lost.reason(), lost.cause());
     }
 
-    private static String describe(LostReason reason) {
-        return switch (reason) {
+    private static String describe(LockLostEvent lost) {
+        if (lost.reason() == LostReason.EXPIRED && lost.cause() != null) {
+            return "its validity ran out while the watchdog's renewals were failing (last failure: " + lost.cause()
+                    + "); check that the server is reachable";
+        }
+        return switch (lost.reason()) {
             case EXPIRED -> "its validity ran out before it was renewed or closed (the last request the server "
                     + "confirmed was worth no more; use a longer lease, or none to have it renewed)";
             case RENEWAL_REJECTED -> "the server no longer had it when the lease was renewed";

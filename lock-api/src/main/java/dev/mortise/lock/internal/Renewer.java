@@ -145,6 +145,7 @@ final class Renewer {
             log.warn("Renewing {} lock(s) on backend '{}' failed; retrying next tick, leases expire locally "
                     + "if it keeps failing", holds.size(), backend.name(), e);
             for (Hold hold : holds) {
+                hold.renewalFailed(e);
                 if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
                     expiry.arm(hold);
                 }

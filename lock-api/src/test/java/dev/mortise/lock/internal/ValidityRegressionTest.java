@@ -196,6 +196,75 @@ class ValidityRegressionTest {
         }
     }
 
+    /**
+     * Finding 9: the "session lost before the grant arrived" path left the key's gate a second
+     * time when {@code forceRelease} reached the hold in between, unmapping a gate another thread
+     * was using (its hold was then invisible to the watchdog and to heldLocks()).
+     */
+    @Test
+    void theGateIsLeftExactlyOnceWhateverRacesAnEarlyLoss() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend() {
+            @Override
+            public dev.mortise.lock.spi.Attempt tryAcquire(dev.mortise.lock.spi.LockRequest request) {
+                dev.mortise.lock.spi.Attempt attempt = super.tryAcquire(request);
+                if (request.owner().endsWith("0") || request.owner().endsWith("5")) {
+                    attempt.grant().ifPresent(g -> listener.lost(g, new IllegalStateException("session expired")));
+                }
+                return attempt;
+            }
+        };
+        DefaultLockClient client = (DefaultLockClient) LockClient.builder(backend).build();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<String> broken = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread forcer = new Thread(() -> {
+            while (!stop.get()) {
+                client.forceRelease("race");
+            }
+        });
+        Thread holder = new Thread(() -> {
+            while (!stop.get() && broken.get() == null) {
+                try {
+                    Optional<LockLease> lease = client.tryAcquire("race", Duration.ofMillis(50));
+                    if (lease.isPresent()) {
+                        boolean listed = client.heldLocks().stream().anyMatch(h -> h.key().equals("race"));
+                        if (lease.get().isValid() && !listed) {
+                            broken.set("a valid hold is missing from the key table (gate unmapped)");
+                        }
+                        try {
+                            lease.get().close();
+                        } catch (LockException ignored) {
+                            // force-released meanwhile
+                        }
+                    }
+                } catch (LockException ignored) {
+                    // the early loss, by design
+                }
+            }
+        });
+        forcer.start();
+        holder.start();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        while (System.nanoTime() < end && broken.get() == null) {
+            try {
+                client.tryAcquire("race").ifPresent(l -> {
+                    try {
+                        l.close();
+                    } catch (LockException ignored) {
+                        // force-released meanwhile
+                    }
+                });
+            } catch (LockException ignored) {
+                // the early loss, by design
+            }
+        }
+        stop.set(true);
+        forcer.join();
+        holder.join();
+        assertThat(broken.get()).isNull();
+        assertThat(client.gatesInUse()).as("no gate left behind").isZero();
+        client.close();
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
