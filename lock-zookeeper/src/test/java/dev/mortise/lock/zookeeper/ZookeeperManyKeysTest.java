@@ -123,10 +123,10 @@ class ZookeeperManyKeysTest {
         List<LockLostEvent> lost = Collections.synchronizedList(new ArrayList<>());
         for (int c = 0; c < clients; c++) {
             held.add(new ConcurrentHashMap<>());
-            lockClients.add(track(LockClient.builder(backend()).defaultLease(Duration.ofMillis(600)).build()));
+            lockClients.add(track(LockClient.builder(backend()).defaultLease(Duration.ofSeconds(1)).build()));
         }
 
-        long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long end = System.nanoTime() + Duration.ofSeconds(6).toNanos();
         AtomicReference<String> overlap = new AtomicReference<>();
         AtomicInteger grants = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(clients * 3 + 1);
@@ -148,8 +148,8 @@ class ZookeeperManyKeysTest {
                             grants.incrementAndGet();
                             try (LockLease l = lease.get().onLost(lost::add)) {
                                 held.get(client).put(key, l);
-                                // Up to three lease lengths: holds span several renewals.
-                                Thread.sleep(own.nextInt(1_800));
+                                // Up to two and a half lease lengths: holds span several renewals.
+                                Thread.sleep(own.nextInt(2_500));
                                 held.get(client).remove(key, l);
                             } catch (LockLostException e) {
                                 // recorded by onLost; asserted below, after the overlap check
