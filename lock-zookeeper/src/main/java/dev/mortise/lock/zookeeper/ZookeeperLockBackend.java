@@ -123,6 +123,22 @@ public final class ZookeeperLockBackend implements LockBackend {
     }
 
     /**
+     * The lease put in force for a grant or renewal that asked for {@code requested}: exactly
+     * that. A renewed hold's node lives as long as the session (its heartbeats; ZooKeeper has
+     * no per-node TTL) and this backend deletes it once it goes unconfirmed for
+     * {@code requested}; an explicit lease's node is deleted by this backend {@code requested}
+     * after the request, and {@link #renew} moves that deletion, so an extend applies what it
+     * asks. What the session can take away sooner (the ensemble may expire it about one
+     * session timeout after it last heard of the client, whatever was asked) is bounded by
+     * {@link #validity}, not by a shorter applied lease: an extend longer than that bound is
+     * applied, and counts locally for at most the bound after each confirmation.
+     */
+    @Override
+    public Duration appliedLease(Grant grant, Duration requested) {
+        return requested;
+    }
+
+    /**
      * Confirms every hold with one request (getEphemerals; a few if the answer would not fit
      * the client's packet limit): the connection is up, the node exists and belongs to the
      * current session. Throws (so the core retries and lets leases expire locally) when the

@@ -106,6 +106,26 @@ class ZookeeperRequestsTest {
     }
 
     @Test
+    void renewingHoldsWhoseKeysStartAnywhereIsStillOneRequest() throws Exception {
+        // Issue 14, finding 10: keys that differ at their first character (and keys starting with
+        // "." or "..") share only the root, which must be asked for as "/mortise/locks", not with a slash.
+        String[] firsts = {"a", "b", ".", "..", "/", "é", "锁", "😀", "0", "~"};
+        try (ZookeeperLockBackend backend = backend(server.getConnectString())) {
+            List<Grant> grants = new ArrayList<>();
+            for (int i = 0; i < HOLDS; i++) {
+                String key = firsts[i % firsts.length] + "requests:anywhere:" + i;
+                grants.add(backend.tryAcquire(new LockRequest(key, "owner-" + i, Duration.ofSeconds(30), true))
+                        .grant().orElseThrow());
+            }
+            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty()))
+                    .as("requests to renew %d holds with keys starting anywhere", HOLDS).isLessThanOrEqualTo(1 + 1);
+            for (Grant grant : grants) {
+                assertThat(backend.release(grant)).isTrue();
+            }
+        }
+    }
+
+    @Test
     void renewalListsTheRightNodesUnderAChrootAndANamespace() throws Exception {
         admin.create().creatingParentsIfNeeded().forPath("/app");
         try (CuratorFramework client = CuratorFrameworkFactory.builder().connectString(server.getConnectString() + "/app")

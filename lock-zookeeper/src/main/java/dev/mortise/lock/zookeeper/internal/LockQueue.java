@@ -168,28 +168,40 @@ public final class LockQueue {
                 parents.add(ops.createContainerAsync(container, key));
             }
             CompletableFuture<CuratorEvent> created = ops.createAsync(parent, request.owner(), key);
-            CompletableFuture<CuratorEvent> listed;
-            try {
-                listed = ops.childrenAsync(parent, key);
-            } catch (RuntimeException e) {
-                listed = null; // the create went out; its answer decides, and the queue is listed again
-            }
             List<String> listing = null;
-            if (listed != null) {
-                // The listing's answer comes last: waiting for it first wakes this thread once, not once per answer.
+            NodeRef node;
+            try {
+                CompletableFuture<CuratorEvent> listed;
                 try {
-                    listing = ops.childrenResult(listed, deadline, parent, key);
+                    listed = ops.childrenAsync(parent, key);
                 } catch (RuntimeException e) {
-                    log.debug("The listing sent with the create under {} failed; listing again", parent, e);
+                    listed = null; // the create went out; its answer decides, and the queue is listed again
                 }
+                if (listed != null) {
+                    // The listing's answer comes last: waiting for it first wakes this thread once, not once per answer.
+                    try {
+                        listing = ops.childrenResult(listed, deadline, parent, key);
+                    } catch (RuntimeException e) {
+                        log.debug("The listing sent with the create under {} failed; listing again", parent, e);
+                    }
+                }
+                // The create's answer is read before anything else can fail this call: a node it made
+                // must be ours to delete, never left behind by an error about something else.
+                node = ops.createResult(created, deadline, parent, key);
+            } catch (RuntimeException e) {
+                ops.abandonCreate(created);
+                throw e;
             }
-            for (int i = 0; i < containers.size(); i++) {
-                ops.containerResult(parents.get(i), deadline, containers.get(i), key);
-            }
-            NodeRef node = ops.createResult(created, deadline, parent, key);
             if (node != null) {
+                // The containers were only there to make the create succeed; whatever they answered
+                // (an existing ancestor we may not create under answers NOAUTH) no longer matters.
                 rootExists = true;
                 return new Queued(node, listing);
+            }
+            // The parent is missing after all: a container that failed for a reason other than
+            // "exists" or "its own parent is missing" (no permission) is why, and is reported.
+            for (int i = 0; i < containers.size(); i++) {
+                ops.containerResult(parents.get(i), deadline, containers.get(i), key);
             }
             if (attempt == 1) {
                 rootExists = false;

@@ -1,6 +1,7 @@
 package dev.mortise.lock.zookeeper.internal;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockException;
 import dev.mortise.lock.spi.Grant;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.data.Stat;
@@ -56,6 +57,22 @@ public final class Renewal {
      *                              in time: then nobody can tell, and the core retries
      */
     public Set<Grant> confirm(Collection<Grant> grants, Duration lease) {
+        try {
+            return confirmOrThrow(grants, lease);
+        } catch (LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // Not the server's answer: something in this client failed. Say so, rather than leave the
+            // core's "the lease ran out" advice (a longer lease) as the only explanation.
+            throw new LockBackendException("Renewing " + grants.size() + " ZooKeeper lock(s) failed inside the client, "
+                    + "before or without a server answer (backend 'zookeeper', ensemble " + ops.ensemble() + "): " + e
+                    + ". This is a bug in the ZooKeeper backend, not a short lease or a slow server: a longer lease "
+                    + "does not help. Please report it with this message; the watchdog retries every period and the "
+                    + "leases run out locally if it keeps failing.", null, Failures.BACKEND, e);
+        }
+    }
+
+    private Set<Grant> confirmOrThrow(Collection<Grant> grants, Duration lease) {
         long session = guard.isConnected() ? guard.currentSession() : 0;
         if (session == 0) {
             throw new LockBackendException("Cannot renew " + grants.size() + " ZooKeeper lock(s): the connection is "

@@ -5,6 +5,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ConnectStringParser;
+import org.apache.zookeeper.common.PathUtils;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,14 +13,13 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -34,6 +34,14 @@ import java.util.concurrent.TimeoutException;
  * path prefix into as few requests as fit with a margin for nodes we do not track (waiters
  * in flight); the requests are sent together. About 10,000 holds with short keys fit in
  * one.
+ *
+ * <p>A request's prefix must be a legal ZooKeeper path ({@code getEphemerals} rejects one
+ * ending in {@code /}, {@code /.} or {@code /..} on the client, before anything is sent), so
+ * the prefix two paths share is cut back to the longest legal path, which the server then
+ * matches by plain string prefix: {@code /mortise/locks/} is asked as {@code /mortise/locks}.
+ * A group is only listed by a prefix that covers no tracked node of another group, so no
+ * node is listed twice and every answer's size is estimated right. Every answer is filtered
+ * to the nodes asked for.
  *
  * <p>Thread-safe. {@link #present} returns {@code null} when the server cannot answer
  * (older than 3.6, or after {@link #distrust}); callers then check node by node.
@@ -62,8 +70,8 @@ public final class SessionNodes {
      * @param known         every node of this backend's session that may be listed with them
      *                      (all holds), so that the answers' sizes are estimated right
      * @param deadlineNanos when to give up waiting
-     * @return the listed paths (a superset of the present ones among {@code asked}), or
-     *         {@code null} if the server cannot list them (then nothing is known, not "all gone")
+     * @return those of {@code asked} that the server listed, or {@code null} if the server
+     *         cannot list them (then nothing is known, not "all gone")
      * @throws dev.mortise.lock.LockBackendException if an answer does not come in time or is an error
      */
     public Set<String> present(Collection<String> asked, Collection<String> known, long deadlineNanos) {
@@ -86,7 +94,7 @@ public final class SessionNodes {
         TreeSet<String> all = new TreeSet<>(known);
         all.addAll(asked);
         List<Group> groups = new ArrayList<>();
-        split(new ArrayList<>(all), serverPrefix.length(), budget(zk.getClientConfig()), groups);
+        split(new ArrayList<>(all), serverPrefix, budget(zk.getClientConfig()), groups);
         Set<String> wanted = asked instanceof Set<String> set ? set : new HashSet<>(asked);
 
         List<CompletableFuture<List<String>>> answers = new ArrayList<>(groups.size());
@@ -95,16 +103,26 @@ public final class SessionNodes {
                 continue;
             }
             CompletableFuture<List<String>> answer = new CompletableFuture<>();
-            zk.getEphemerals(serverPrefix + group.prefix, (rc, ctx, listed) -> {
-                if (rc == KeeperException.Code.OK.intValue()) {
-                    answer.complete(listed);
-                } else {
-                    answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc)));
-                }
-            }, null);
+            String prefix = serverPath(serverPrefix, group.prefix);
+            try {
+                zk.getEphemerals(prefix, (rc, ctx, listed) -> {
+                    if (rc == KeeperException.Code.OK.intValue()) {
+                        answer.complete(listed);
+                    } else {
+                        answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc)));
+                    }
+                }, null);
+            } catch (IllegalArgumentException e) {
+                // The client refused the prefix before sending anything: a bug here, not a server
+                // answer. Check node by node this time rather than let every renewal fail.
+                log.warn("The ZooKeeper client refused the getEphemerals prefix '{}' ({}); this period's renewal "
+                        + "checks each lock node with its own exists request instead. This is a bug in the "
+                        + "ZooKeeper backend; please report it with this message.", prefix, e.getMessage());
+                return null;
+            }
             answers.add(answer);
         }
-        Set<String> present = new HashSet<>(Math.max(16, all.size() * 2));
+        Set<String> present = new HashSet<>(Math.max(16, wanted.size() * 2));
         for (CompletableFuture<List<String>> answer : answers) {
             List<String> listed;
             try {
@@ -118,8 +136,13 @@ public final class SessionNodes {
                 throw Failures.keeper("list the session's lock nodes", null, e, ops.ensemble());
             }
             for (String path : listed) {
+                // A prefix matches by string, not by path: other keys' nodes, or nodes of ours nobody
+                // asked about, may be listed too.
                 if (path.startsWith(serverPrefix)) {
-                    present.add(path.substring(serverPrefix.length()));
+                    String ours = path.substring(serverPrefix.length());
+                    if (wanted.contains(ours)) {
+                        present.add(ours);
+                    }
                 }
             }
         }
@@ -143,34 +166,90 @@ public final class SessionNodes {
     }
 
     /**
-     * Splits sorted, distinct {@code paths} into groups whose listings each fit {@code budget}
-     * bytes, each listed by the longest prefix its members share: a group that does not fit
-     * is split by the character after that prefix. One key's nodes always fit, so this ends
-     * at the latest at one group per key.
+     * Splits sorted, distinct {@code paths} (client paths) into groups whose listings each fit
+     * {@code budget} bytes. Each group is listed by a legal path prefix ({@link #legalPrefix}
+     * of the longest prefix its members share) that covers no path of another group; a group
+     * that does not fit, or whose legal prefix would cover paths of others, is split by the
+     * character after the shared prefix. One key's nodes always fit, so this ends at the
+     * latest at one group per node.
+     *
+     * @param serverPrefix what the server puts before a client path (chroot, namespace)
      */
-    static void split(List<String> paths, int serverPrefixLength, int budget, List<Group> groups) {
-        long bytes = OVERHEAD;
-        int longest = 0;
-        for (String path : paths) {
-            bytes += PER_PATH + serverPrefixLength + utf8Length(path);
-            longest = Math.max(longest, path.length());
+    static void split(List<String> paths, String serverPrefix, int budget, List<Group> groups) {
+        if (!paths.isEmpty()) {
+            split(paths, 0, paths.size(), serverPrefix, budget, groups);
         }
-        String first = paths.get(0);
-        int shared = commonPrefix(first, paths.get(paths.size() - 1));
-        if (bytes <= budget || paths.size() == 1 || shared >= longest) {
-            groups.add(new Group(first.substring(0, shared), paths));
+    }
+
+    private static void split(List<String> all, int from, int to, String serverPrefix, int budget,
+                              List<Group> groups) {
+        String first = all.get(from);
+        int shared = to - from == 1 ? first.length() : commonPrefix(first, all.get(to - 1));
+        String prefix = legalPrefix(serverPrefix, first.substring(0, shared));
+        // The paths the server lists for the prefix (of those we track) are a contiguous range of the sorted list.
+        boolean exact = prefix.length() == shared
+                || (lowerBound(all, prefix) == from && lowerBound(all, prefix + Character.MAX_VALUE) == to);
+        if (to - from == 1 || (exact && bytes(all, from, to, serverPrefix.length()) <= budget)) {
+            // A single node is listed by its own path: legal, and no other lock node starts with it.
+            groups.add(new Group(prefix, List.copyOf(all.subList(from, to))));
             return;
         }
         // Distinct lock node paths are never prefixes of one another: splitting after the shared
-        // prefix always makes smaller groups.
-        TreeMap<Character, List<String>> byNext = new TreeMap<>();
-        for (String path : paths) {
-            byNext.computeIfAbsent(path.length() > shared ? path.charAt(shared) : '\0', c -> new ArrayList<>())
-                    .add(path);
+        // prefix always makes smaller groups (a path that ends there sorts first, alone).
+        int start = from;
+        while (start < to) {
+            String path = all.get(start);
+            int next = path.length() > shared ? path.charAt(shared) : -1;
+            int end = start + 1;
+            while (end < to && (all.get(end).length() > shared ? all.get(end).charAt(shared) : -1) == next) {
+                end++;
+            }
+            split(all, start, end, serverPrefix, budget, groups);
+            start = end;
         }
-        for (List<String> group : byNext.values()) {
-            split(group, serverPrefixLength, budget, groups);
+    }
+
+    /**
+     * The longest prefix of {@code prefix} that, after {@code serverPrefix}, is a path the
+     * ZooKeeper client accepts: not ending in {@code /}, and no last segment {@code .} or
+     * {@code ..} (prefixes of legal paths are otherwise legal). May be empty: the server
+     * root or the chroot itself.
+     */
+    static String legalPrefix(String serverPrefix, String prefix) {
+        String legal = prefix;
+        while (!legal.isEmpty() && !isLegal(serverPath(serverPrefix, legal))) {
+            legal = legal.substring(0, legal.length() - 1);
         }
+        return legal;
+    }
+
+    /** The server path that lists {@code prefix} ("/" if both are empty: the whole session). */
+    static String serverPath(String serverPrefix, String prefix) {
+        String path = serverPrefix + prefix;
+        return path.isEmpty() ? "/" : path;
+    }
+
+    private static boolean isLegal(String path) {
+        try {
+            PathUtils.validatePath(path);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The index of the first path not less than {@code value}. */
+    private static int lowerBound(List<String> sorted, String value) {
+        int index = Collections.binarySearch(sorted, value);
+        return index >= 0 ? index : -index - 1;
+    }
+
+    private static long bytes(List<String> paths, int from, int to, int serverPrefixLength) {
+        long bytes = OVERHEAD;
+        for (int i = from; i < to; i++) {
+            bytes += PER_PATH + serverPrefixLength + utf8Length(paths.get(i));
+        }
+        return bytes;
     }
 
     private static int commonPrefix(String a, String b) {

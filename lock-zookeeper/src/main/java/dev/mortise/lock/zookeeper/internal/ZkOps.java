@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +104,22 @@ public final class ZkOps {
             }
         }
         return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
+    }
+
+    /**
+     * Gives up on a {@link #createAsync} whose result the caller will not use (it failed on
+     * the way): a node it made is deleted — now if its answer is already here, else by the
+     * create's own callback when the answer comes. Never leaves a node of ours in the queue.
+     */
+    public void abandonCreate(CompletableFuture<CuratorEvent> pending) {
+        if (pending.completeExceptionally(new CancellationException("the acquire gave up on this create"))) {
+            return; // the late answer deletes its node (createAsync's callback)
+        }
+        CuratorEvent event = pending.isCompletedExceptionally() ? null : pending.join();
+        if (event != null && event.getResultCode() == KeeperException.Code.OK.intValue() && event.getName() != null) {
+            log.debug("Deleting lock node {} of an acquire that failed after it was created", event.getName());
+            deleteLater(event.getName());
+        }
     }
 
     /**
