@@ -94,4 +94,21 @@ public interface LockLease extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Ends this lease as {@link #close()} does, except that if it is the last open lease on
+     * the hold, the hold is not deleted: it is left on the server to expire {@code linger}
+     * from now (its server lease is set to {@code linger}, and the client stops renewing it).
+     * No other owner can take the key before then; this client's other callers ask the
+     * server like anyone else. For "hold at least" schedules (ShedLock's
+     * {@code lockAtLeastFor}) that must survive the process stopping. A zero or negative
+     * {@code linger} is a plain {@link #close()}. Where a backend ties holds to a session
+     * that ends with the client (ZooKeeper), the hold lingers only while the client stays
+     * open. An outer lease that is still open makes this a plain close of this lease.
+     *
+     * @throws LockLostException    if the hold was lost while this lease was open
+     * @throws LockBackendException if the server could not be told (the hold then ends when
+     *                              its current lease runs out)
+     */
+    void closeLingering(Duration linger);
 }

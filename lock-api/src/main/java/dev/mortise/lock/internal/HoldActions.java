@@ -57,12 +57,16 @@ final class HoldActions {
         return expiry;
     }
 
-    /** Closes one lease of {@code hold}; the last one releases it on the server. */
-    void leave(Hold hold) {
+    /**
+     * Closes one lease of {@code hold}; the last one releases it on the server, or, with a
+     * positive {@code linger}, leaves it there to expire {@code linger} from now.
+     */
+    void leave(Hold hold, Duration linger) {
         checkExpiry(hold);
         LockBackendException releaseFailure = null;
         switch (hold.closeLease()) {
-            case RELEASE -> releaseFailure = release(hold);
+            case RELEASE -> releaseFailure = linger.isNegative() || linger.isZero() ? release(hold)
+                    : linger(hold, linger);
             case CLEAR_STALE -> clearOnServer(hold);
             case NOTHING -> { }
         }
@@ -86,6 +90,28 @@ final class HoldActions {
         }
         try {
             if (backend.release(hold.grant)) {
+                hold.released();
+                events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
+                        System.nanoTime() - hold.acquiredNanos, null);
+            } else {
+                announce(hold, hold.releaseRefused(event(hold, LostReason.MISSING_AT_RELEASE, null)), true);
+            }
+            return null;
+        } catch (RuntimeException e) {
+            hold.released();
+            events.fire(LockEvent.Type.ERROR, hold.key(), hold.grant.fencingToken(), 0, e);
+            return messages.releaseFailed(hold.key(), hold.lease(), e);
+        }
+    }
+
+    /** Sets the server lease of a hold being released to {@code linger} instead of deleting it. */
+    private LockBackendException linger(Hold hold, Duration linger) {
+        if (!hold.takeServerRelease()) {
+            hold.released();
+            return null;
+        }
+        try {
+            if (backend.linger(hold.grant, linger)) {
                 hold.released();
                 events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
                         System.nanoTime() - hold.acquiredNanos, null);

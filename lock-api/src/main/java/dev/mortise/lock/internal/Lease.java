@@ -82,12 +82,21 @@ final class Lease implements LockLease {
 
     @Override
     public void close() {
+        closeLingering(Duration.ZERO);
+    }
+
+    @Override
+    public void closeLingering(Duration linger) {
+        if (linger == null) {
+            throw new IllegalArgumentException("linger must not be null (lock '" + key() + "', backend '"
+                    + backend() + "'); pass Duration.ZERO to release at once");
+        }
         if (!CLOSED.compareAndSet(this, 0, 1)) {
             return;
         }
         // Leases close in reverse order as a rule, so search from the top of the stack.
         threadStack.removeLastOccurrence(this);
-        client.actions().leave(hold);
+        client.actions().leave(hold, linger);
     }
 
     boolean clientClosed() {

@@ -112,6 +112,20 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * Instead of releasing: leaves the hold on the server to expire {@code linger} from now,
+     * if it is still {@code grant.owner()}'s. The core never renews it again. For
+     * "hold at least" schedules ({@link dev.mortise.lock.LockLease#closeLingering}). The default
+     * is {@link #renew}, right for servers that expire what they are told; a backend whose
+     * renewal does not end a hold on its own (a session kept alive, an ephemeral node)
+     * overrides it so the hold does end after {@code linger}.
+     *
+     * @return false if the hold is gone
+     */
+    default boolean linger(Grant grant, Duration linger) {
+        return renew(grant, linger);
+    }
+
+    /**
      * Releases the hold if it is still {@code grant.owner()}'s, and wakes waiters.
      * Idempotent; never touches another owner's hold.
      *

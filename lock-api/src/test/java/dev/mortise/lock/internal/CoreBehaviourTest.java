@@ -196,4 +196,23 @@ class CoreBehaviourTest {
         assertThat(lease.isValid()).isFalse();
         assertThat(backend.server().isHeld("k")).isFalse();
     }
+    @Test
+    void closeLingeringLeavesTheHoldOnTheServerUntilTheLingerEnds() throws Exception {
+        dev.mortise.lock.local.LocalLockServer server = new dev.mortise.lock.local.LocalLockServer();
+        try (LockClient a = LockClient.builder(new LocalLockBackend(server)).build();
+             LockClient b = LockClient.builder(new LocalLockBackend(server)).build()) {
+            LockLease lease = a.acquire("linger", Duration.ofSeconds(1));
+            long closedAt = System.nanoTime();
+            lease.closeLingering(Duration.ofMillis(700));
+            assertThat(lease.isValid()).isFalse();
+            assertThat(a.heldLocks()).as("no longer held or renewed by the client").isEmpty();
+            Optional<LockLease> early = b.tryAcquire("linger");
+            if (System.nanoTime() - closedAt < TimeUnit.MILLISECONDS.toNanos(650)) {
+                assertThat(early).as("still on the server during the linger").isEmpty();
+            }
+            early.ifPresent(LockLease::close);
+            assertThat(b.tryAcquire("linger", Duration.ofSeconds(5))).as("free once the linger ended")
+                    .hasValueSatisfying(LockLease::close);
+        }
+    }
 }

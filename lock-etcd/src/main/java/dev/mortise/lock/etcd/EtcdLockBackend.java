@@ -100,6 +100,12 @@ public final class EtcdLockBackend implements LockBackend {
         return engine.renew(grant, lease);
     }
 
+    /** Moves the key to a lease of its own with {@code linger}'s TTL that nobody keeps alive. */
+    @Override
+    public boolean linger(Grant grant, Duration linger) {
+        return engine.linger(grant, linger);
+    }
+
     /**
      * Renews every hold with {@code lease}: holds whose etcd lease has that TTL in one
      * keep-alive and one check per lease (the watchdog's common case: every renewed hold on

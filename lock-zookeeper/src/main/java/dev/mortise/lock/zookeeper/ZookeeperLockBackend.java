@@ -114,6 +114,15 @@ public final class ZookeeperLockBackend implements LockBackend {
     }
 
     @Override
+    public boolean linger(Grant grant, Duration linger) {
+        // Renewed nodes live with the session: give the node an end of its own, as an explicit lease has.
+        if (!expiry.endAfter(grant, linger, System.nanoTime())) {
+            return false;
+        }
+        return renewAll(List.of(grant), linger).isEmpty();
+    }
+
+    @Override
     public boolean renew(Grant grant, Duration lease) {
         // An explicit lease's end is kept here, not on the server: move it first, then confirm the node.
         if (!expiry.extend(grant, lease, System.nanoTime())) {

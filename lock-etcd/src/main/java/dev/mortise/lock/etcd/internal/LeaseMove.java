@@ -60,11 +60,19 @@ final class LeaseMove {
      * @throws LockBackendException if etcd could not be asked, or did not answer
      */
     boolean move(Grant grant, Duration lease) {
+        return move(grant, lease, false);
+    }
+
+    /**
+     * As {@link #move(Grant, Duration)}; with {@code ownLease} the key always goes to a lease of
+     * its own, never a kept-alive session, so it ends after {@code lease} ({@code linger}).
+     */
+    boolean move(Grant grant, Duration lease, boolean ownLease) {
         HoldState state = grant.state();
         EtcdLease from = state.lease();
         String key = grant.key();
         for (int attempt = 1; ; attempt++) {
-            EtcdLease to = from.shared() ? leases.session(lease, key) : leases.perLock(lease, key);
+            EtcdLease to = from.shared() && !ownLease ? leases.session(lease, key) : leases.perLock(lease, key);
             long sentAt = System.nanoTime();
             CompletableFuture<LeaseKeepAliveResponse> alive = to.shared() ? leases.keepAliveAsync(to) : null;
             TxnResponse moved;

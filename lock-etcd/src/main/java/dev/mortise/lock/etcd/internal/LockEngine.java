@@ -125,6 +125,20 @@ public final class LockEngine implements AutoCloseable {
      *
      * @return false if the hold is gone
      */
+    /**
+     * Leaves the hold to expire {@code linger} from now: its key moves to a lease of its own
+     * with that TTL that nobody keeps alive (a renewed hold's session lease is kept alive for
+     * as long as the backend is open).
+     *
+     * @return false if the hold is gone
+     */
+    public boolean linger(Grant grant, Duration linger) {
+        HoldState state = grant.state();
+        synchronized (state) {
+            return moves.move(grant, linger, true);
+        }
+    }
+
     public boolean renew(Grant grant, Duration lease) {
         HoldState state = grant.state();
         synchronized (state) {

@@ -81,6 +81,25 @@ public final class LeaseExpiry {
         return true;
     }
 
+    /**
+     * Ends the hold {@code linger} after {@code fromNanos}, renewed or not: its node is deleted
+     * then (while the session lives; a closed session deletes it at once).
+     *
+     * @return false if the hold has already ended (its node is being deleted)
+     */
+    public synchronized boolean endAfter(Grant grant, Duration linger, long fromNanos) {
+        String path = grant.<NodeRef>state().path();
+        if (ended.contains(path)) {
+            return false;
+        }
+        ScheduledFuture<?> timer = timers.get(path);
+        if (timer != null && !timer.cancel(false)) {
+            return false; // the deletion is already running
+        }
+        scheduleFrom(grant, linger, fromNanos);
+        return true;
+    }
+
     /** Called on release: the node is deleted by the caller. */
     public void cancel(Grant grant) {
         ended.remove(grant.<NodeRef>state().path());
