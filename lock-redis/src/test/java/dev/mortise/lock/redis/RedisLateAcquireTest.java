@@ -213,6 +213,23 @@ class RedisLateAcquireTest {
     }
 
     @Test
+    void redlockCleanUpThatIsLostOnTheWayIsRetriedUntilTheNodeConfirmsIt() throws Exception {
+        List<RedisServer> servers = new ArrayList<>();
+        List<StallingProxy> proxies = new ArrayList<>();
+        RedlockBackend backend = redlock(servers, proxies);
+
+        for (int i = 0; i < 3; i++) {
+            proxies.get(i).stall(Scripts.ACQUIRE.sha(), STALL_MS);
+            proxies.get(i).drop(Scripts.CANCEL.sha()); // the first clean-up never arrives
+        }
+        assertThatThrownBy(() -> backend.tryAcquire(request(key))).isInstanceOf(LockBackendException.class);
+
+        assertNothingLeft(proxies, 3, () -> lockKeysOn(servers), "lock keys");
+        assertThat(proxies.stream().limit(3).mapToInt(StallingProxy::drops).sum()).as("clean-ups dropped")
+                .isEqualTo(3);
+    }
+
+    @Test
     void redlockGrantReleasedBeforeALateNodeAnsweredLeavesNoLockOnThatNode() throws Exception {
         List<RedisServer> servers = new ArrayList<>();
         List<StallingProxy> proxies = new ArrayList<>();

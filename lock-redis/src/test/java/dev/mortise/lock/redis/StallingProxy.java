@@ -27,6 +27,9 @@ final class StallingProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicInteger stallsLeft = new AtomicInteger();
     private final AtomicInteger stallsDone = new AtomicInteger();
+    private final AtomicInteger dropsLeft = new AtomicInteger();
+    private final AtomicInteger drops = new AtomicInteger();
+    private volatile byte[] dropMarker;
     private volatile byte[] marker;
     private volatile long stallMillis;
     private volatile boolean closed;
@@ -52,6 +55,20 @@ final class StallingProxy implements AutoCloseable {
         this.marker = marker.getBytes(StandardCharsets.UTF_8);
         this.stallMillis = millis;
         stallsLeft.set(1);
+    }
+
+    /**
+     * The next chunk containing {@code marker} is thrown away and its connection closed: the
+     * command never reaches the server, and the client sees the connection reset.
+     */
+    void drop(String marker) {
+        this.dropMarker = marker.getBytes(StandardCharsets.UTF_8);
+        dropsLeft.set(1);
+    }
+
+    /** How many chunks were dropped. */
+    int drops() {
+        return drops.get();
     }
 
     /** How many stalled chunks have been forwarded since the proxy started. */
@@ -93,7 +110,13 @@ final class StallingProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    boolean stalled = upstream && matches(buffer, n) && stallsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0;
+                    if (upstream && dropsLeft.get() > 0 && contains(buffer, n, dropMarker)
+                            && dropsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
+                        drops.incrementAndGet();
+                        break;
+                    }
+                    boolean stalled = upstream && stallsLeft.get() > 0 && contains(buffer, n, marker)
+                            && stallsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0;
                     if (stalled) {
                         Thread.sleep(stallMillis);
                     }
@@ -116,9 +139,8 @@ final class StallingProxy implements AutoCloseable {
         thread.start();
     }
 
-    private boolean matches(byte[] buffer, int length) {
-        byte[] wanted = marker;
-        if (wanted == null || stallsLeft.get() == 0) {
+    private static boolean contains(byte[] buffer, int length, byte[] wanted) {
+        if (wanted == null) {
             return false;
         }
         outer:
