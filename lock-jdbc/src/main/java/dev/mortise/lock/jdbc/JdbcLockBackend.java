@@ -69,7 +69,7 @@ public final class JdbcLockBackend implements LockBackend {
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         this.keyColumnBytes = builder.keyColumnBytes;
-        this.unconfirmed = new UnconfirmedGrants(sql, calls);
+        this.unconfirmed = new UnconfirmedGrants(sql, calls, builder.operationTimeout);
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();
         this.listenStartNanos = builder.operationTimeout.toNanos();
         this.listener = builder.listen
@@ -112,16 +112,26 @@ public final class JdbcLockBackend implements LockBackend {
     public Attempt tryAcquire(LockRequest request) {
         StoredKey key = StoredKey.of(request.key(), keyColumnBytes);
         long[] requestedAt = {0};
+        long[] firstSent = {0};
         LockSql.Outcome outcome;
         try {
-            outcome = calls.runIdempotent(request.key(), "acquire",
-                    c -> sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt));
+            outcome = calls.runIdempotent(request.key(), "acquire", c -> {
+                if (requestedAt[0] != 0 && firstSent[0] == 0) {
+                    firstSent[0] = requestedAt[0]; // an earlier send lost its connection: it may still commit
+                }
+                return sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt);
+            });
         } catch (LockBackendException e) {
             if (requestedAt[0] != 0) {
-                // Sent, but no answer: the server may have granted it. Nobody will renew that owner.
-                unconfirmed.release(request.key(), key.value(), request.owner(), millis(request.lease()));
+                // Sent, but no answer: the server may have granted it, or may still. Nobody will renew that owner.
+                unconfirmed.release(request.key(), key.value(), request.owner(),
+                        firstSent[0] != 0 ? firstSent[0] : requestedAt[0], millis(request.lease()));
             }
             throw e;
+        }
+        if (!outcome.isGranted() && firstSent[0] != 0) {
+            // Busy on the resend, but the first send (whose connection broke) may still commit a grant later.
+            unconfirmed.release(request.key(), key.value(), request.owner(), firstSent[0], millis(request.lease()));
         }
         if (outcome.isGranted()) {
             return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(), requestedAt[0], key.value()));

@@ -84,7 +84,9 @@ public final class RedisLockBackend implements LockBackend {
      * it, then sleeps until a release is published or the holder's lease runs out. In fair
      * mode the waiter queues on the server and is handed the lock by the release script.
      * Timeout and interruption leave the channel and the queue; nothing of the waiter remains
-     * on the server once the linger ends.
+     * on the server once the linger ends, except, after an attempt whose answer did not come,
+     * that owner's cancelled marker, which refuses the attempt should it still arrive and
+     * expires after the lease plus twice the operation timeout (see {@code docs/redis.md}).
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {

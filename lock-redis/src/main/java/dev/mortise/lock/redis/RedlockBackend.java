@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 
 /**
  * The Redlock backend ({@code "redlock"}): one lock over N independent Redis masters (no
@@ -100,7 +101,7 @@ public final class RedlockBackend implements LockBackend {
     public Attempt tryAcquire(LockRequest request) {
         warmUp();
         RedisKeys keys = RedisKeys.of(prefix, request.key());
-        RedlockHold hold = new RedlockHold(keys, request.owner() + "/" + attempts.incrementAndGet());
+        RedlockHold hold = new RedlockHold(keys, request.owner() + "/" + attempts.incrementAndGet(), request.lease());
         long start = System.nanoTime();
         NodeReplies<List<Object>> taken = NodeReplies.gather(nodes,
                 n -> n.acquireAsync(keys, hold.serverOwner(), request.lease()), nodeTimeout);
@@ -121,7 +122,7 @@ public final class RedlockBackend implements LockBackend {
         if (granted >= quorum && raiseFence(hold, token, start, request.lease())) {
             return Attempt.granted(new Grant(request.key(), request.owner(), token, start, hold));
         }
-        releaseEverywhere(hold);
+        cleanUp(hold, taken);
         if (taken.answeredCount() < quorum) {
             throw new LockBackendException("Backend 'redlock' could not acquire lock '" + request.key() + "': only "
                     + taken.answeredCount() + " of " + nodes.size() + " Redis nodes answered within " + nodeTimeout.toMillis()
@@ -165,9 +166,29 @@ public final class RedlockBackend implements LockBackend {
         return (long) (lease.toNanos() * driftFactor) + driftFixed.toNanos();
     }
 
-    /** Owner-checked release on every node, answered or not (a timed-out SET may still have landed). */
+    /**
+     * Gives back what a failed attempt took, on every node: where the node answered the
+     * acquire, an owner-checked release; where it did not, the acquire may still be on its way
+     * (and reach the node after anything sent now), so it is cancelled: released if it landed,
+     * refused if it lands later. Waits one node timeout for the round; a node that does not
+     * confirm is retried in the background (see {@code LockCommands.cancelAsync}).
+     */
+    private void cleanUp(RedlockHold hold, NodeReplies<List<Object>> taken) {
+        List<Integer> indexes = IntStream.range(0, nodes.size()).boxed().toList();
+        NodeReplies.gather(indexes, i -> taken.answered(i)
+                ? nodes.get(i).releaseAsync(hold.keys(), hold.serverOwner(), hold.lease())
+                : nodes.get(i).cancelAsync(hold.keys(), hold.serverOwner(), hold.lease()), nodeTimeout);
+    }
+
+    /**
+     * Releases a grant on every node: deletes the lock where the owner holds it, and where it
+     * does not (a node whose acquire had not answered by the grant may still take it later),
+     * leaves the owner's cancelled marker, which refuses that acquire when it arrives. A node
+     * that does not confirm is retried in the background until its lease has certainly run out.
+     */
     private NodeReplies<Long> releaseEverywhere(RedlockHold hold) {
-        return NodeReplies.gather(nodes, n -> n.releaseAsync(hold.keys(), hold.serverOwner()), nodeTimeout);
+        return NodeReplies.gather(nodes, n -> n.releaseOrCancelAsync(hold.keys(), hold.serverOwner(), hold.lease()),
+                nodeTimeout);
     }
 
     @Override

@@ -41,13 +41,17 @@ public final class FairScripts {
             """;
 
     /**
-     * KEYS: lock, fence, queue, waiters. ARGV: owner, lease ms, enqueue (0/1), waiter TTL ms.
-     * Granted {1, token} if the lock is ours (handed over already) or free and we are first
-     * in line (or no one waits). Otherwise {0, ms}: the holder's PTTL, or, when the lock is
-     * free but another waiter is first, the time until that waiter's entry lapses; with
-     * enqueue, joins the queue (or refreshes our entry).
+     * KEYS: lock, fence, queue, waiters, cancelled marker of the owner. ARGV: owner, lease ms,
+     * enqueue (0/1), waiter TTL ms. Granted {1, token} if the lock is ours (handed over
+     * already) or free and we are first in line (or no one waits). Otherwise {0, ms}: the
+     * holder's PTTL, or, when the lock is free but another waiter is first, the time until that
+     * waiter's entry lapses; with enqueue, joins the queue (or refreshes our entry). A cancelled
+     * owner (see {@link #RELEASE}, mode 2) is refused with {0, -1}: nothing is taken or queued.
      */
     public static final LuaScript ACQUIRE = LuaScript.of("fair-acquire", PURGE + """
+            if redis.call('EXISTS', KEYS[5]) == 1 then
+              return {0, -1}
+            end
             local holder = redis.call('GET', KEYS[1])
             if holder == ARGV[1] then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -80,16 +84,21 @@ public final class FairScripts {
             """);
 
     /**
-     * KEYS: lock, fence, queue, waiters. ARGV: owner, channel, leave (0/1). With leave, first
-     * removes the owner from the queue (a waiter giving up). Then, if the owner holds the
-     * lock, deletes it and hands it to the first live waiter (SET with that waiter's lease,
-     * INCR, PUBLISH "owner token"), or publishes "released" when no one waits. Returns 1 if
-     * the owner held the lock, else 0.
+     * KEYS: lock, fence, queue, waiters, cancelled marker of the owner. ARGV: owner, channel,
+     * mode (0 release, 1 leave, 2 cancel), marker TTL ms (mode 2). Leave and cancel first remove
+     * the owner from the queue (a waiter giving up); cancel also sets the owner's marker, so an
+     * acquire of that owner still on its way is refused when it arrives. Then, if the owner
+     * holds the lock, deletes it and hands it to the first live waiter (SET with that waiter's
+     * lease, INCR, PUBLISH "owner token"), or publishes "released" when no one waits. Returns 1
+     * if the owner held the lock, else 0.
      */
     public static final LuaScript RELEASE = LuaScript.of("fair-release", PURGE + """
-            if ARGV[3] == '1' then
+            if ARGV[3] ~= '0' then
               redis.call('ZREM', KEYS[3], ARGV[1])
               redis.call('HDEL', KEYS[4], ARGV[1])
+            end
+            if ARGV[3] == '2' then
+              redis.call('SET', KEYS[5], '1', 'PX', ARGV[4])
             end
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
               return 0

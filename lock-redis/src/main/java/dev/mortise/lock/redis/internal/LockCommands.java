@@ -25,6 +25,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class LockCommands {
 
+    /** Modes of the fair release script: release a hold, leave the queue, cancel an attempt. */
+    private static final String RELEASE = "0";
+    private static final String LEAVE = "1";
+    private static final String CANCEL = "2";
+
     private final ScriptRunner runner;
     private final String prefix;
     private final boolean cluster;
@@ -74,8 +79,27 @@ public final class LockCommands {
     // ---- asynchronous primitives (Redlock sends them to many nodes at once) -------------------
 
     private static ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease) {
-        return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST, List.of(keys.lock(), keys.fence()),
-                owner, Long.toString(Math.max(1, lease.toMillis())));
+        return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST,
+                List.of(keys.lock(), keys.fence(), keys.cancelled(owner)), owner, millis(lease));
+    }
+
+    private static String millis(Duration duration) {
+        return Long.toString(Math.max(1, duration.toMillis()));
+    }
+
+    /**
+     * How long after a clean-up starts an attempt it cleans up after can still matter: the
+     * attempt's lease plus twice the operation timeout (the client's own wait and one resend of
+     * the attempt fit in it). The cancelled marker lives this long, and a clean-up the server has
+     * not confirmed is retried until then; an attempt that ran on the server within the client's
+     * timeouts has expired by itself by then.
+     */
+    Duration horizon(Duration lease) {
+        return lease.plus(runner.timeout().multipliedBy(2));
+    }
+
+    private long deadline(Duration span) {
+        return System.nanoTime() + span.toNanos();
     }
 
     /** Replies {1, token} if {@code owner} now holds the lock, else {0, holder's PTTL}. */
@@ -83,28 +107,71 @@ public final class LockCommands {
         return runner.callAsync(acquireCall(keys, owner, lease));
     }
 
-    public CompletableFuture<Long> releaseAsync(RedisKeys keys, String owner) {
-        return runner.callAsync(releaseCall(keys, owner, false));
+    /**
+     * Redlock: owner-checked release on a node whose acquire was answered (so it cannot arrive
+     * later); retried in the background until confirmed or {@link #horizon} of {@code lease}.
+     *
+     * @return the first try's reply: 1 if the owner held the lock there, else 0
+     */
+    public CompletableFuture<Long> releaseAsync(RedisKeys keys, String owner, Duration lease) {
+        return CleanUps.send(runner, releaseCall(keys, owner, RELEASE), deadline(horizon(lease)));
     }
 
-    private ScriptCall releaseCall(RedisKeys keys, String owner, boolean leave) {
+    /**
+     * Clean-up of an attempt whose answer never came (or may come later): deletes the lock if
+     * {@code owner} holds it and, always, sets the owner's cancelled marker for {@link #horizon}
+     * of {@code lease}, so the attempt is refused if it reaches the server after this. Retried in
+     * the background until confirmed or the horizon passes. In fair mode it also leaves the queue
+     * (and passes on a lock handed over meanwhile).
+     *
+     * @return the first try's reply: 1 if the owner held the lock, else 0
+     */
+    public CompletableFuture<Long> cancelAsync(RedisKeys keys, String owner, Duration lease) {
+        return CleanUps.send(runner, cancelCall(keys, owner, lease, true), deadline(horizon(lease)));
+    }
+
+    /**
+     * Redlock's release of a grant: on each node, the lock is deleted if the owner holds it;
+     * where it does not (a node whose acquire never answered), the owner's cancelled marker is
+     * set instead, so that acquire is refused if it arrives later. Retried like {@link #cancelAsync}.
+     */
+    public CompletableFuture<Long> releaseOrCancelAsync(RedisKeys keys, String owner, Duration lease) {
+        return CleanUps.send(runner, cancelCall(keys, owner, lease, false), deadline(horizon(lease)));
+    }
+
+    private ScriptCall releaseCall(RedisKeys keys, String owner, String mode) {
         if (fair) {
-            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG,
-                    List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters()), owner, keys.channel(), leave ? "1" : "0");
+            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock(), keys.fence(),
+                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), mode, "1");
         }
         return ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner, keys.channel());
     }
 
+    private ScriptCall cancelCall(RedisKeys keys, String owner, Duration lease, boolean always) {
+        String ttl = millis(horizon(lease));
+        if (fair) {
+            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock(), keys.fence(),
+                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), CANCEL, ttl);
+        }
+        return ScriptCall.of(Scripts.CANCEL, RScript.ReturnType.LONG, List.of(keys.lock(), keys.cancelled(owner)),
+                owner, keys.channel(), ttl, always ? "1" : "0");
+    }
+
     /**
      * Fair mode: a waiter gives up. Removes its queue entry and, if the lock was handed to it
-     * meanwhile, releases it to the next waiter. Best effort within the operation timeout: an
-     * entry left behind lapses at its deadline.
+     * meanwhile, releases it to the next waiter. Waits for the server at most the operation
+     * timeout; if it does not confirm, the leave is retried in the background until confirmed or
+     * until the entry has lapsed and a lock handed to it meanwhile has run out (waiter TTL plus
+     * {@link #horizon} of the lease): a hand-off to a waiter that is gone would hold the lock for
+     * a whole lease.
      */
-    public void leave(RedisKeys keys, String owner) {
+    public void leave(RedisKeys keys, LockRequest request) {
+        CompletableFuture<Long> first = CleanUps.send(runner, releaseCall(keys, request.owner(), LEAVE),
+                deadline(waiterTtl.plus(horizon(request.lease()))));
         try {
-            runner.await(runner.callAsync(releaseCall(keys, owner, true)), runner.timeout(), null, "leave the queue of");
+            runner.await(first, runner.timeout(), request.key(), "leave the queue of");
         } catch (RuntimeException e) {
-            // the entry lapses by itself; the caller is already failing or giving up
+            // retried in the background; the caller is already failing or giving up
         }
     }
 
@@ -159,9 +226,8 @@ public final class LockCommands {
             return acquireCall(keys, request.owner(), request.lease());
         }
         return ScriptCall.of(FairScripts.ACQUIRE, RScript.ReturnType.LIST,
-                List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters()), request.owner(),
-                Long.toString(Math.max(1, request.lease().toMillis())), enqueue ? "1" : "0",
-                Long.toString(Math.max(1, waiterTtl.toMillis())));
+                List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters(), keys.cancelled(request.owner())),
+                request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl));
     }
 
     /**
@@ -197,7 +263,9 @@ public final class LockCommands {
     /**
      * Waits for a {@link #start started} attempt, at most the operation timeout (plus the
      * replica wait), and reads it. A failed or timed-out attempt may still run on the server,
-     * so whatever it granted is given back before the failure is thrown.
+     * later than anything sent after it on another pooled connection, so it is cancelled
+     * ({@link #cancelAsync}) before the failure is thrown: whatever it took is given back, and if
+     * it arrives after the clean-up it is refused. The caller does not wait for the clean-up.
      */
     public Attempt finish(Pending pending, LockRequest request, RedisKeys keys) {
         List<Object> reply;
@@ -216,12 +284,12 @@ public final class LockCommands {
                 synced = result.getSyncedSlaves();
             }
         } catch (LockBackendException e) {
-            runner.callAsync(releaseCall(keys, request.owner(), true));
+            cancelAsync(keys, request.owner(), request.lease());
             throw e;
         }
         Attempt attempt = toAttempt(reply, request, keys, pending.requestedAt());
         if (attempt.isGranted() && synced < replicas) {
-            runner.callAsync(releaseCall(keys, request.owner(), true));
+            cancelAsync(keys, request.owner(), request.lease());
             throw new LockBackendException("Backend 'redis' (" + runner.where() + ") granted lock '"
                     + ScriptRunner.abbreviate(request.key()) + "' but only " + synced + " of the required " + replicas
                     + " replica(s) acknowledged it within " + replicaTimeout.toMillis() + " ms, so the grant was "
@@ -231,21 +299,28 @@ public final class LockCommands {
         return attempt;
     }
 
-    /** Waits (at most the operation timeout) until a started attempt has been answered, whatever the answer. */
-    public void settle(Pending pending, String key) {
+    /**
+     * Waits (at most the operation timeout) until a started attempt has been answered.
+     *
+     * @return true if the server answered it; false if it failed or no answer came in time (it
+     *         may then still run on the server, later)
+     */
+    public boolean settle(Pending pending, String key) {
         try {
             runner.await(pending.reply(), runner.timeout(), key, "acquire");
+            return true;
         } catch (LockBackendException e) {
-            // answered with a failure, or not within the timeout: nothing more to wait for
+            return false;
         }
     }
 
     /**
      * Gives back whatever an attempt nobody will read may take: once it has been answered
-     * (or failed), an owner-checked release (in fair mode also leaving the queue).
+     * (or failed), {@link #cancelAsync cancels} it: an owner-checked release (in fair mode also
+     * leaving the queue) and the owner's cancelled marker, in case a failed attempt still arrives.
      */
-    public void abandon(Pending pending, RedisKeys keys, String owner) {
-        pending.reply().whenComplete((reply, failure) -> runner.callAsync(releaseCall(keys, owner, true)));
+    public void abandon(Pending pending, RedisKeys keys, LockRequest request) {
+        pending.reply().whenComplete((reply, failure) -> cancelAsync(keys, request.owner(), request.lease()));
     }
 
     /** Renews every grant: one script call per slot, pipelined per node. Returns the grants that are gone. */
@@ -289,7 +364,7 @@ public final class LockCommands {
     }
 
     public boolean release(Grant grant) {
-        Long released = runner.call(releaseCall(grant.state(), grant.owner(), false), grant.key(), "release");
+        Long released = runner.call(releaseCall(grant.state(), grant.owner(), RELEASE), grant.key(), "release");
         return released == 1;
     }
 

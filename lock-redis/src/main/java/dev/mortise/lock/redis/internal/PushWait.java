@@ -1,5 +1,6 @@
 package dev.mortise.lock.redis.internal;
 
+import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
@@ -104,8 +105,16 @@ public final class PushWait {
                         // release, it would queue this finished owner again, and a later release
                         // would hand the lock to no one. Landing now, it only finds us holding.
                         LockCommands.Pending late = waiter.takeRetry();
-                        if (late != null) {
-                            commands.settle(late, request.key());
+                        if (late != null && !commands.settle(late, request.key())) {
+                            // Unanswered, it may still land after our release and queue us again:
+                            // give the lock on now (the cancel also refuses that retry) and fail.
+                            commands.cancelAsync(keys, request.owner(), request.lease());
+                            throw new LockBackendException("Backend 'redis' (" + commands.runner().where()
+                                    + ") handed lock '" + request.key() + "' over, but an earlier retry got no answer "
+                                    + "within the operation timeout (" + commands.runner().timeout().toMillis()
+                                    + " ms), so the lock was given on rather than kept with a request of unknown "
+                                    + "fate in flight. Check the server's latency, or raise operationTimeout.",
+                                    request.key(), "redis", null);
                         }
                         // The lease was set when the lock was handed over, after our last busy
                         // attempt was processed: counting validity from that attempt is safe.
@@ -130,7 +139,7 @@ public final class PushWait {
                 waiter.close(granted);
             }
             if (queued && !granted) {
-                commands.leave(keys, request.owner());
+                commands.leave(keys, request);
             }
         }
     }
@@ -139,6 +148,6 @@ public final class PushWait {
         boolean fair = commands.fair();
         return new ReleaseWaiter(request.key(), keys, fair ? request.owner() : null,
                 () -> commands.start(request, keys, fair, entryTtl),
-                orphan -> commands.abandon(orphan, keys, request.owner()));
+                orphan -> commands.abandon(orphan, keys, request));
     }
 }

@@ -59,6 +59,15 @@ public final class RedisKeys {
         return named(":waiters:");
     }
 
+    /**
+     * The marker that {@code owner}'s attempt was given up ({@code <prefix>:cancelled:{<enc>}:<owner>}):
+     * while it lives, the acquire scripts refuse that owner, so a clean-up that reaches Redis before
+     * the attempt it cleans up after still wins. It expires by itself.
+     */
+    public String cancelled(String owner) {
+        return named(":cancelled:") + ":" + owner;
+    }
+
     /** The Redis Cluster slot of all of them. */
     public int slot() {
         return slot;

@@ -12,11 +12,16 @@ public final class Scripts {
     }
 
     /**
-     * KEYS: lock, fence. ARGV: owner, lease ms. Takes the lock if free or already the
-     * owner's and returns {1, token}; otherwise {0, holder's PTTL}. A new holder bumps the
-     * fence counter; the same owner asking again (a retried request) keeps its token.
+     * KEYS: lock, fence, cancelled marker of the owner. ARGV: owner, lease ms. Takes the lock
+     * if free or already the owner's and returns {1, token}; otherwise {0, holder's PTTL}. A
+     * new holder bumps the fence counter; the same owner asking again (a retried request)
+     * keeps its token. An owner whose attempt was given up ({@link #CANCEL}) is refused with
+     * {0, -1} and nothing is written: the attempt arrived after its own clean-up.
      */
     public static final LuaScript ACQUIRE = LuaScript.of("acquire", """
+            if redis.call('EXISTS', KEYS[3]) == 1 then
+              return {0, -1}
+            end
             local holder = redis.call('GET', KEYS[1])
             if holder == false then
               redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -37,6 +42,28 @@ public final class Scripts {
             if redis.call('GET', KEYS[1]) == ARGV[1] then
               redis.call('DEL', KEYS[1])
               redis.call('PUBLISH', ARGV[2], 'released')
+              return 1
+            end
+            return 0
+            """);
+
+    /**
+     * KEYS: lock, cancelled marker of the owner. ARGV: owner, release channel, marker TTL ms,
+     * always (1: mark in any case; 0: only if the lock is not the owner's). The clean-up of an
+     * attempt whose answer may never have come, or may still come: deletes the lock if the owner
+     * holds it (and tells waiters), and leaves the marker that makes an acquire of that owner
+     * arriving later a no-op. Returns 1 if the owner held the lock, else 0.
+     */
+    public static final LuaScript CANCEL = LuaScript.of("cancel", """
+            local ours = redis.call('GET', KEYS[1]) == ARGV[1]
+            if ours then
+              redis.call('DEL', KEYS[1])
+              redis.call('PUBLISH', ARGV[2], 'released')
+            end
+            if ARGV[4] == '1' or not ours then
+              redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+            end
+            if ours then
               return 1
             end
             return 0
