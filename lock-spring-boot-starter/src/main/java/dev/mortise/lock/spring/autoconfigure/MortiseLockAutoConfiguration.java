@@ -114,7 +114,10 @@ public final class MortiseLockAutoConfiguration {
     @ConditionalOnMissingBean
     static LockAnnotationValidator lockAnnotationValidator(ObjectProvider<LockOperationSource> operations,
                                                            ObjectProvider<LockKeyEvaluator> keys,
-                                                           ObjectProvider<LockClients> clients) {
-        return new LockAnnotationValidator(operations, keys, clients);
+                                                           ObjectProvider<LockClients> clients,
+                                                           Environment environment) {
+        boolean woven = Binder.get(environment).bind("mortise.lock.mode", MortiseLockProperties.Mode.class)
+                .orElse(MortiseLockProperties.Mode.PROXY) == MortiseLockProperties.Mode.ASPECTJ;
+        return new LockAnnotationValidator(operations, keys, clients, woven);
     }
 }
