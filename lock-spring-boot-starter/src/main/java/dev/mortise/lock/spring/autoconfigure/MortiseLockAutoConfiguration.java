@@ -45,6 +45,13 @@ import java.util.Map;
         LockTransactionConfiguration.class, LockReactorConfiguration.class})
 public final class MortiseLockAutoConfiguration {
 
+    /** Checks mortise.lock.* before any bean exists, so a misspelled property never builds a backend. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static MortiseLockPropertyCheck mortiseLockPropertyCheck() {
+        return new MortiseLockPropertyCheck();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     LockClients lockClients(ConfigurableListableBeanFactory beanFactory, MortiseLockProperties properties,
