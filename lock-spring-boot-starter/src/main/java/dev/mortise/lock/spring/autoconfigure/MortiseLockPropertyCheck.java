@@ -3,7 +3,6 @@ package dev.mortise.lock.spring.autoconfigure;
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -29,7 +28,9 @@ import java.util.TreeSet;
  * bean is created, so no backend is built from a configuration that is wrong.
  *
  * <p>The valid names are those of the properties classes ({@link MortiseLockProperties},
- * and the settings of each backend type, also under {@code mortise.lock.backends.<name>}).
+ * and the settings of each backend type, also under {@code mortise.lock.backends.<name>},
+ * where the settings of every type are accepted so that profiles may change a declared
+ * backend's type).
  */
 final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, EnvironmentAware {
 
@@ -53,13 +54,12 @@ final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, Enviro
     /** @throws IllegalStateException naming the first unknown property and the closest valid one */
     static void check(Environment environment) {
         ConfigurationPropertyName root = ConfigurationPropertyName.of(PREFIX);
-        Binder binder = Binder.get(environment);
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (!(source instanceof IterableConfigurationPropertySource iterable)) {
                 continue;
             }
             iterable.stream().filter(root::isAncestorOf).forEach(name -> {
-                Collection<String> valid = validNames(name, binder);
+                Collection<String> valid = validNames(name);
                 if (!known(name, valid)) {
                     ConfigurationProperty property = source.getConfigurationProperty(name);
                     String origin = property != null && property.getOrigin() != null
@@ -73,7 +73,7 @@ final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, Enviro
     }
 
     /** The valid names that could match {@code name}: the fixed ones, or those of one named backend. */
-    private static Collection<String> validNames(ConfigurationPropertyName name, Binder binder) {
+    private static Collection<String> validNames(ConfigurationPropertyName name) {
         List<String> valid = new ArrayList<>();
         collect(PREFIX, MortiseLockProperties.class, valid);
         TYPES.forEach((type, settings) -> collect(PREFIX + "." + type, settings, valid));
@@ -82,14 +82,15 @@ final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, Enviro
             String backend = name.getElement(3, ConfigurationPropertyName.Form.ORIGINAL);
             String prefix = PREFIX + ".backends." + backend;
             collect(prefix, MortiseLockProperties.Backend.class, valid);
-            String type = binder.bind(prefix + ".type", String.class).orElse(backend);
-            Class<?> settings = TYPES.get(type);
-            if (settings != null) {
+            // The settings of any type, not only the declared one: a profile that turns a backend declared
+            // with jdbc settings into a redis one (mortise.lock.backends.b.type=redis) leaves create-table
+            // behind, legitimately. What no type has is a typo.
+            TYPES.values().forEach(settings -> {
                 List<String> typed = new ArrayList<>();
                 collect(prefix, settings, typed);
                 typed.remove(prefix + ".enabled");
                 valid.addAll(typed);
-            }
+            });
         }
         return valid;
     }

@@ -83,6 +83,8 @@ class BackendSelectionRulesTests {
         runner.withPropertyValues("mortise.lock.backend=orders", "mortise.lock.backends.orders.type=redis",
                         "mortise.lock.backends.orders.address=redis://127.0.0.1:1",
                         "mortise.lock.backends.orders.default-lease=10s", "mortise.lock.redis.enabled=false",
+                        // left behind by a profile that changed the type: valid for some type, so no typo
+                        "mortise.lock.backends.orders.create-table=true",
                         "mortise.lock.redis.cluster-nodes[0]=redis://127.0.0.1:1", "mortise.lock.local.enabled=true",
                         "mortise.lock.actuator.force-release.enabled=false", "mortise.lock.wait-for=1s")
                 .run(context -> assertThat(context).hasNotFailed());

@@ -56,6 +56,21 @@ class ConfigurationMetadataTests {
         assertThat(missing).as("documented properties missing from the configuration metadata").isEmpty();
     }
 
+    /** The property lines of the guide's examples are all accepted by the start-up check. */
+    @Test
+    void everyExamplePropertyOfTheGuideIsAcceptedAtStartup() throws IOException {
+        org.springframework.mock.env.MockEnvironment environment = new org.springframework.mock.env.MockEnvironment();
+        Matcher lines = Pattern.compile("(?m)^(mortise\\.lock\\.[\\w.\\-\\[\\]]+)=(\\S*)")
+                .matcher(Files.readString(Path.of("../docs/spring-boot.md")));
+        int count = 0;
+        while (lines.find()) {
+            environment.setProperty(lines.group(1), lines.group(2));
+            count++;
+        }
+        assertThat(count).isGreaterThan(5);
+        MortiseLockPropertyCheck.check(environment);
+    }
+
     private static boolean covered(String property, List<String> names, Set<String> backendSettings) {
         if (property.startsWith("mortise.lock.backends.<name>")) {
             String setting = property.substring("mortise.lock.backends.<name>".length());
