@@ -1,6 +1,7 @@
 package dev.mortise.lock.spring;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -72,6 +73,51 @@ class DistributedLockStartupValidationTests {
     void holdAtLeastLongerThanLeaseFailsStartup() {
         runner.withBean(HoldLongerThanLease.class).run(context -> assertThat(context).hasFailed().getFailure()
                 .hasStackTraceContaining("longer than its lease"));
+    }
+
+    @Test
+    void privateFinalOrStaticAnnotatedMethodFailsStartupInProxyMode() {
+        runner.withBean(PrivateMethod.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("PrivateMethod.run(String)")
+                .hasStackTraceContaining("private")
+                .hasStackTraceContaining("public and non-final")
+                .hasStackTraceContaining("mortise.lock.mode=aspectj"));
+        runner.withBean(FinalMethod.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("FinalMethod.run(String)")
+                .hasStackTraceContaining("final"));
+        runner.withBean(StaticMethod.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("StaticMethod.run(String)")
+                .hasStackTraceContaining("static"));
+    }
+
+    @Test
+    void privateAnnotatedMethodIsFineInAspectJMode() {
+        // Stands in for the weaving check: this test JVM does not weave the aspect.
+        runner.withPropertyValues("mortise.lock.mode=aspectj").withBean(PrivateMethod.class)
+                .withBean("lockAspectJWiring", SmartInitializingSingleton.class, () -> () -> { })
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    public static class PrivateMethod {
+        public void call(String id) {
+            run(id);
+        }
+
+        @DistributedLock(key = "#id")
+        private void run(String id) {
+        }
+    }
+
+    public static class FinalMethod {
+        @DistributedLock(key = "#id")
+        public final void run(String id) {
+        }
+    }
+
+    public static class StaticMethod {
+        @DistributedLock(key = "#id")
+        public static void run(String id) {
+        }
     }
 
     public static class BadSpel {

@@ -6,23 +6,20 @@ import dev.mortise.lock.spring.LockClients;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code locks} actuator endpoint: the holds this instance has open on every
- * configured backend (read), and a write operation that force-releases one of them
- * ({@link LockClient#forceRelease}): its leases become lost and the server hold is
- * released. Only this instance's holds are visible or releasable.
+ * The {@code locks} actuator endpoint, read-only: the holds this instance has open on every
+ * configured backend. {@link ForceReleaseLocksEndpoint} adds the write operation, only when
+ * {@code mortise.lock.actuator.force-release.enabled=true}.
  */
 @Endpoint(id = "locks")
 public class LocksEndpoint {
 
-    private final LockClients clients;
+    final LockClients clients;
 
     public LocksEndpoint(LockClients clients) {
         this.clients = clients;
@@ -40,17 +37,6 @@ public class LocksEndpoint {
             }
         }
         return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held);
-    }
-
-    /**
-     * Force-releases {@code key} held by this instance on {@code backend} (the default if
-     * omitted). Code still running under it finds its lease lost.
-     */
-    @WriteOperation
-    public ReleaseDescriptor release(String key, @Nullable String backend) {
-        String name = backend == null || backend.isEmpty() ? clients.defaultName() : backend;
-        boolean released = clients.get(name).forceRelease(key);
-        return new ReleaseDescriptor(key, name, released);
     }
 
     /** The endpoint's read result. */

@@ -10,10 +10,12 @@ import java.lang.annotation.Target;
 
 /**
  * Matches when the application asks for lock backend {@link #value()}: it is
- * {@code mortise.lock.backend}, or some {@code mortise.lock.<name>.*} property is set, or a
- * bean of {@link #clientType()} exists to reuse, or its module is the only backend module
- * on the classpath and {@code mortise.lock.backend} is not set — and {@code mortise.lock.<name>.enabled} is not {@code false}. Put it
- * on a configuration already guarded by {@code @ConditionalOnClass} for the module.
+ * {@code mortise.lock.backend}, or some {@code mortise.lock.<name>.*} or
+ * {@code mortise.lock.backends.<name>.*} property is set, or its module is the only backend
+ * module on the classpath and {@code mortise.lock.backend} is not set — and
+ * {@code mortise.lock.<name>.enabled} is not {@code false}. A bean of {@link #clientType()}
+ * is reused when the backend is built, but never chooses it. Put it on a configuration
+ * already guarded by {@code @ConditionalOnClass} for the module.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
@@ -24,6 +26,6 @@ import java.lang.annotation.Target;
     /** The backend name: "redis", "etcd", "zookeeper", "jdbc". */
     String value();
 
-    /** The client type whose bean, if present, is reused (a RedissonClient, a DataSource, ...). */
+    /** The client type whose bean, if present, is reused once the backend is chosen (a RedissonClient, ...). */
     String clientType();
 }

@@ -27,6 +27,13 @@ class JdbcBackendConfiguration {
         return build(properties, dataSources, "mortise.lock.jdbc");
     }
 
+    /** The lock table check of health; start-up already checked it. */
+    @Bean
+    @ConditionalOnMissingBean(name = "jdbcLockTableCheck")
+    LockBackendCheck jdbcLockTableCheck(JdbcLockBackend backend, ObjectProvider<DataSource> dataSources) {
+        return new JdbcLockTable(backend.name(), dataSources.getIfUnique(), backend, "mortise.lock.jdbc");
+    }
+
     /** Builds the backend from {@code properties} (bound at {@code prefix}) over the primary DataSource. */
     static JdbcLockBackend build(JdbcLockProperties properties, ObjectProvider<DataSource> dataSources, String prefix) {
         DataSource dataSource = dataSources.getIfUnique();
@@ -36,6 +43,7 @@ class JdbcBackendConfiguration {
                     + ": configure spring.datasource.* (spring-boot-starter-jdbc), mark one DataSource @Primary, "
                     + "or set mortise.lock.jdbc.enabled=false.");
         }
+        JdbcLockBackend backend;
         try {
             JdbcLockBackendBuilder builder = JdbcLockBackend.builder(dataSource)
                     .createTableIfMissing(properties.isCreateTable());
@@ -48,12 +56,22 @@ class JdbcBackendConfiguration {
             if (properties.getListenForReleases() != null) {
                 builder.listenForReleases(properties.getListenForReleases());
             }
-            return builder.build();
+            backend = builder.build();
         } catch (RuntimeException e) {
             // Includes LockBackendException: the database could not be reached to detect its dialect.
             throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
                     + ". Check " + prefix + ".* (create-table=true creates the lock table), or set "
                     + "mortise.lock.jdbc.enabled=false.", e);
         }
+        if (!properties.isCreateTable()) {
+            try {
+                new JdbcLockTable(prefix.substring(prefix.lastIndexOf('.') + 1), dataSource, backend, prefix)
+                        .checkIfReachable();
+            } catch (IllegalStateException e) {
+                backend.close();
+                throw e;
+            }
+        }
+        return backend;
     }
 }

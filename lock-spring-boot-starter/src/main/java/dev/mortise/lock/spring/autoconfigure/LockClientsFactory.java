@@ -94,6 +94,13 @@ final class LockClientsFactory {
     private String defaultName(Map<String, LockBackend> named) {
         String wanted = properties.getBackend();
         if (wanted != null && !wanted.isBlank()) {
+            if (!named.containsKey(wanted) && !MortiseLockPropertyCheck.builtInBackends().contains(wanted)) {
+                throw new IllegalStateException("mortise.lock.backend=" + wanted + " is not a backend name; valid: "
+                        + String.join(", ", MortiseLockPropertyCheck.builtInBackends())
+                        + (named.isEmpty() ? "" : ", or a configured name " + named.keySet())
+                        + " (names declared with mortise.lock.backends.<name>.type are valid too). Fix "
+                        + "mortise.lock.backend.");
+            }
             if (!named.containsKey(wanted)) {
                 throw new IllegalStateException("mortise.lock.backend=" + wanted + " but no backend of that name is "
                         + "configured; configured: " + named.keySet() + ". Put its module (lock-" + wanted + ") on the "
@@ -103,9 +110,10 @@ final class LockClientsFactory {
             return wanted;
         }
         if (named.isEmpty()) {
-            throw new IllegalStateException("No lock backend is configured: add a backend module (lock-redis, "
-                    + "lock-etcd, lock-zookeeper, lock-jdbc) with its settings, define a LockBackend bean, or set "
-                    + "mortise.lock.backend=local for in-process locks (tests, single-instance services).");
+            throw new IllegalStateException("No lock backend is configured: set mortise.lock.backend to redis, "
+                    + "etcd, zookeeper or jdbc with that module on the classpath (a DataSource or client bean alone "
+                    + "chooses nothing), define a LockBackend bean, or set mortise.lock.backend=local for in-process "
+                    + "locks (tests, single-instance services).");
         }
         if (named.size() > 1) {
             throw new IllegalStateException("Several lock backends are configured " + named.keySet()

@@ -45,6 +45,13 @@ import java.util.Map;
         LockTransactionConfiguration.class, LockReactorConfiguration.class})
 public final class MortiseLockAutoConfiguration {
 
+    /** Checks mortise.lock.* before any bean exists, so a misspelled property never builds a backend. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static MortiseLockPropertyCheck mortiseLockPropertyCheck() {
+        return new MortiseLockPropertyCheck();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     LockClients lockClients(ConfigurableListableBeanFactory beanFactory, MortiseLockProperties properties,
@@ -114,7 +121,10 @@ public final class MortiseLockAutoConfiguration {
     @ConditionalOnMissingBean
     static LockAnnotationValidator lockAnnotationValidator(ObjectProvider<LockOperationSource> operations,
                                                            ObjectProvider<LockKeyEvaluator> keys,
-                                                           ObjectProvider<LockClients> clients) {
-        return new LockAnnotationValidator(operations, keys, clients);
+                                                           ObjectProvider<LockClients> clients,
+                                                           Environment environment) {
+        boolean woven = Binder.get(environment).bind("mortise.lock.mode", MortiseLockProperties.Mode.class)
+                .orElse(MortiseLockProperties.Mode.PROXY) == MortiseLockProperties.Mode.ASPECTJ;
+        return new LockAnnotationValidator(operations, keys, clients, woven);
     }
 }

@@ -1,7 +1,10 @@
 package dev.mortise.lock.spring.autoconfigure;
 
 import dev.mortise.lock.spring.LockClients;
+import dev.mortise.lock.spring.actuate.ForceReleaseLocksEndpoint;
 import dev.mortise.lock.spring.actuate.LocksEndpoint;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,8 +14,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code locks} actuator endpoint ({@link LocksEndpoint}), when the actuator is on the
- * classpath and the endpoint is exposed ({@code management.endpoints.web.exposure.include=locks}).
+ * The {@code locks} actuator endpoint, when the actuator is on the classpath and the
+ * endpoint is exposed ({@code management.endpoints.web.exposure.include=locks}): read-only
+ * ({@link LocksEndpoint}) unless {@code mortise.lock.actuator.force-release.enabled=true}
+ * adds the force-release write operation ({@link ForceReleaseLocksEndpoint}).
  */
 @AutoConfiguration(after = MortiseLockAutoConfiguration.class)
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
@@ -22,7 +27,10 @@ public final class MortiseLockEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LocksEndpoint locksEndpoint(LockClients clients) {
-        return new LocksEndpoint(clients);
+    LocksEndpoint locksEndpoint(LockClients clients, Environment environment) {
+        // Bound directly: the endpoint does not depend on the rest of MortiseLockProperties.
+        boolean forceRelease = Binder.get(environment).bind("mortise.lock.actuator.force-release.enabled",
+                Boolean.class).orElse(false);
+        return forceRelease ? new ForceReleaseLocksEndpoint(clients) : new LocksEndpoint(clients);
     }
 }

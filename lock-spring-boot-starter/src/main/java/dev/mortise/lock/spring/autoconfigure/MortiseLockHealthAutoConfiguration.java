@@ -11,6 +11,11 @@ import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.beans.factory.ObjectProvider;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * A {@code locks} health contributor with one {@link LockBackendHealthIndicator} per
@@ -26,7 +31,12 @@ public final class MortiseLockHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "locksHealthContributor")
-    HealthContributor locksHealthContributor(LockClients clients) {
-        return CompositeHealthContributor.fromMap(clients.asMap(), LockBackendHealthIndicator::new);
+    HealthContributor locksHealthContributor(LockClients clients, ObjectProvider<LockBackendCheck> checks) {
+        List<LockBackendCheck> all = checks.orderedStream().toList();
+        Map<String, HealthIndicator> indicators = new LinkedHashMap<>();
+        clients.asMap().forEach((name, client) -> indicators.put(name, new LockBackendHealthIndicator(client,
+                all.stream().filter(check -> check.backend().equals(name)).<Runnable>map(check -> check::check)
+                        .toList())));
+        return CompositeHealthContributor.fromMap(indicators);
     }
 }

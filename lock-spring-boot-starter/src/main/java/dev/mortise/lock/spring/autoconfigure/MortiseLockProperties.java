@@ -64,7 +64,13 @@ public class MortiseLockProperties {
     private final Local local = new Local();
 
     /**
-     * Client settings per backend name, overriding the global ones.
+     * The locks actuator endpoint.
+     */
+    private final Actuator actuator = new Actuator();
+
+    /**
+     * Client settings per backend name, overriding the global ones, or whole backends
+     * declared by name and type (mortise.lock.backends.<name>.type).
      */
     private final Map<String, Backend> backends = new LinkedHashMap<>();
 
@@ -130,6 +136,42 @@ public class MortiseLockProperties {
 
     public Map<String, Backend> getBackends() {
         return backends;
+    }
+
+    public Actuator getActuator() {
+        return actuator;
+    }
+
+    /** The {@code locks} actuator endpoint. */
+    public static class Actuator {
+
+        /**
+         * The force-release write operation of the endpoint.
+         */
+        private final ForceRelease forceRelease = new ForceRelease();
+
+        public ForceRelease getForceRelease() {
+            return forceRelease;
+        }
+    }
+
+    /** The force-release write operation of the {@code locks} endpoint. */
+    public static class ForceRelease {
+
+        /**
+         * Whether the locks endpoint offers its write operation (POST /actuator/locks), which
+         * force-releases any lock this instance holds. Off: the endpoint is read-only. Turn it
+         * on only behind authorization (see docs/spring-boot.md).
+         */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** How the annotation is applied. */

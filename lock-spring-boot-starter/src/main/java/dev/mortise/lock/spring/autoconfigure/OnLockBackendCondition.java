@@ -1,6 +1,5 @@
 package dev.mortise.lock.spring.autoconfigure;
 
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -33,7 +32,6 @@ class OnLockBackendCondition extends SpringBootCondition implements Configuratio
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnLockBackend.class.getName());
         String name = (String) attributes.get("value");
-        String clientType = (String) attributes.get("clientType");
         ConditionMessage.Builder message = ConditionMessage.forCondition(ConditionalOnLockBackend.class, name);
         Binder binder = Binder.get(context.getEnvironment());
         String prefix = "mortise.lock." + name;
@@ -47,19 +45,19 @@ class OnLockBackendCondition extends SpringBootCondition implements Configuratio
         if (binder.bind(prefix, Bindable.mapOf(String.class, Object.class)).isBound()) {
             return ConditionOutcome.match(message.because(prefix + ".* is set"));
         }
-        ConfigurableListableBeanFactory beans = context.getBeanFactory();
-        ClassLoader classLoader = context.getClassLoader();
-        if (beans != null && ClassUtils.isPresent(clientType, classLoader)
-                && beans.getBeanNamesForType(ClassUtils.resolveClassName(clientType, classLoader), true, false).length > 0) {
-            return ConditionOutcome.match(message.because("a " + ClassUtils.getShortName(clientType)
-                    + " bean exists to reuse"));
+        String named = "mortise.lock.backends." + name;
+        if (binder.bind(named, Bindable.mapOf(String.class, Object.class)).isBound()) {
+            return ConditionOutcome.match(message.because(named + ".* is set"));
         }
+        // A client bean (a DataSource, a RedissonClient) is reused once the backend is chosen, but never
+        // chooses it: every Spring Boot application with a database has a DataSource.
+        ClassLoader classLoader = context.getClassLoader();
         long modules = MODULES.values().stream().filter(type -> ClassUtils.isPresent(type, classLoader)).count();
         // Only a default: an explicit mortise.lock.backend=local (tests) must not start a client for it.
         if (chosen == null && modules == 1 && ClassUtils.isPresent(MODULES.get(name), classLoader)) {
             return ConditionOutcome.match(message.because("it is the only backend module on the classpath"));
         }
-        return ConditionOutcome.noMatch(message.because("not asked for: set mortise.lock.backend=" + name + " or "
-                + prefix + ".* properties, or define a " + ClassUtils.getShortName(clientType) + " bean"));
+        return ConditionOutcome.noMatch(message.because("not asked for: set mortise.lock.backend=" + name + ", or "
+                + prefix + ".* or " + named + ".* properties"));
     }
 }

@@ -10,6 +10,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ReflectionUtils;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -25,13 +27,19 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
     private final ObjectProvider<LockClients> clients;
     private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
     private final Map<String, String> backendsInUse = new ConcurrentHashMap<>();
+    private final boolean woven;
     private volatile boolean started;
 
+    /**
+     * @param woven whether AspectJ weaving applies the annotation ({@code mortise.lock.mode=aspectj}),
+     *              which reaches private, final and static methods that proxies cannot
+     */
     public LockAnnotationValidator(ObjectProvider<LockOperationSource> operations, ObjectProvider<LockKeyEvaluator> keys,
-                                   ObjectProvider<LockClients> clients) {
+                                   ObjectProvider<LockClients> clients, boolean woven) {
         this.operations = operations;
         this.keys = keys;
         this.clients = clients;
+        this.woven = woven;
     }
 
     @Override
@@ -43,6 +51,9 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
         LockOperationSource source = operations.getObject();
         LockKeyEvaluator evaluator = keys.getObject();
         ReflectionUtils.doWithMethods(type, method -> source.find(method, type).ifPresent(operation -> {
+            if (!woven) {
+                checkProxyable(method, operation);
+            }
             evaluator.validate(operation, type);
             if (!operation.backend().isEmpty()) {
                 backendsInUse.putIfAbsent(operation.backend(), operation.describeMethod());
@@ -52,6 +63,20 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
             }
         }), method -> method.getDeclaringClass() != Object.class && !method.isSynthetic());
         return bean;
+    }
+
+    /** A proxy only intercepts public, non-final instance methods: anything else would run unlocked. */
+    private static void checkProxyable(Method method, LockOperation operation) {
+        int modifiers = method.getModifiers();
+        String why = Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static"
+                : Modifier.isFinal(modifiers) ? "final" : null;
+        if (why != null) {
+            throw new IllegalStateException("@DistributedLock on " + operation.describeMethod() + " would never "
+                    + "lock: the method is " + why + ", and Spring's proxies only intercept public, non-final "
+                    + "instance methods called from another bean. Make it public and non-final"
+                    + (why.equals("static") ? " (and not static)" : "") + ", or weave the aspect with "
+                    + "mortise.lock.mode=aspectj.");
+        }
     }
 
     /** A cheap look first, so that unrelated beans (this one's own dependencies) resolve nothing. */

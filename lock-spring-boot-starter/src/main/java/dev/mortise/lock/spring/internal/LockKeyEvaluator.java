@@ -50,14 +50,16 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
      * @throws IllegalStateException naming the method and the expression
      */
     public void validate(LockOperation operation, Class<?> targetClass) {
-        expression(operation, targetClass);
+        LockKeyChecks.checkReferences(operation, expression(operation, targetClass),
+                parameterNames.getParameterNames(operation.method()));
     }
 
     /**
      * The key for one call.
      *
-     * @throws IllegalStateException if the expression fails or yields null or blank, naming
-     *                               the method and the expression
+     * @throws IllegalStateException if the expression fails or yields null or blank, a null
+     *                               part, a collection or array, or an object without a
+     *                               {@code toString} of its own, naming the method and the expression
      */
     public String key(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
         Expression expression = expression(operation, targetClass);
@@ -82,6 +84,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
                     + "; every call would share one lock. Check the argument is not null, that the code is compiled "
                     + "with -parameters (for #name), or quote a literal key: \"'billing-run'\".");
         }
+        LockKeyChecks.checkValue(operation, expression, context, value, key);
         return key;
     }
 
@@ -92,7 +95,9 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
         } catch (ParseException e) {
             throw new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
                     + operation.describeMethod() + " is not valid SpEL: " + e.getMessage()
-                    + ". Quote literal text ('order:' + #id) and refer to arguments as #name or #p0.", e);
+                    + ". Quote literal text ('order:' + #id) and refer to arguments as #name or #p0"
+                    + (operation.keyExpression().contains("'") || operation.keyExpression().contains("#") ? "."
+                    : "; for a fixed lock name: key = \"'" + operation.keyExpression() + "'\"."), e);
         }
     }
 

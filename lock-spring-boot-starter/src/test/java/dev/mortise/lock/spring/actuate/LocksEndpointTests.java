@@ -27,9 +27,33 @@ class LocksEndpointTests {
             .withBean(Worker.class);
 
     @Test
+    void readOnlyByDefault() {
+        runner.run(context -> assertThat(writeOperations(context.getBean(LocksEndpoint.class))).isEmpty());
+        runner.withPropertyValues("mortise.lock.actuator.force-release.enabled=false")
+                .run(context -> assertThat(writeOperations(context.getBean(LocksEndpoint.class))).isEmpty());
+    }
+
+    @Test
+    void forceReleaseOnlyWhenEnabled() {
+        runner.withPropertyValues("mortise.lock.actuator.force-release.enabled=true")
+                .run(context -> assertThat(writeOperations(context.getBean(LocksEndpoint.class)))
+                        .containsExactly("release"));
+    }
+
+    /** The operations the actuator would expose as POST, found as its endpoint discoverer finds them. */
+    private static java.util.List<String> writeOperations(Object endpoint) {
+        return org.springframework.core.MethodIntrospector.selectMethods(
+                        org.springframework.aop.support.AopUtils.getTargetClass(endpoint),
+                        (org.springframework.core.MethodIntrospector.MetadataLookup<Object>) method ->
+                                org.springframework.core.annotation.AnnotatedElementUtils.findMergedAnnotation(method,
+                                        org.springframework.boot.actuate.endpoint.annotation.WriteOperation.class))
+                .keySet().stream().map(java.lang.reflect.Method::getName).toList();
+    }
+
+    @Test
     void listsHeldLocksAndReleasesOne() {
-        runner.run(context -> {
-            LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+        runner.withPropertyValues("mortise.lock.actuator.force-release.enabled=true").run(context -> {
+            ForceReleaseLocksEndpoint endpoint = (ForceReleaseLocksEndpoint) context.getBean(LocksEndpoint.class);
             Worker worker = context.getBean(Worker.class);
             assertThat(endpoint.locks().held()).isEmpty();
             CompletableFuture<Void> running = CompletableFuture.runAsync(() -> worker.work("7"));
