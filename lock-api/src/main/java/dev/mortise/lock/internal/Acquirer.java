@@ -21,6 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Acquirer {
 
+    /** How often a waiting explicit owner looks for a hold of its own owner id to nest in. */
+    private static final long OWNER_SLICE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+
     private final DefaultLockClient client;
     private final LockBackend backend;
     private final ClientSettings settings;
@@ -85,7 +88,24 @@ final class Acquirer {
         long deadline = Deadlines.after(start, wait);
         KeyGates.Gate gate;
         try {
-            gate = gates.enter(key, wait.isZero() ? 0 : Deadlines.left(deadline));
+            while (true) {
+                long left = wait.isZero() ? 0 : Deadlines.left(deadline);
+                // An explicit owner may already be asking the server for this key on another thread
+                // (a parent task and its child): wait in short slices and nest as soon as that hold
+                // is granted, instead of queueing behind a hold that only this caller's owner ends.
+                long slice = ownerId == null ? left : Math.min(left, OWNER_SLICE_NANOS);
+                gate = gates.enter(key, slice);
+                if (gate != null || ownerId == null || left <= slice) {
+                    break;
+                }
+                current = gates.get(key);
+                held = current == null ? null : current.hold();
+                if (held != null && held.ownedBy(null, ownerId) && held.enter()) {
+                    events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), System.nanoTime() - start,
+                            null);
+                    return new Lease(client, held);
+                }
+            }
         } catch (InterruptedException e) {
             throw messages.interrupted(key, e);
         }

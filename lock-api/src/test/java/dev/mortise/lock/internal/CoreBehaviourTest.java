@@ -215,4 +215,25 @@ class CoreBehaviourTest {
                     .hasValueSatisfying(LockLease::close);
         }
     }
+    /** Issue 15, item 7: a second first acquisition by the same explicit owner nests instead of deadlocking. */
+    @Test
+    void concurrentFirstAcquisitionsByOneExplicitOwnerNest() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        backend.acquireGate = new java.util.concurrent.CountDownLatch(1);
+        try (LockClient client = LockClient.builder(backend).build()) {
+            LockSpec spec = LockSpec.of("parent-child").owner("task-7").waitFor(Duration.ofSeconds(10));
+            CompletableFuture<LockLease> parent = CompletableFuture.supplyAsync(() -> client.acquire(spec));
+            assertThat(backend.acquireReachedServer.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<LockLease> child = CompletableFuture.supplyAsync(() -> client.acquire(spec));
+            Thread.sleep(100);
+            backend.acquireGate.countDown();
+            LockLease outer = parent.get(10, TimeUnit.SECONDS);
+            LockLease inner = child.get(10, TimeUnit.SECONDS);
+            assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+            assertThat(outer.holdCount()).isEqualTo(2);
+            inner.close();
+            outer.close();
+            assertThat(backend.local.server().isHeld("parent-child")).isFalse();
+        }
+    }
 }
