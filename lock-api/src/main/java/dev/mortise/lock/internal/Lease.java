@@ -99,6 +99,10 @@ final class Lease implements LockLease {
         client.actions().leave(hold, linger);
     }
 
+    void detachFromThread() {
+        threadStack.removeLastOccurrence(this);
+    }
+
     boolean clientClosed() {
         return client.isClosed();
     }

@@ -26,6 +26,19 @@ public final class ThreadLeases {
         return stack;
     }
 
+    /**
+     * Takes {@code lease} off the stack of the thread that acquired it, so that
+     * {@link dev.mortise.lock.LockContext} on that thread no longer shows it: for leases whose
+     * work continues elsewhere (a {@code CompletionStage}, a {@code Mono}), which would
+     * otherwise be seen by unrelated work that the pooled thread runs next. Closing the lease
+     * later is unaffected. A no-op for leases of other implementations or already detached.
+     */
+    public static void detach(LockLease lease) {
+        if (lease instanceof Lease own) {
+            own.detachFromThread();
+        }
+    }
+
     public static Optional<LockLease> current() {
         Deque<LockLease> stack = pruned();
         return Optional.ofNullable(stack.peekLast());
