@@ -1,7 +1,6 @@
 package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockLostEvent;
-import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.Grant;
 
 import java.time.Duration;
@@ -48,18 +47,15 @@ final class Hold {
     private final String ownerId;
     final boolean renewed;
     final KeyGates.Gate gate;
-    /** Wall-clock grant time, for display only. */
     private final long acquiredAtMillis = System.currentTimeMillis();
     final long acquiredNanos;
 
     /** The lease this hold asks the server for: the request's, or the last one {@code extend} got applied. */
     private volatile Duration lease;
     private volatile long validUntilNanos;
-    /** Start of the last request the server confirmed (the grant, a renewal, an extension). */
-    private volatile long confirmedStartNanos;
+    private volatile long confirmedStartNanos; // start of the last request the server confirmed
     private volatile boolean suspended;
-    /** The last watchdog renewal failure since the last confirmation: the cause of an expiry. */
-    private volatile Throwable renewalFailure;
+    private volatile Throwable renewalFailure; // since the last confirmation: the cause of an expiry
     private volatile State state = State.ACTIVE;
 
     private int openLeases = 1;
@@ -213,11 +209,6 @@ final class Hold {
 
     synchronized LockLostEvent lostEvent() {
         return lostEvent;
-    }
-
-    LostReason lostReason() {
-        LockLostEvent event = lostEvent();
-        return event == null ? null : event.reason();
     }
 
     boolean isActive() {
