@@ -269,8 +269,9 @@ final class Hold {
     }
 
     /**
-     * A request failed without an answer: the server may or may not have applied it, so the
-     * deadline becomes the earlier of the current one and what the request would have set.
+     * A request is about to be sent (and may never be answered): the server may apply it as
+     * soon as it arrives, so the deadline becomes the earlier of the current one and what the
+     * request would set. Only a confirmation raises it again.
      *
      * @return true if the expiry check must be moved earlier
      */

@@ -140,13 +140,15 @@ final class HoldActions {
         }
         long start = System.nanoTime();
         try {
+            // The server may apply a shorter lease the moment it receives the request, long before
+            // the answer arrives (or if it never does): count on no more than that from now on.
+            if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
+                expiry.arm(hold);
+            }
             boolean renewed;
             try {
                 renewed = backend.renew(hold.grant, lease);
             } catch (RuntimeException e) {
-                if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
-                    expiry.arm(hold);
-                }
                 throw e instanceof LockException le ? le : messages.extendFailed(hold.key(), e);
             }
             if (!renewed) {

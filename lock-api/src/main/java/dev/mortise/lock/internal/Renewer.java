@@ -138,6 +138,12 @@ final class Renewer {
             grants.add(hold.grant);
         }
         long start = System.nanoTime();
+        for (Hold hold : holds) {
+            // A request in flight can only lower validity (it cannot here unless the lease is shorter).
+            if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
+                expiry.arm(hold);
+            }
+        }
         Set<Grant> gone;
         try {
             gone = backend.renewAll(grants, lease);
@@ -146,9 +152,6 @@ final class Renewer {
                     + "if it keeps failing", holds.size(), backend.name(), e);
             for (Hold hold : holds) {
                 hold.renewalFailed(e);
-                if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
-                    expiry.arm(hold);
-                }
                 hold.endRequest();
                 notifier.fire(LockEvent.Type.ERROR, hold.key(), hold.grant.fencingToken(), 0, e);
             }
