@@ -96,6 +96,15 @@ public abstract class LockBackendContractTest {
         return Duration.ofSeconds(1);
     }
 
+    /**
+     * The least lease the randomized property run may ask for on this backend (explicit
+     * leases, extensions and default leases). Defaults to 100 ms, or to {@link #shortLease()}
+     * where that is above 500 ms (a server with a minimum TTL, such as etcd).
+     */
+    protected Duration propertyLeaseFloor() {
+        return shortLease().compareTo(Duration.ofMillis(500)) > 0 ? shortLease() : Duration.ofMillis(100);
+    }
+
     /** The operation timeout given to {@link #newUnreachableBackend}. */
     protected Duration operationTimeout() {
         return Duration.ofSeconds(2);
@@ -928,6 +937,41 @@ public abstract class LockBackendContractTest {
         assertThat(lost.fencingToken()).isEqualTo(lease.fencingToken());
         assertThat(events).filteredOn(e -> e.type() != LockEvent.Type.LOST).allSatisfy(e -> assertThat(e.lostReason()).isNull());
         assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    }
+
+    // ---- the randomized property run --------------------------------------------------------
+
+    /**
+     * Random sequences of every operation, over random keys, under injected faults, with the
+     * invariants checked continuously: see {@link ValidityPropertySuite} and
+     * docs/property-suite.md. The run caps its own time ({@code mortise.property.maxSeconds});
+     * the long JUnit timeout only lets long runs ({@code -Dmortise.property.sequences=5000}) finish.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.HOURS)
+    void randomizedSequencesKeepTheContractInvariants() throws Exception {
+        LockBackendContractTest test = this;
+        new ValidityPropertySuite(new ValidityPropertySuite.Target() {
+            @Override
+            public LockBackend newBackend() throws Exception {
+                return test.newBackend();
+            }
+
+            @Override
+            public void breakHold(LockLease lease) throws Exception {
+                test.breakHold(lease);
+            }
+
+            @Override
+            public int residueOnServer(String key) throws Exception {
+                return test.residueOnServer(key);
+            }
+
+            @Override
+            public Duration leaseFloor() {
+                return test.propertyLeaseFloor();
+            }
+        }, ValidityPropertySuite.Settings.fromSystemProperties()).run();
     }
 
     @Test
