@@ -55,6 +55,8 @@ final class PropertyModel {
         final Duration explicitLease;
         final Set<TrackedLease> leases = ConcurrentHashMap.newKeySet();
         volatile boolean exposed;
+        /** An extend of this hold failed after the server may have applied it (its reply was lost). */
+        volatile boolean extendOutcomeUnknown;
         private final List<String> history = new ArrayList<>(); // guarded by itself
 
         /** Remembers what happened to the hold (the last few things), for violation reports. */
@@ -119,6 +121,8 @@ final class PropertyModel {
         /** Set when close() returned normally for the hold's last lease after it was valid. */
         volatile boolean closedCleanly;
         volatile boolean reported;
+        /** Seen valid again after its loss became due: it turned invalid and back without a loss. */
+        volatile boolean resurrected;
 
         TrackedLease(long id, LockLease lease, TrackedHold hold, boolean nested, long grantedNanos) {
             this.id = id;
@@ -341,7 +345,10 @@ final class PropertyModel {
         String pair = Math.min(firstOpen.get(0).id, secondOpen.get(0).id) + "/"
                 + Math.max(firstOpen.get(0).id, secondOpen.get(0).id);
         if (reportedPairs.add(pair)) {
-            violations.add("a", "two holds on '" + show(first.key) + "' report isValid() == true at once (" + when + "): "
+            // Told apart because the fix differs: after an extend whose reply was lost the server may
+            // keep the new (shorter) lease, which the client must then assume.
+            boolean unknownExtend = first.extendOutcomeUnknown || second.extendOutcomeUnknown;
+            violations.add(unknownExtend ? "a: after an extend whose reply was lost" : "a", "two holds on '" + show(first.key) + "' report isValid() == true at once (" + when + "): "
                     + describe(firstOpen.get(0)) + " with " + aRemaining.toMillis() + " ms remaining, and "
                     + describe(secondOpen.get(0)) + " with " + bRemaining.toMillis() + " ms remaining");
         }
@@ -381,7 +388,13 @@ final class PropertyModel {
 
     /** Reads isValid() of an open lease; the first time it is false, its loss becomes due. */
     void observe(TrackedLease lease) {
-        if (lease.closeStarted || lease.lossDueNanos != 0) {
+        if (lease.closeStarted) {
+            return;
+        }
+        if (lease.lossDueNanos != 0) {
+            if (lease.invalidSeenNanos != 0 && !lease.resurrected && lease.lost.get() == 0 && lease.lease.isValid()) {
+                lease.resurrected = true;
+            }
             return;
         }
         if (!lease.lease.isValid() && !lease.closeStarted) {
@@ -435,7 +448,9 @@ final class PropertyModel {
             long due = lease.lossDueNanos;
             if (due != 0 && lease.lost.get() == 0 && (finalCheck || now - due > lostGrace.toNanos())) {
                 lease.reported = true;
-                violations.add("c", lease + ": " + lease.lossDueBecause + ", but no onLost came within "
+                violations.add(lease.resurrected ? "c: valid again without a loss" : "c", lease + ": "
+                        + lease.lossDueBecause + (lease.resurrected ? ", then reported isValid() == true again" : "")
+                        + ", but no onLost came within "
                         + lostGrace.toMillis() + " ms (granted at +" + millisSinceStart(lease.grantedNanos)
                         + " ms; now isValid() == " + lease.lease.isValid() + ", remaining " + lease.lease.remaining()
                         .toMillis() + " ms" + (lease.hold.client.closeStarted() ? "; its client was closed" : "")

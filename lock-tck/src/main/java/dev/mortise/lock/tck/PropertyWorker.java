@@ -204,6 +204,9 @@ final class PropertyWorker implements Runnable {
             model.lossDue(lease, System.nanoTime(), "extend() threw LockLostException (" + e.reason() + ")");
         } catch (LockBackendException e) {
             lease.hold.note(what + fault(e));
+            if (!fault(e).equals("injected " + Fault.FAIL)) {
+                lease.hold.extendOutcomeUnknown = true;
+            }
             suite.count("extend" + (injected(e) ? " injected failure" : " backend failure"));
         } catch (RuntimeException e) {
             suite.violations().add("f", "extend(" + to.toMillis() + " ms) of " + lease + " threw " + stackOf(e));
@@ -212,9 +215,7 @@ final class PropertyWorker implements Runnable {
 
     private void release(TrackedLease lease) {
         boolean valid = lease.lease.isValid();
-        if (!valid) {
-            model.observe(lease);
-        }
+        model.observe(lease);
         boolean last = model.closing(lease);
         String what = "close of lease#" + lease.id + " at +" + model.millisSinceStart(System.nanoTime()) + " ms (valid "
                 + valid + "): ";
