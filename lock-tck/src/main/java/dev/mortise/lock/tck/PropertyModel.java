@@ -57,12 +57,14 @@ final class PropertyModel {
         volatile boolean exposed;
         /** An extend of this hold failed after the server may have applied it (its reply was lost). */
         volatile boolean extendOutcomeUnknown;
+        /** Extends of this hold sent and not answered yet (the server may have applied them already). */
+        final AtomicInteger extendsInFlight = new AtomicInteger();
         private final List<String> history = new ArrayList<>(); // guarded by itself
 
         /** Remembers what happened to the hold (the last few things), for violation reports. */
         void note(String what) {
             synchronized (history) {
-                if (history.size() == 10) {
+                if (history.size() == 16) {
                     history.remove(1); // keep the grant
                 }
                 history.add(what);
@@ -169,6 +171,8 @@ final class PropertyModel {
     private final List<Forget> forgets = new CopyOnWriteArrayList<>();
     private final Violations violations;
     private final Set<String> reportedPairs = ConcurrentHashMap.newKeySet();
+    /** Keys of exclusion violations, for the per-key trace in the report. */
+    private final Set<String> violatedKeys = ConcurrentHashMap.newKeySet();
 
     PropertyModel(Duration lostGrace, Violations violations) {
         this.lostGrace = lostGrace;
@@ -347,8 +351,10 @@ final class PropertyModel {
         if (reportedPairs.add(pair)) {
             // Told apart because the fix differs: after an extend whose reply was lost the server may
             // keep the new (shorter) lease, which the client must then assume.
-            boolean unknownExtend = first.extendOutcomeUnknown || second.extendOutcomeUnknown;
-            violations.add(unknownExtend ? "a: after an extend whose reply was lost" : "a", "two holds on '" + show(first.key) + "' report isValid() == true at once (" + when + "): "
+            boolean unknownExtend = first.extendOutcomeUnknown || second.extendOutcomeUnknown
+                    || first.extendsInFlight.get() > 0 || second.extendsInFlight.get() > 0;
+            violatedKeys.add(first.key);
+            violations.add(unknownExtend ? "a: extend in flight or its reply lost" : "a", "two holds on '" + show(first.key) + "' report isValid() == true at once (" + when + "): "
                     + describe(firstOpen.get(0)) + " with " + aRemaining.toMillis() + " ms remaining, and "
                     + describe(secondOpen.get(0)) + " with " + bRemaining.toMillis() + " ms remaining");
         }
@@ -377,6 +383,11 @@ final class PropertyModel {
     Object forgetting(String key, PropertyClient client, boolean clientWide) {
         Forget forget = new Forget(key, client, clientWide);
         forgets.add(forget);
+        for (TrackedHold hold : holdsByKey.getOrDefault(key, Set.of())) {
+            if (!hold.open().isEmpty()) {
+                hold.note("server forget of the key at +" + millisSinceStart(System.nanoTime()) + " ms");
+            }
+        }
         return forget;
     }
 
@@ -484,6 +495,19 @@ final class PropertyModel {
             }
         }
         return open;
+    }
+
+    /** Every hold the run saw on the first {@code max} keys with an exclusion violation, by token. */
+    String traces(int max) {
+        StringBuilder text = new StringBuilder();
+        violatedKeys.stream().limit(max).forEach(key -> {
+            text.append("  holds on '").append(show(key)).append("' in token order:\n");
+            holdsByKey.getOrDefault(key, Set.of()).stream()
+                    .sorted(java.util.Comparator.comparingLong((TrackedHold h) -> h.token))
+                    .forEach(hold -> text.append("    ").append(hold).append(hold.exposed ? " (deleted by the test)" : "")
+                            .append(": ").append(hold.history()).append('\n'));
+        });
+        return text.toString();
     }
 
     Collection<TrackedLease> all() {

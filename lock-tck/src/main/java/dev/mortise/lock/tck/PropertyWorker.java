@@ -193,24 +193,31 @@ final class PropertyWorker implements Runnable {
         Duration to = random.nextBoolean() ? leases.explicitShort(random) : leases.explicitLong(random);
         suite.leaseUsed(to);
         long start = System.nanoTime();
-        String what = "extend to " + to.toMillis() + " ms at +" + model.millisSinceStart(start) + " ms: ";
+        String what = "extend to " + to.toMillis() + " ms sent +" + model.millisSinceStart(start) + " ms";
+        lease.hold.extendsInFlight.incrementAndGet();
         try {
             lease.lease.extend(to);
-            lease.hold.note(what + "ok");
+            lease.hold.note(what + answered() + "ok");
             suite.count("extend ok");
         } catch (LockLostException e) {
             suite.count("extend lost");
-            lease.hold.note(what + "lost (" + e.reason() + ")");
+            lease.hold.note(what + answered() + "lost (" + e.reason() + ")");
             model.lossDue(lease, System.nanoTime(), "extend() threw LockLostException (" + e.reason() + ")");
         } catch (LockBackendException e) {
-            lease.hold.note(what + fault(e));
+            lease.hold.note(what + answered() + fault(e));
             if (!fault(e).equals("injected " + Fault.FAIL)) {
                 lease.hold.extendOutcomeUnknown = true;
             }
             suite.count("extend" + (injected(e) ? " injected failure" : " backend failure"));
         } catch (RuntimeException e) {
             suite.violations().add("f", "extend(" + to.toMillis() + " ms) of " + lease + " threw " + stackOf(e));
+        } finally {
+            lease.hold.extendsInFlight.decrementAndGet();
         }
+    }
+
+    private String answered() {
+        return ", answered +" + model.millisSinceStart(System.nanoTime()) + " ms: ";
     }
 
     private void release(TrackedLease lease) {

@@ -221,6 +221,7 @@ public final class ValidityPropertySuite {
             for (String example : violations.examples()) {
                 message.append("  ").append(example).append(" [re-run with ").append(settings.rerun()).append("]\n");
             }
+            message.append(model.traces(2));
             message.append(summary);
             throw new AssertionError(message.toString());
         }
@@ -314,7 +315,6 @@ public final class ValidityPropertySuite {
     /** Deletes the hold behind {@code victim} on the server, telling the model first. */
     void forget(TrackedLease victim) {
         Object forget = model.forgetting(victim.key(), victim.hold.client, sessionBound);
-        victim.hold.note("server forget (breakHold) at +" + model.millisSinceStart(System.nanoTime()) + " ms");
         try {
             target.breakHold(victim.lease);
         } catch (Throwable ignored) {
