@@ -79,34 +79,37 @@ final class PropertyWorker implements Runnable {
             release(held.remove(random.nextInt(held.size())));
             return;
         }
+        ValidityPropertySuite.Settings settings = suite.settings();
+        boolean explicit = settings.runs("explicit");
         if (roll < 16) {
             acquire(client, key(), null, waitTime(), false);
-        } else if (roll < 24) {
+        } else if (roll < 24 && explicit) {
             acquire(client, key(), leases.explicitShort(random), waitTime(), false);
-        } else if (roll < 30) {
+        } else if (roll < 30 && explicit) {
             acquire(client, key(), leases.explicitLong(random), waitTime(), false);
-        } else if (roll < 38) {
-            acquire(client, key(), random.nextBoolean() ? null : leases.explicitShort(random), Duration.ZERO, true);
-        } else if (roll < 43) {
+        } else if (roll >= 30 && roll < 38) {
+            acquire(client, key(), random.nextBoolean() || !explicit ? null : leases.explicitShort(random), Duration.ZERO,
+                    true);
+        } else if (roll >= 38 && roll < 43) {
             acquire(client, key(), null, waitTime(), true);
-        } else if (roll < 50) {
-            nested(client);
-        } else if (roll < 60) {
+        } else if (roll >= 43 && roll < 50 && settings.runs("nested")) {
+            nested(client, explicit);
+        } else if (roll >= 50 && roll < 60 && settings.runs("extend")) {
             extend();
-        } else if (roll < 78) {
+        } else if (roll >= 60 && roll < 78) {
             if (!held.isEmpty()) {
                 release(held.remove(random.nextInt(held.size())));
             }
-        } else if (roll < 85) {
-            PropertyModel.sleep(Duration.ofMillis(random.nextInt(150)));
-        } else if (roll < 90) {
+        } else if (roll >= 85 && roll < 90 && settings.runs("faults")) {
             renewalFaultWindow(client);
-        } else if (roll < 95) {
+        } else if (roll >= 90 && roll < 95 && settings.runs("faults")) {
             replyFault(client);
-        } else if (roll < 98) {
+        } else if (roll >= 95 && roll < 98 && settings.runs("forget")) {
             forget();
-        } else {
+        } else if (roll >= 98 && settings.runs("close")) {
             suite.replaceClient(client, random);
+        } else {
+            PropertyModel.sleep(Duration.ofMillis(random.nextInt(150)));
         }
     }
 
@@ -166,11 +169,12 @@ final class PropertyWorker implements Runnable {
             return;
         }
         suite.count(op + " granted");
-        Duration blocking = random.nextInt(20) == 0 ? Duration.ofMillis(100 + random.nextInt(900)) : null;
+        Duration blocking = random.nextInt(20) == 0 && suite.settings().runs("blocking")
+                ? Duration.ofMillis(100 + random.nextInt(900)) : null;
         held.add(model.granted(lease, client, id, key, explicitLease, start, floor, blocking));
     }
 
-    private void nested(PropertyClient client) {
+    private void nested(PropertyClient client, boolean explicit) {
         List<TrackedLease> mine = new ArrayList<>();
         for (TrackedLease lease : held) {
             if (lease.hold.client == client) {
@@ -181,7 +185,7 @@ final class PropertyWorker implements Runnable {
             return;
         }
         TrackedLease outer = mine.get(random.nextInt(mine.size()));
-        acquire(client, outer.key(), random.nextBoolean() ? null : leases.explicitShort(random),
+        acquire(client, outer.key(), random.nextBoolean() || !explicit ? null : leases.explicitShort(random),
                 Duration.ofMillis(random.nextInt(300)), random.nextBoolean());
     }
 

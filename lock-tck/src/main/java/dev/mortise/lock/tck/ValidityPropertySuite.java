@@ -81,13 +81,17 @@ public final class ValidityPropertySuite {
      * @param clients          concurrent clients (each replaced now and then)
      * @param workersPerClient threads per client, each holding many leases
      * @param lostGrace        how long a lease may be invalid before its onLost must have come
+     * @param without          kinds of operation left out, to narrow a failure down: {@code extend},
+     *                         {@code faults}, {@code forget}, {@code close}, {@code blocking},
+     *                         {@code nested}, {@code explicit}
      */
     public record Settings(long seed, int sequences, Duration maxRun, int clients, int workersPerClient,
-                           Duration lostGrace) {
+                           Duration lostGrace, java.util.Set<String> without) {
 
         public static final String SEED = "mortise.property.seed";
         public static final String SEQUENCES = "mortise.property.sequences";
         public static final String MAX_SECONDS = "mortise.property.maxSeconds";
+        public static final String WITHOUT = "mortise.property.without";
         /** Sequences of a default (CI) run. */
         public static final int DEFAULT_SEQUENCES = 300;
         /** Wall-time cap of the random phase of a default (CI) run. */
@@ -105,12 +109,20 @@ public final class ValidityPropertySuite {
                     : Duration.ofSeconds(Math.max(DEFAULT_MAX_RUN.toSeconds(), sequences / 10L));
             return new Settings(seed, sequences, maxRun, Integer.getInteger("mortise.property.clients", 3),
                     Integer.getInteger("mortise.property.workers", 2),
-                    Duration.ofMillis(Long.getLong("mortise.property.lostGraceMs", 6000)));
+                    Duration.ofMillis(Long.getLong("mortise.property.lostGraceMs", 6000)),
+                    java.util.Set.of(System.getProperty(WITHOUT, "").trim().split("\\s*,\\s*")));
+        }
+
+        /** Whether operations of this kind are run. */
+        public boolean runs(String kind) {
+            return !without.contains(kind);
         }
 
         /** The command-line options that replay this run. */
         public String rerun() {
-            return "-D" + SEED + "=" + seed + " -D" + SEQUENCES + "=" + sequences;
+            String narrowed = String.join(",", without).replace(" ", "");
+            return "-D" + SEED + "=" + seed + " -D" + SEQUENCES + "=" + sequences
+                    + (narrowed.isEmpty() ? "" : " -D" + WITHOUT + "=" + narrowed);
         }
     }
 
@@ -237,7 +249,7 @@ public final class ValidityPropertySuite {
         Duration defaultLease = leases.renewedDefault(random);
         leaseUsed(defaultLease);
         double[] chances = {0, 0.002, 0.01, 0.03};
-        double blockChance = chances[random.nextInt(chances.length)];
+        double blockChance = settings.runs("blocking") ? chances[random.nextInt(chances.length)] : 0;
         int id = clientIds.incrementAndGet();
         PropertyClient[] self = new PropertyClient[1];
         LockClient client = LockClient.builder(faults).defaultLease(defaultLease).listener(event -> {
@@ -260,6 +272,10 @@ public final class ValidityPropertySuite {
     }
 
     // ---- called by workers ------------------------------------------------------------------
+
+    Settings settings() {
+        return settings;
+    }
 
     PropertyModel.Violations violations() {
         return violations;
