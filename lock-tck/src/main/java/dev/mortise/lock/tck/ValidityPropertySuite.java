@@ -109,7 +109,7 @@ public final class ValidityPropertySuite {
                     : Duration.ofSeconds(Math.max(DEFAULT_MAX_RUN.toSeconds(), sequences / 10L));
             return new Settings(seed, sequences, maxRun, Integer.getInteger("mortise.property.clients", 3),
                     Integer.getInteger("mortise.property.workers", 2),
-                    Duration.ofMillis(Long.getLong("mortise.property.lostGraceMs", 6000)),
+                    Duration.ofMillis(Long.getLong("mortise.property.lostGraceMs", 10000)),
                     java.util.Set.of(System.getProperty(WITHOUT, "").trim().split("\\s*,\\s*")));
         }
 
@@ -248,7 +248,8 @@ public final class ValidityPropertySuite {
         FaultInjectingBackend faults = new FaultInjectingBackend(raw);
         Duration defaultLease = leases.renewedDefault(random);
         leaseUsed(defaultLease);
-        double[] chances = {0, 0.002, 0.01, 0.03};
+        // Some clients have a listener that is often slow: it must delay neither renewals nor losses.
+        double[] chances = {0, 0.01, 0.05, 0.1};
         double blockChance = settings.runs("blocking") ? chances[random.nextInt(chances.length)] : 0;
         int id = clientIds.incrementAndGet();
         PropertyClient[] self = new PropertyClient[1];
@@ -258,9 +259,14 @@ public final class ValidityPropertySuite {
                 model.lostEventTold(self[0], event.key(), event.fencingToken());
             }
             if (blockChance > 0 && java.util.concurrent.ThreadLocalRandom.current().nextDouble() < blockChance) {
-                count("listener blocked on " + event.type() + " (" + Thread.currentThread().getName().replaceAll("\\d+$", "")
-                        + ")");
-                PropertyModel.sleep(Duration.ofMillis(100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(1400)));
+                String thread = Thread.currentThread().getName().replaceAll("\\d+$", "");
+                long millis = 100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(1900);
+                count("listener blocked on " + event.type() + " (" + thread + ")");
+                if (self[0] != null && !thread.startsWith("property-worker")) {
+                    self[0].noteFault("+" + model.millisSinceStart(System.nanoTime()) + " ms: its LockListener blocked "
+                            + millis + " ms on " + event.type() + " in " + thread);
+                }
+                PropertyModel.sleep(Duration.ofMillis(millis));
             }
         }).build();
         PropertyClient created = new PropertyClient(id, slot, client, faults, defaultLease, blockChance);
