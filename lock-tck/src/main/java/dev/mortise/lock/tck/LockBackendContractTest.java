@@ -41,6 +41,7 @@ import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The contract every backend passes against its real server: each numbered point of
@@ -944,14 +945,16 @@ public abstract class LockBackendContractTest {
     /**
      * Random sequences of every operation, over random keys, under injected faults, with the
      * invariants checked continuously: see {@link ValidityPropertySuite} and
-     * docs/property-suite.md. The run caps its own time ({@code mortise.property.maxSeconds});
-     * the long JUnit timeout only lets long runs ({@code -Dmortise.property.sequences=5000}) finish.
+     * docs/property-suite.md. The run caps its own time ({@code mortise.property.maxSeconds}) and
+     * is stopped five minutes after that cap; the long JUnit timeout only lets long runs
+     * ({@code -Dmortise.property.sequences=5000}) reach their own.
      */
     @Test
     @Timeout(value = 6, unit = TimeUnit.HOURS)
-    void randomizedSequencesKeepTheContractInvariants() throws Exception {
+    void randomizedSequencesKeepTheContractInvariants() {
         LockBackendContractTest test = this;
-        new ValidityPropertySuite(new ValidityPropertySuite.Target() {
+        ValidityPropertySuite.Settings settings = ValidityPropertySuite.Settings.fromSystemProperties();
+        ValidityPropertySuite suite = new ValidityPropertySuite(new ValidityPropertySuite.Target() {
             @Override
             public LockBackend newBackend() throws Exception {
                 return test.newBackend();
@@ -971,7 +974,9 @@ public abstract class LockBackendContractTest {
             public Duration leaseFloor() {
                 return test.propertyLeaseFloor();
             }
-        }, ValidityPropertySuite.Settings.fromSystemProperties()).run();
+        }, settings);
+        assertTimeoutPreemptively(settings.maxRun().plusMinutes(5), suite::run,
+                () -> "the property run did not end within 5 minutes of its cap (re-run with " + settings.rerun() + ")");
     }
 
     @Test
