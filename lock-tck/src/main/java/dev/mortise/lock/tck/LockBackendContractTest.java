@@ -41,6 +41,7 @@ import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The contract every backend passes against its real server: each numbered point of
@@ -94,6 +95,15 @@ public abstract class LockBackendContractTest {
     /** The default (renewed) lease of test clients: short, so watchdog tests are quick. */
     protected Duration watchdogLease() {
         return Duration.ofSeconds(1);
+    }
+
+    /**
+     * The least lease the randomized property run may ask for on this backend (explicit
+     * leases, extensions and default leases). Defaults to 100 ms, or to {@link #shortLease()}
+     * where that is above 500 ms (a server with a minimum TTL, such as etcd).
+     */
+    protected Duration propertyLeaseFloor() {
+        return shortLease().compareTo(Duration.ofMillis(500)) > 0 ? shortLease() : Duration.ofMillis(100);
     }
 
     /** The operation timeout given to {@link #newUnreachableBackend}. */
@@ -928,6 +938,45 @@ public abstract class LockBackendContractTest {
         assertThat(lost.fencingToken()).isEqualTo(lease.fencingToken());
         assertThat(events).filteredOn(e -> e.type() != LockEvent.Type.LOST).allSatisfy(e -> assertThat(e.lostReason()).isNull());
         assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
+    }
+
+    // ---- the randomized property run --------------------------------------------------------
+
+    /**
+     * Random sequences of every operation, over random keys, under injected faults, with the
+     * invariants checked continuously: see {@link ValidityPropertySuite} and
+     * docs/property-suite.md. The run caps its own time ({@code mortise.property.maxSeconds}) and
+     * is stopped five minutes after that cap; the long JUnit timeout only lets long runs
+     * ({@code -Dmortise.property.sequences=5000}) reach their own.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.HOURS)
+    void randomizedSequencesKeepTheContractInvariants() {
+        LockBackendContractTest test = this;
+        ValidityPropertySuite.Settings settings = ValidityPropertySuite.Settings.fromSystemProperties();
+        ValidityPropertySuite suite = new ValidityPropertySuite(new ValidityPropertySuite.Target() {
+            @Override
+            public LockBackend newBackend() throws Exception {
+                return test.newBackend();
+            }
+
+            @Override
+            public void breakHold(LockLease lease) throws Exception {
+                test.breakHold(lease);
+            }
+
+            @Override
+            public int residueOnServer(String key) throws Exception {
+                return test.residueOnServer(key);
+            }
+
+            @Override
+            public Duration leaseFloor() {
+                return test.propertyLeaseFloor();
+            }
+        }, settings);
+        assertTimeoutPreemptively(settings.maxRun().plusMinutes(5), suite::run,
+                () -> "the property run did not end within 5 minutes of its cap (re-run with " + settings.rerun() + ")");
     }
 
     @Test
