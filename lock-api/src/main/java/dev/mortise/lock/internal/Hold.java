@@ -251,21 +251,30 @@ final class Hold {
         notifyAll();
     }
 
+    /** What a confirmation did to the hold. */
+    enum Confirmation { APPLIED, APPLIED_EARLIER, TOO_LATE, ENDED }
+
     /**
      * The server confirmed a request: validity is what that confirmation is worth, earlier or
-     * later than before. {@code newLease} becomes the lease later renewals ask for.
+     * later than before, and {@code newLease} becomes the lease later renewals ask for — unless
+     * the deadline had already passed when the answer arrived: a lease that stopped being valid
+     * never becomes valid again ({@link Confirmation#TOO_LATE}: the caller loses it as expired).
      *
-     * @return true if the expiry check must be moved earlier
+     * @return {@link Confirmation#APPLIED_EARLIER} if the expiry check must be moved earlier
      */
-    synchronized boolean confirmed(long startNanos, long deadline, Duration newLease) {
+    synchronized Confirmation confirmed(long startNanos, long deadline, Duration newLease) {
         if (state != State.ACTIVE) {
-            return false;
+            return Confirmation.ENDED;
+        }
+        if (System.nanoTime() - validUntilNanos >= 0) {
+            return Confirmation.TOO_LATE;
         }
         confirmedStartNanos = startNanos;
         validUntilNanos = deadline;
         renewalFailure = null;
         lease = newLease;
-        return expiryCheck != null && deadline - expiryCheckAt < 0;
+        return expiryCheck != null && deadline - expiryCheckAt < 0 ? Confirmation.APPLIED_EARLIER
+                : Confirmation.APPLIED;
     }
 
     /**

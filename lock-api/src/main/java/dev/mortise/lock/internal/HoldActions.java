@@ -158,8 +158,15 @@ final class HoldActions {
             Duration applied = validity.applied(hold.grant, lease);
             boolean short_ = applied.compareTo(lease) < 0;
             Duration next = short_ && hold.renewed ? hold.lease() : lease;
-            if (hold.confirmed(start, validity.deadline(hold.grant, start, lease), next)) {
-                expiry.arm(hold);
+            switch (hold.confirmed(start, validity.deadline(hold.grant, start, lease), next)) {
+                case APPLIED_EARLIER -> expiry.arm(hold);
+                case TOO_LATE -> {
+                    // Its validity ran out while the answer was on its way: it stays lost, never valid again.
+                    loseHere(hold, LostReason.EXPIRED, null, true);
+                    throw invalidLease(hold);
+                }
+                case ENDED -> throw invalidLease(hold);
+                case APPLIED -> { }
             }
             if (hold.renewed) {
                 renewer.tickWithin(validity.renewalPeriodNanos(next));

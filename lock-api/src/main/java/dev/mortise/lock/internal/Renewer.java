@@ -163,8 +163,11 @@ final class Renewer {
                 if (gone.contains(hold.grant)) {
                     actions.loseInBackground(hold, dev.mortise.lock.LostReason.RENEWAL_REJECTED, null);
                 } else {
-                    if (hold.confirmed(start, validity.deadline(hold.grant, start, lease), lease)) {
-                        expiry.arm(hold);
+                    switch (hold.confirmed(start, validity.deadline(hold.grant, start, lease), lease)) {
+                        case APPLIED_EARLIER -> expiry.arm(hold);
+                        case TOO_LATE -> actions.loseInBackground(hold, dev.mortise.lock.LostReason.EXPIRED,
+                                hold.renewalFailure());
+                        default -> { }
                     }
                     notifier.fire(LockEvent.Type.RENEWED, hold.key(), hold.grant.fencingToken(), elapsed, null);
                 }

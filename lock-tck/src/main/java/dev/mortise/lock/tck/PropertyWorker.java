@@ -158,9 +158,22 @@ final class PropertyWorker implements Runnable {
             expectClosed(client, op, e);
             return;
         } catch (LockInterruptedException e) {
+            if (client.closeStarted()) {
+                suite.count(op + " stopped by client close");
+                return;
+            }
             if (!suite.stopping()) {
                 suite.violations().add("f", op + " on '" + PropertyModel.show(key) + "' was interrupted though nobody "
                         + "interrupted it: " + e);
+            }
+            return;
+        } catch (dev.mortise.lock.LockException e) {
+            // The contract of close(): acquires under way fail with a LockException saying so.
+            if (client.closeStarted() && e.getMessage() != null && e.getMessage().contains("was closed")) {
+                suite.count(op + " stopped by client close");
+            } else {
+                suite.violations().add("f", op + " on '" + PropertyModel.show(key) + "' by " + client + " threw "
+                        + stackOf(e));
             }
             return;
         } catch (RuntimeException e) {
