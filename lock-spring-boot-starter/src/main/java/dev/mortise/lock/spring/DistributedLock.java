@@ -82,4 +82,10 @@ public @interface DistributedLock {
      * {@code mortise.lock.backends}); empty: the default backend ({@code mortise.lock.backend}).
      */
     String backend() default "";
+
+    /**
+     * What happens to the call when its lock is lost while the method runs: see
+     * {@link OnLost}. {@link OnLost#DEFAULT}: {@code mortise.lock.on-lost} (notify).
+     */
+    OnLost onLost() default OnLost.DEFAULT;
 }

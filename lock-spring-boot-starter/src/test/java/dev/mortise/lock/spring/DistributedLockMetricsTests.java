@@ -2,6 +2,7 @@ package dev.mortise.lock.spring;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.spring.autoconfigure.MortiseLockMetricsAutoConfiguration;
@@ -81,6 +82,65 @@ class DistributedLockMetricsTests {
             assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST)
                     .tag("name", LockMetrics.PROGRAMMATIC).tag("reason", "force_released").counter().count()).isEqualTo(1);
         });
+    }
+
+    /** Issue 15 item 10: the README tells users to look at mortise.lock.acquire right after start. */
+    @Test
+    void theAcquireTimerExistsRightAfterStart() {
+        runner.run(context -> assertThat(context.getBean(MeterRegistry.class).find(LockMetrics.ACQUIRE).timers())
+                .as("mortise.lock.acquire before any call").isNotEmpty());
+    }
+
+    /** Issue 15 item 10: code that uses the injected LockClient gets the same meters. */
+    @Test
+    void acquiresThroughTheInjectedClientAreTimedAndHeld() {
+        runner.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            LockClient client = context.getBean(LockClient.class);
+            try (LockLease ignored = client.acquire("adhoc", java.time.Duration.ofSeconds(1))) {
+                assertThat(registry.get(LockMetrics.HELD).tag("name", LockMetrics.PROGRAMMATIC).longTaskTimer()
+                        .activeTasks()).isEqualTo(1);
+            }
+            assertThat(client.tryAcquire(LockSpec.of("adhoc").owner("x"))).isPresent();
+            assertThat(registry.get(LockMetrics.ACQUIRE).tag("backend", "local").tag("name", LockMetrics.PROGRAMMATIC)
+                    .tag("outcome", "acquired").timer().count()).isEqualTo(2);
+            try (LockLease ignored = LockTestSupport.holdElsewhere(client, "busy")) {
+                assertThat(client.tryAcquire("busy")).isEmpty();
+            }
+            assertThat(registry.get(LockMetrics.ACQUIRE).tag("name", LockMetrics.PROGRAMMATIC).tag("outcome", "busy")
+                    .timer().count()).isEqualTo(1);
+            assertThat(registry.get(LockMetrics.HELD).tag("name", LockMetrics.PROGRAMMATIC).longTaskTimer()
+                    .activeTasks()).as("only adhoc, still held by owner x").isEqualTo(1);
+        });
+    }
+
+    /**
+     * Issue 15 item 10: the Observation adds no meters beside the documented ones. Spring
+     * Boot puts every MeterObservationHandler bean, in order, into one first-matching
+     * handler beside Micrometer's default one; the test wires the same.
+     */
+    @Test
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    void observationsAddNoNearDuplicateMeters() {
+        runner.withConfiguration(AutoConfigurations.of(
+                        dev.mortise.lock.spring.autoconfigure.MortiseLockObservationAutoConfiguration.class))
+                .withBean(io.micrometer.observation.ObservationRegistry.class,
+                        io.micrometer.observation.ObservationRegistry::create)
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    java.util.List<io.micrometer.observation.ObservationHandler> handlers = new java.util.ArrayList<>(
+                            context.getBeanProvider(io.micrometer.core.instrument.observation.MeterObservationHandler.class)
+                                    .orderedStream().toList());
+                    handlers.add(new io.micrometer.core.instrument.observation.DefaultMeterObservationHandler(registry));
+                    context.getBean(io.micrometer.observation.ObservationRegistry.class).observationConfig()
+                            .observationHandler(new io.micrometer.observation.ObservationHandler
+                                    .FirstMatchingCompositeObservationHandler((java.util.List) handlers));
+                    context.getBean(Orders.class).pay("1");
+                    assertThat(registry.getMeters()).extracting(meter -> meter.getId().getName())
+                            .doesNotContain("mortise.lock", "mortise.lock.active", "mortise.lock.acquired")
+                            .allMatch(name -> !name.startsWith("mortise.") || java.util.Set.of(LockMetrics.ACQUIRE,
+                                    LockMetrics.HELD, LockMetrics.RENEWALS, LockMetrics.LOST).contains(name));
+                });
     }
 
     private static long timerCount(MeterRegistry registry, String name, String outcome) {

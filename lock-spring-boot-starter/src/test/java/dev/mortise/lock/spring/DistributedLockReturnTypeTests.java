@@ -1,7 +1,6 @@
 package dev.mortise.lock.spring;
 
 import dev.mortise.lock.LockClient;
-import dev.mortise.lock.LockContext;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.local.LocalLockBackend;
@@ -90,7 +89,7 @@ class DistributedLockReturnTypeTests {
         runner.run(context -> {
             AsyncJobs jobs = context.getBean(AsyncJobs.class);
             Sinks.One<String> sink = Sinks.one();
-            Mono<String> mono = jobs.mono("m", sink.asMono());
+            Mono<String> mono = jobs.mono("m", sink.asMono(), 0L);
             assertThat(held(context, "m")).isFalse();
             assertThat(jobs.calls()).as("not invoked before subscription").isZero();
             StepVerifier.create(mono)
@@ -108,10 +107,10 @@ class DistributedLockReturnTypeTests {
     void monoReleasesOnErrorAndOnCancel() {
         runner.run(context -> {
             AsyncJobs jobs = context.getBean(AsyncJobs.class);
-            StepVerifier.create(jobs.mono("m", Mono.error(new IllegalStateException("boom"))))
+            StepVerifier.create(jobs.mono("m", Mono.error(new IllegalStateException("boom")), 0L))
                     .verifyErrorMessage("boom");
             assertThat(held(context, "m")).isFalse();
-            StepVerifier.create(jobs.mono("m", Mono.never()))
+            StepVerifier.create(jobs.mono("m", Mono.never(), 0L))
                     .then(() -> await(() -> held(context, "m")))
                     .thenCancel()
                     .verify(Duration.ofSeconds(5));
@@ -192,10 +191,10 @@ class DistributedLockReturnTypeTests {
             return CompletableFuture.completedFuture("ran");
         }
 
+        /** Async code gets its token as a parameter (or from ReactiveLockContext), not from the thread. */
         @DistributedLock(key = "#key")
-        public Mono<String> mono(String key, Mono<String> work) {
+        public Mono<String> mono(String key, Mono<String> work, @FencingToken long token) {
             calls.incrementAndGet();
-            long token = LockContext.current().orElseThrow().fencingToken();
             return work.map(value -> value + (token > 0 ? ":token" : ":none"));
         }
 

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.spring.OnLost;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockListener;
 import dev.mortise.lock.spi.LockBackend;
@@ -61,6 +62,11 @@ public final class MortiseLockAutoConfiguration {
         Map<String, LockBackend> backends = beanFactory.getBeansOfType(LockBackend.class);
         // The clients release their holds when closed, so the backends must still be open then.
         backends.keySet().forEach(name -> beanFactory.registerDependentBean(name, "lockClients"));
+        // Holds under holdAtLeast are left on the server (LeaseReleaser.close) before the clients
+        // close and would release them: the releaser is destroyed first.
+        for (String releaser : beanFactory.getBeanNamesForType(LeaseReleaser.class, false, false)) {
+            beanFactory.registerDependentBean("lockClients", releaser);
+        }
         return new LockClientsFactory(properties, listeners.orderedStream().toList(),
                 customizers.orderedStream().toList(), factories.orderedStream().toList(), Binder.get(environment))
                 .create(backends);
@@ -81,7 +87,8 @@ public final class MortiseLockAutoConfiguration {
         // Bound directly, not through MortiseLockProperties: this bean serves bean post-processors.
         Duration wait = Binder.get(environment).bind("mortise.lock.wait-for", Duration.class)
                 .orElse(new MortiseLockProperties().getWaitFor());
-        return new LockOperationSource(new EmbeddedValueResolver(beanFactory), wait);
+        OnLost onLost = Binder.get(environment).bind("mortise.lock.on-lost", OnLost.class).orElse(OnLost.NOTIFY);
+        return new LockOperationSource(new EmbeddedValueResolver(beanFactory), wait, onLost);
     }
 
     @Bean

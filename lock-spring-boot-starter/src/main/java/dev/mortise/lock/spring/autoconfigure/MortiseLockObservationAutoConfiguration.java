@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.spring.metrics.LockObservationMeterHandler;
 import dev.mortise.lock.spring.metrics.LockObservations;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -8,10 +9,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
- * Micrometer Observations of {@code @DistributedLock} calls ({@link LockObservations}),
- * when the application has an {@link ObservationRegistry} (traces of lock waits and holds).
+ * Micrometer Observations of {@code @DistributedLock} acquires ({@link LockObservations}),
+ * when the application has an {@link ObservationRegistry} (traces of lock waits), with no
+ * meters derived from them ({@link LockObservationMeterHandler}).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "mortise.lock.enabled", matchIfMissing = true)
@@ -23,5 +28,17 @@ public final class MortiseLockObservationAutoConfiguration {
     @ConditionalOnMissingBean
     LockObservations lockObservations(ObservationRegistry registry) {
         return new LockObservations(registry);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.observation.MeterObservationHandler")
+    static class MeterHandlerConfiguration {
+
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        @ConditionalOnMissingBean
+        LockObservationMeterHandler lockObservationMeterHandler() {
+            return new LockObservationMeterHandler();
+        }
     }
 }

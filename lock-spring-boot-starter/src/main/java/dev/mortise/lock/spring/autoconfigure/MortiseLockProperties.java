@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.spring.OnLost;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
@@ -39,6 +40,15 @@ public class MortiseLockProperties {
      * annotation gives no waitFor.
      */
     private Duration waitFor = Duration.ofSeconds(10);
+
+    /**
+     * What a @DistributedLock call is told when its lock is lost while the method runs,
+     * for annotations that give no onLost: "notify" (the method runs on; the call ends with
+     * LockLostException), "interrupt" (interrupt the thread running a synchronous method) or
+     * "cancel" (a Mono/Flux signals LockLostException, a CompletionStage completes
+     * exceptionally with it).
+     */
+    private OnLost onLost = OnLost.NOTIFY;
 
     /**
      * Longest lock key accepted, in UTF-8 bytes.
@@ -104,6 +114,14 @@ public class MortiseLockProperties {
 
     public void setWaitFor(Duration waitFor) {
         this.waitFor = waitFor;
+    }
+
+    public OnLost getOnLost() {
+        return onLost;
+    }
+
+    public void setOnLost(OnLost onLost) {
+        this.onLost = onLost;
     }
 
     public int getMaxKeyBytes() {

@@ -1,15 +1,30 @@
 package dev.mortise.lock.spring.internal;
 
+import dev.mortise.lock.LockInterruptedException;
+import dev.mortise.lock.spring.OnLost;
+
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * Holds the lock of a method returning a {@link CompletionStage} until the stage
- * completes. The lock is acquired on the calling thread (waiting there, per the policy)
- * under an owner of its own, since the hold outlives the call; failures to acquire come
- * back as a failed future, SKIP as a future completed with {@code null}. The returned
- * stage completes after the release, so a caller that joins it finds the lock free.
+ * completes. The caller waits for the lock (per the policy) as before, but the acquire
+ * itself runs on an acquiring thread ({@link AsyncAcquirer}) under an owner of its own,
+ * since the hold outlives the call: the lease never shows in
+ * {@link dev.mortise.lock.LockContext} of the calling (pooled) thread once the call
+ * returned. Failures to acquire come back as a failed future, SKIP as a future completed
+ * with {@code null}. The returned future completes after the release, so a caller that
+ * joins it finds the lock free.
+ *
+ * <p>Cancelling the returned future releases the lock at once and cancels the method's
+ * own future (if it is a {@code CompletableFuture}). An interrupt of the caller while it
+ * waits for the lock stops the wait; a grant already on its way is released.
+ * {@link OnLost#CANCEL} and {@link OnLost#INTERRUPT} complete the returned future
+ * exceptionally with {@code LockLostException} at the loss.
  */
 public final class CompletionStageHandler implements ReturnTypeHandler {
 
@@ -20,27 +35,106 @@ public final class CompletionStageHandler implements ReturnTypeHandler {
 
     @Override
     public Object handle(LockedCall call) throws Throwable {
-        Optional<LockedCall.Held> acquired;
+        AsyncHold hold = new AsyncHold(call);
+        String owner = call.owner(true);
+        String acquireAs = owner != null ? owner : LockedCall.newOwner();
+        CompletableFuture<Optional<LockedCall.Held>> acquired = new CompletableFuture<>();
+        Future<?> task = AsyncAcquirer.submit(() -> {
+            try {
+                Optional<LockedCall.Held> held = call.acquire(acquireAs);
+                if (held.isPresent() && !hold.granted(held.get())) {
+                    return;
+                }
+                if (held.isEmpty()) {
+                    hold.notGranted();
+                }
+                acquired.complete(held);
+            } catch (Throwable failure) {
+                hold.notGranted();
+                acquired.completeExceptionally(failure);
+            }
+        });
+        Optional<LockedCall.Held> result;
         try {
-            acquired = call.acquire(call.owner(true));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            result = acquired.get();
+        } catch (InterruptedException e) {
+            hold.cancel();
+            task.cancel(true);
+            Thread.currentThread().interrupt();
+            return CompletableFuture.failedFuture(new LockInterruptedException("Interrupted while waiting for lock '"
+                    + call.key() + "' of " + call.operation().describeMethod() + "; the method did not run.",
+                    call.key(), null, e));
+        } catch (ExecutionException e) {
+            return CompletableFuture.failedFuture(e.getCause());
         }
-        if (acquired.isEmpty()) {
+        if (result.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        LockedCall.Held held = acquired.get();
-        Object result;
+        return run(call, hold, result.get());
+    }
+
+    private static Object run(LockedCall call, AsyncHold hold, LockedCall.Held held) throws Throwable {
+        Object value;
         try {
-            result = call.proceed(held);
+            value = call.proceed(held);
         } catch (Throwable failure) {
-            LockInvoker.releaseAfterFailure(call, held, failure);
+            hold.releaseAfterFailure(failure);
             throw failure;
         }
-        if (result == null) {
-            call.release(held);
+        if (value == null) {
+            hold.release();
             return null;
         }
-        return ((CompletionStage<?>) result).whenComplete((value, failure) -> call.release(held));
+        CompletionStage<?> stage = (CompletionStage<?>) value;
+        CompletableFuture<Object> returned = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> lostFirst = new java.util.concurrent.atomic.AtomicReference<>();
+        stage.whenComplete((result, failure) -> {
+            Throwable lost = lostFirst.get();
+            if (lost != null) {
+                returned.completeExceptionally(lost);
+                return;
+            }
+            try {
+                if (failure != null) {
+                    hold.releaseAfterFailure(unwrap(failure));
+                } else {
+                    hold.release();
+                }
+            } catch (RuntimeException | Error releaseFailure) {
+                returned.completeExceptionally(releaseFailure);
+                return;
+            }
+            if (failure != null) {
+                returned.completeExceptionally(unwrap(failure));
+            } else {
+                returned.complete(result);
+            }
+        });
+        returned.whenComplete((result, failure) -> {
+            if (returned.isCancelled()) {
+                hold.cancel();
+                cancel(stage);
+            }
+        });
+        if (call.onLostPolicy() != OnLost.NOTIFY) {
+            call.onLost(held, lost -> {
+                if (!returned.isDone() && lostFirst.compareAndSet(null, lost)) {
+                    hold.cancel();
+                    cancel(stage);
+                    returned.completeExceptionally(lost);
+                }
+            });
+        }
+        return returned;
+    }
+
+    private static void cancel(CompletionStage<?> stage) {
+        if (stage instanceof CompletableFuture<?> future) {
+            future.cancel(true);
+        }
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 }

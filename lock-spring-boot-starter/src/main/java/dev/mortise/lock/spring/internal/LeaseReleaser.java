@@ -1,75 +1,65 @@
 package dev.mortise.lock.spring.internal;
 
+import dev.mortise.lock.LockException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Releases leases whose {@code holdAtLeast} has not yet passed by scheduling the release,
- * so the caller never waits for it. One daemon thread, started on first use.
+ * Ends the holds of {@code @DistributedLock(holdAtLeast = ...)} calls so that no other
+ * owner gets the lock before holdAtLeast has passed, not even across a shutdown: a hold
+ * released with time left is left on the server to expire at that instant
+ * ({@link dev.mortise.lock.LockLease#closeLingering}), and on {@link #close()} — before
+ * the lock clients close — the holds whose methods still run are left the same way.
+ * Nothing is scheduled in this process, so nothing is lost when it stops. Where a
+ * backend ties holds to the client's session (ZooKeeper), a hold lingers only while the
+ * client stays open. Thread-safe.
  */
 public final class LeaseReleaser implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseReleaser.class);
 
-    private volatile ScheduledThreadPoolExecutor scheduler;
-    private volatile boolean closed;
+    /** Open holds with a holdAtLeast, to leave on the server at shutdown. */
+    private final Set<LockedCall.Held> open = ConcurrentHashMap.newKeySet();
+
+    void track(LockedCall.Held held) {
+        open.add(held);
+    }
 
     /**
-     * Runs {@code release} once {@code holdAtLeast} has passed since {@code acquiredNanos}:
-     * now if it already has, else on the scheduler thread (failures there are logged).
+     * Ends {@code held}: leaves it on the server until {@code holdAtLeast} after it was
+     * granted if that is still ahead, else releases it.
      *
-     * @return true if run now, false if scheduled
+     * @throws dev.mortise.lock.LockLostException if the hold was lost while open
      */
-    public boolean release(Runnable release, long acquiredNanos, Duration holdAtLeast) {
-        long left = holdAtLeast == null ? 0 : holdAtLeast.toNanos() - (System.nanoTime() - acquiredNanos);
-        if (left <= 0 || closed) {
-            release.run();
-            return true;
-        }
-        scheduler().schedule(() -> {
-            try {
-                release.run();
-            } catch (RuntimeException e) {
-                log.warn("Releasing a lock after its holdAtLeast failed; it ends when its lease runs out", e);
-            }
-        }, left, TimeUnit.NANOSECONDS);
-        return false;
+    void release(LockedCall.Held held, Duration holdAtLeast) {
+        open.remove(held);
+        held.lease().closeLingering(left(held, holdAtLeast));
     }
 
-    private ScheduledExecutorService scheduler() {
-        ScheduledThreadPoolExecutor current = scheduler;
-        if (current == null) {
-            synchronized (this) {
-                current = scheduler;
-                if (current == null) {
-                    current = new ScheduledThreadPoolExecutor(1, runnable -> {
-                        Thread thread = new Thread(runnable, "mortise-lock-release");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-                    current.setRemoveOnCancelPolicy(true);
-                    scheduler = current;
-                }
-            }
-        }
-        return current;
+    private static Duration left(LockedCall.Held held, Duration holdAtLeast) {
+        return holdAtLeast.minusNanos(System.nanoTime() - held.acquiredNanos());
     }
 
     /**
-     * Stops the scheduler. Pending releases are dropped: closing the lock clients releases
-     * those holds (or they expire), and releasing them early would defeat holdAtLeast.
+     * Leaves every hold still open on the server until its holdAtLeast (released at once if
+     * that has passed). Called before the lock clients close, which would release them.
      */
     @Override
     public void close() {
-        closed = true;
-        ScheduledThreadPoolExecutor current = scheduler;
-        if (current != null) {
-            current.shutdownNow();
+        for (LockedCall.Held held : open) {
+            if (!open.remove(held)) {
+                continue;
+            }
+            try {
+                held.lease().closeLingering(left(held, held.holdAtLeast()));
+            } catch (LockException e) {
+                log.info("At shutdown, lock '{}' could not be left to its holdAtLeast: {}", held.lease().key(),
+                        e.getMessage());
+            }
         }
     }
 }

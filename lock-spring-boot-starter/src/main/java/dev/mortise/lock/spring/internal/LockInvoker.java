@@ -73,14 +73,25 @@ public final class LockInvoker {
             call.release(held);
             throw e;
         }
+        ThreadInterrupter interrupter = call.onLostPolicy() == dev.mortise.lock.spring.OnLost.NOTIFY ? null
+                : new ThreadInterrupter(Thread.currentThread());
+        if (interrupter != null) {
+            call.onLost(held, lost -> interrupter.interrupt());
+        }
         Object result;
         try {
             result = call.proceed(held);
         } catch (Throwable failure) {
+            if (interrupter != null) {
+                interrupter.finish();
+            }
             if (!bound) {
                 releaseAfterFailure(call, held, failure);
             }
             throw failure;
+        }
+        if (interrupter != null) {
+            interrupter.finish();
         }
         if (!bound) {
             call.release(held);
@@ -97,6 +108,36 @@ public final class LockInvoker {
             throw lost;
         } catch (LockException closeFailure) {
             failure.addSuppressed(closeFailure);
+        }
+    }
+
+    /**
+     * Interrupts the thread running a method whose lock was lost (onLost = INTERRUPT or
+     * CANCEL), only while the method runs: once it returned, the thread belongs to its
+     * caller again, and an interrupt the method did not consume is cleared.
+     */
+    private static final class ThreadInterrupter {
+        private final Thread thread;
+        private boolean running = true;
+        private boolean interrupted;
+
+        ThreadInterrupter(Thread thread) {
+            this.thread = thread;
+        }
+
+        synchronized void interrupt() {
+            if (running) {
+                interrupted = true;
+                thread.interrupt();
+            }
+        }
+
+        /** On the method's thread, when it returned or threw. */
+        synchronized void finish() {
+            running = false;
+            if (interrupted) {
+                Thread.interrupted();
+            }
         }
     }
 

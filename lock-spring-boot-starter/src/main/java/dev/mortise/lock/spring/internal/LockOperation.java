@@ -1,6 +1,7 @@
 package dev.mortise.lock.spring.internal;
 
 import dev.mortise.lock.spring.OnBusy;
+import dev.mortise.lock.spring.OnLost;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -18,9 +19,11 @@ import java.time.Duration;
  * @param holdAtLeast     the minimum hold, or {@code null}
  * @param backend         the backend name, empty for the default
  * @param fencingArgIndex the index of the {@code @FencingToken} parameter, or -1
+ * @param onLost          what the call is told of a loss, never {@link OnLost#DEFAULT}
  */
 public record LockOperation(Method method, String keyExpression, String name, Duration waitFor, Duration lease,
-                            OnBusy onBusy, Duration holdAtLeast, String backend, int fencingArgIndex) {
+                            OnBusy onBusy, Duration holdAtLeast, String backend, int fencingArgIndex,
+                            OnLost onLost) {
 
     /** "OrderService.pay(Order)", for messages. */
     public String describeMethod() {

@@ -3,6 +3,7 @@ package dev.mortise.lock.spring.internal;
 import dev.mortise.lock.spring.DistributedLock;
 import dev.mortise.lock.spring.FencingToken;
 import dev.mortise.lock.spring.OnBusy;
+import dev.mortise.lock.spring.OnLost;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.BridgeMethodResolver;
@@ -23,19 +24,29 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class LockOperationSource {
 
-    private static final LockOperation NONE = new LockOperation(null, "", "", null, null, OnBusy.WAIT, null, "", -1);
+    private static final LockOperation NONE = new LockOperation(null, "", "", null, null, OnBusy.WAIT, null, "", -1,
+            OnLost.NOTIFY);
 
     private final Map<AnnotatedElementKey, LockOperation> cache = new ConcurrentHashMap<>(64);
     private final StringValueResolver resolver;
     private final Duration defaultWait;
+    private final OnLost defaultOnLost;
 
     /**
      * @param resolver    resolves {@code ${...}} placeholders in duration attributes, or {@code null}
      * @param defaultWait the wait of {@link OnBusy#WAIT} methods that give none
      */
     public LockOperationSource(StringValueResolver resolver, Duration defaultWait) {
+        this(resolver, defaultWait, OnLost.NOTIFY);
+    }
+
+    /**
+     * @param defaultOnLost the loss policy of methods that give none ({@code mortise.lock.on-lost})
+     */
+    public LockOperationSource(StringValueResolver resolver, Duration defaultWait, OnLost defaultOnLost) {
         this.resolver = resolver;
         this.defaultWait = defaultWait;
+        this.defaultOnLost = defaultOnLost == null || defaultOnLost == OnLost.DEFAULT ? OnLost.NOTIFY : defaultOnLost;
     }
 
     /**
@@ -101,7 +112,7 @@ public final class LockOperationSource {
         }
         String name = lock.name().isBlank() ? lock.key() : lock.name();
         return new LockOperation(method, lock.key(), name, wait, lease, onBusy, holdAtLeast, lock.backend(),
-                fencingArgIndex(method, where));
+                fencingArgIndex(method, where), lock.onLost() == OnLost.DEFAULT ? defaultOnLost : lock.onLost());
     }
 
     private static int fencingArgIndex(Method method, String where) {

@@ -2,6 +2,7 @@ package dev.mortise.lock.spring.internal;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.spring.LockBusyException;
@@ -32,8 +33,9 @@ public final class LockedCall {
         this.invoker = invoker;
     }
 
-    /** A lease and what to do when it ends. */
-    public record Held(LockLease lease, String owner, long acquiredNanos, Runnable stopObserving) {
+    /** A lease and what to do when it ends; {@code holdAtLeast} is {@code null} for none. */
+    public record Held(LockLease lease, String owner, long acquiredNanos, Runnable stopObserving,
+                       Duration holdAtLeast) {
     }
 
     public LockOperation operation() {
@@ -56,10 +58,32 @@ public final class LockedCall {
      */
     public String owner(boolean detached) {
         ActiveLocks.Entry outer = ActiveLocks.find(client, key);
-        if (outer != null) {
+        if (outer != null && (outer.owner() != null || !detached)) {
             return outer.owner();
         }
-        return detached || operation.holdAtLeast() != null ? "mortise-spring:" + UUID.randomUUID() : null;
+        return detached || operation.holdAtLeast() != null ? newOwner() : null;
+    }
+
+    /** A fresh owner id, for a hold that is nobody's thread's. */
+    static String newOwner() {
+        return "mortise-spring:" + UUID.randomUUID();
+    }
+
+    /** What happens when the hold is lost while the method runs, by the operation's policy. */
+    public dev.mortise.lock.spring.OnLost onLostPolicy() {
+        return operation.onLost();
+    }
+
+    /**
+     * Calls {@code action} with a {@link LockLostException} naming the method if the hold
+     * of {@code held} is lost (at once, on this thread, if it already is).
+     */
+    public void onLost(Held held, java.util.function.Consumer<LockLostException> action) {
+        held.lease().onLost(event -> action.accept(new LockLostException("Lock '" + key + "' of "
+                + operation.describeMethod() + " on backend '" + client.backendName() + "' was lost while the "
+                + "method ran (" + event.reason() + "), so onLost = " + operation.onLost() + " ended the call. "
+                + "Make the lease longer than the longest pause (mortise.lock.default-lease) or check the "
+                + "server's health.", key, client.backendName(), event.reason(), null)));
     }
 
     /**
@@ -73,7 +97,7 @@ public final class LockedCall {
         LockSpec spec = LockSpec.of(key).waitFor(wait).lease(operation.lease()).owner(owner);
         LockObserver.Acquisition observed = invoker.observer().acquiring(operation, client.backendName(), key);
         Optional<LockLease> lease;
-        try {
+        try (AcquiringName ignored = AcquiringName.set(operation.name())) {
             lease = operation.onBusy() == OnBusy.WAIT ? Optional.of(client.acquire(spec)) : client.tryAcquire(spec);
         } catch (LockTimeoutException e) {
             observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
@@ -92,7 +116,11 @@ public final class LockedCall {
             }
             return Optional.empty();
         }
-        return Optional.of(new Held(lease.get(), owner, System.nanoTime(), observed.acquired()));
+        Held held = new Held(lease.get(), owner, System.nanoTime(), observed.acquired(), operation.holdAtLeast());
+        if (operation.holdAtLeast() != null) {
+            invoker.releaser().track(held);
+        }
+        return Optional.of(held);
     }
 
     /** Runs the method under {@code held}: injects the fencing token, lets nested calls re-enter. */
@@ -112,21 +140,19 @@ public final class LockedCall {
     }
 
     /**
-     * Ends {@code held}: at once, or when its holdAtLeast has passed if the lease is still
-     * valid. A lease lost while the method ran throws {@link dev.mortise.lock.LockLostException} here.
+     * Ends {@code held}: deletes the hold, or, while its holdAtLeast has time left, leaves
+     * it on the server to expire at exactly that instant ({@link LockLease#closeLingering}).
+     * A lease lost while the method ran throws {@link LockLostException} here.
      */
     public void release(Held held) {
-        Runnable close = () -> {
-            try {
+        try {
+            if (operation.holdAtLeast() != null) {
+                invoker.releaser().release(held, operation.holdAtLeast());
+            } else {
                 held.lease().close();
-            } finally {
-                held.stopObserving().run();
             }
-        };
-        if (operation.holdAtLeast() != null && held.lease().isValid()) {
-            invoker.releaser().release(close, held.acquiredNanos(), operation.holdAtLeast());
-        } else {
-            close.run();
+        } finally {
+            held.stopObserving().run();
         }
     }
 

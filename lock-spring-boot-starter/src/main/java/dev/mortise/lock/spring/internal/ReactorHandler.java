@@ -1,20 +1,47 @@
 package dev.mortise.lock.spring.internal;
 
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spring.OnLost;
+import dev.mortise.lock.spring.ReactiveLockContext;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Future;
 
 /**
- * Locks methods returning Reactor's {@link Mono} or {@link Flux}: the lock is acquired on
- * subscription (on the bounded-elastic scheduler, since acquiring may block), the method
- * is invoked then — so all its work, assembly included, runs under the lock — and the
- * lock is released on complete, error or cancel. SKIP yields an empty publisher; failures
- * to acquire are signalled as errors. Each subscription acquires anew.
+ * Locks methods returning Reactor's {@link Mono} or {@link Flux}. Each subscription
+ * acquires anew: on an acquiring thread of its own ({@link AsyncAcquirer}, so the lease
+ * never shows in {@link dev.mortise.lock.LockContext} of a thread that runs other work),
+ * then the method is invoked on the bounded-elastic scheduler — all its work, assembly
+ * included, runs under the lock — and the lock is released on complete or error (a loss
+ * while it ran becomes the {@code LockLostException} error).
+ *
+ * <p><b>Cancellation</b> at any point releases the lock: before the acquire (nothing is
+ * taken), while it waits (the wait is interrupted; a grant already on its way is released
+ * when it arrives), between the grant and the method, and while the method's publisher
+ * runs. {@link AsyncHold} makes these races release exactly once.
+ *
+ * <p><b>The Reactor Context</b> of the method's publisher carries the leases of the
+ * locked calls it runs in ({@link ReactiveLockContext}) and the chain's owner id: a nested
+ * locked call on the same key within the chain re-enters ({@code LockSpec.owner}), while
+ * separate subscriptions stay separate owners.
+ *
+ * <p>SKIP yields an empty publisher; failures to acquire are signalled as errors.
+ * {@link OnLost#CANCEL} and {@link OnLost#INTERRUPT} end the result with
+ * {@code LockLostException} at the loss, cancelling the method's publisher.
  */
 public final class ReactorHandler implements ReturnTypeHandler {
+
+    /** The Reactor Context key of the owner id of the locked calls of one chain. */
+    static final String OWNER = ReactorHandler.class.getName() + ".owner";
 
     @Override
     public boolean supports(Class<?> returnType) {
@@ -23,29 +50,101 @@ public final class ReactorHandler implements ReturnTypeHandler {
 
     @Override
     public Object handle(LockedCall call) {
-        Mono<LockedCall.Held> acquire = Mono.fromCallable(() -> {
-            Optional<LockedCall.Held> held = call.acquire(call.owner(true));
-            return held.orElse(null);
-        }).subscribeOn(Schedulers.boundedElastic());
-        if (call.returnType() == Mono.class) {
-            return Mono.usingWhen(acquire, held -> Mono.from(invoke(call, held)),
-                    held -> release(call, held), (held, error) -> release(call, held), held -> release(call, held));
+        boolean mono = call.returnType() == Mono.class;
+        // Nested in a synchronous locked call on this thread: re-enter only a hold of an explicit owner.
+        String outerOwner = call.owner(true);
+        if (mono) {
+            return Mono.deferContextual(context -> {
+                AsyncHold hold = new AsyncHold(call);
+                String owner = owner(context, outerOwner);
+                return acquire(call, hold, owner)
+                        .flatMap(held -> Mono.from(body(call, held))
+                                .onErrorResume(error -> releaseAfter(hold, error))
+                                .flatMap(value -> Mono.fromRunnable(hold::release).thenReturn(value))
+                                .switchIfEmpty(Mono.fromRunnable(hold::release))
+                                .contextWrite(inner -> withLease(inner, owner, held)))
+                        .doFinally(signal -> hold.cancel());
+            });
         }
-        return Flux.usingWhen(acquire, held -> invoke(call, held),
-                held -> release(call, held), (held, error) -> release(call, held), held -> release(call, held));
+        return Flux.deferContextual(context -> {
+            AsyncHold hold = new AsyncHold(call);
+            String owner = owner(context, outerOwner);
+            return acquire(call, hold, owner)
+                    .flatMapMany(held -> Flux.from(body(call, held))
+                            .onErrorResume(error -> releaseAfter(hold, error))
+                            .concatWith(Mono.fromRunnable(hold::release))
+                            .contextWrite(inner -> withLease(inner, owner, held)))
+                    .doFinally(signal -> hold.cancel());
+        });
     }
 
-    private static Publisher<?> invoke(LockedCall call, LockedCall.Held held) {
+    /** Releases after the method's publisher failed; a loss wins over the failure, which is suppressed into it. */
+    private static <T> Mono<T> releaseAfter(AsyncHold hold, Throwable error) {
+        return Mono.<T>fromRunnable(() -> hold.releaseAfterFailure(error)).then(Mono.error(error));
+    }
+
+    /** The chain's owner if an enclosing locked call set one, else an outer synchronous call's, else a new one. */
+    private static String owner(ContextView context, String outerOwner) {
+        Optional<String> chain = context.getOrEmpty(OWNER);
+        return chain.orElseGet(() -> outerOwner != null ? outerOwner : LockedCall.newOwner());
+    }
+
+    private static Context withLease(Context context, String owner, LockedCall.Held held) {
+        List<LockLease> leases = new ArrayList<>(ReactiveLockContext.leases(context));
+        leases.add(held.lease());
+        return context.put(OWNER, owner).put(ReactiveLockContext.CONTEXT_KEY, List.copyOf(leases));
+    }
+
+    /**
+     * Acquires on an acquiring thread; completes empty for SKIP. Cancelling the returned
+     * Mono interrupts the wait and makes a late grant be released.
+     */
+    private static Mono<LockedCall.Held> acquire(LockedCall call, AsyncHold hold, String owner) {
+        Mono<LockedCall.Held> acquire = Mono.create(sink -> {
+            Future<?> task = AsyncAcquirer.submit(() -> {
+                if (hold.ended()) {
+                    return;
+                }
+                Optional<LockedCall.Held> held;
+                try {
+                    held = call.acquire(owner);
+                } catch (Throwable failure) {
+                    if (hold.notGranted()) {
+                        sink.error(failure);
+                    }
+                    return;
+                }
+                if (held.isEmpty()) {
+                    if (hold.notGranted()) {
+                        sink.success();
+                    }
+                } else if (hold.granted(held.get())) {
+                    sink.success(held.get());
+                }
+            });
+            sink.onCancel(() -> {
+                hold.cancel();
+                task.cancel(true);
+            });
+        });
+        // The method runs on an application scheduler, never on the acquiring thread.
+        return acquire.publishOn(Schedulers.boundedElastic());
+    }
+
+    /** The method's publisher, ended with the loss when the policy says so. */
+    private static Publisher<?> body(LockedCall call, LockedCall.Held held) {
         Object result;
         try {
             result = call.proceed(held);
         } catch (Throwable failure) {
             return Mono.error(failure);
         }
-        return result == null ? Mono.empty() : (Publisher<?>) result;
-    }
-
-    private static Mono<Void> release(LockedCall call, LockedCall.Held held) {
-        return Mono.fromRunnable(() -> call.release(held));
+        Publisher<?> publisher = result == null ? Mono.empty() : (Publisher<?>) result;
+        if (call.onLostPolicy() == OnLost.NOTIFY) {
+            return publisher;
+        }
+        Sinks.Empty<Void> lost = Sinks.empty();
+        call.onLost(held, lost::tryEmitError);
+        return Flux.from(publisher).takeUntilOther(lost.asMono());
     }
 }

@@ -2,8 +2,7 @@ package dev.mortise.lock.spring.metrics;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockListener;
-import dev.mortise.lock.spring.internal.LockObserver;
-import dev.mortise.lock.spring.internal.LockOperation;
+import dev.mortise.lock.spring.internal.AcquiringName;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,24 +14,30 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Micrometer metrics of Mortise locks.
+ * Micrometer metrics of Mortise locks: a {@link LockListener} registered on every
+ * auto-configured lock client when it is built, so locks taken through an injected
+ * {@code LockClient} are measured exactly as {@code @DistributedLock} ones are.
  *
- * <ul>
- *   <li>{@value #ACQUIRE}: timer of {@code @DistributedLock} acquisitions, tagged
- *       {@value #TAG_BACKEND}, {@value #TAG_NAME} and {@value #TAG_OUTCOME}
- *       ({@code acquired}, {@code busy}, {@code timeout}, {@code error});</li>
- *   <li>{@value #HELD}: long-task timer of {@code @DistributedLock} holds, tagged backend and name;</li>
- *   <li>{@value #RENEWALS} and {@value #LOST}: counters of watchdog renewals and lost holds (the latter also
- *       tagged {@value #TAG_REASON})
- *       of every lock of the clients, tagged backend and name ({@value #PROGRAMMATIC} for
- *       locks taken through the {@code LockClient} API).</li>
- * </ul>
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>Name</th><th>Type</th><th>Tags</th><th>Recorded</th></tr>
+ *   <tr><td>{@value #ACQUIRE}</td><td>timer</td><td>backend, name, outcome</td>
+ *       <td>each acquire (nested ones too): {@code acquired}, {@code busy} (a try found it held),
+ *       {@code timeout} (a wait ran out); {@code error} for {@code @DistributedLock} acquires
+ *       the backend failed</td></tr>
+ *   <tr><td>{@value #HELD}</td><td>long-task timer</td><td>backend, name</td>
+ *       <td>from the grant until the hold ends (released, left to expire, or lost)</td></tr>
+ *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td>backend, name</td><td>each watchdog renewal</td></tr>
+ *   <tr><td>{@value #LOST}</td><td>counter</td><td>backend, name, reason</td><td>each hold lost while open</td></tr>
+ * </table>
  *
- * The {@code name} tag is the annotation's name or key expression, never the evaluated
- * key, so the number of series stays bounded. Thread-safe; recording never throws into a
- * lock call (Micrometer does not throw, and the core ignores failing listeners).
+ * The {@code name} tag is the annotation's name (or key expression) for
+ * {@code @DistributedLock} locks and {@value #PROGRAMMATIC} for the others — never the
+ * evaluated key, so the number of series stays bounded. {@link #register(String)} creates
+ * a backend's meters when its client is built, so they exist before the first lock.
+ * Thread-safe; recording never throws into a lock call.
  */
-public final class LockMetrics implements LockObserver, LockListener {
+public final class LockMetrics implements LockListener {
 
     public static final String ACQUIRE = "mortise.lock.acquire";
     public static final String HELD = "mortise.lock.held";
@@ -47,72 +52,96 @@ public final class LockMetrics implements LockObserver, LockListener {
     public static final String PROGRAMMATIC = "programmatic";
 
     private final MeterRegistry registry;
-    /** Names of the annotated holds open now, by backend and key; bounded by what is held. */
-    private final Map<String, String> namesOfHeldKeys = new ConcurrentHashMap<>();
+    /** The open holds: name and held-timer sample by backend, key and token; bounded by what is held. */
+    private final Map<String, Open> open = new ConcurrentHashMap<>();
+
+    private record Open(String name, LongTaskTimer.Sample sample) {
+    }
 
     public LockMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
-    @Override
-    public Acquisition acquiring(LockOperation operation, String backend, String key) {
-        long start = System.nanoTime();
-        return new Acquisition() {
-            @Override
-            public void notAcquired(Outcome outcome, Throwable failure) {
-                recordAcquire(operation, backend, outcome, System.nanoTime() - start);
-            }
-
-            @Override
-            public Runnable acquired() {
-                recordAcquire(operation, backend, Outcome.ACQUIRED, System.nanoTime() - start);
-                return held(operation, backend, key);
-            }
-        };
+    /** Creates the meters of {@code backend} for programmatic locks, so they exist from start-up. */
+    public void register(String backend) {
+        for (String outcome : new String[] {"acquired", "busy", "timeout"}) {
+            acquireTimer(backend, PROGRAMMATIC, outcome);
+        }
+        heldTimer(backend, PROGRAMMATIC);
+        Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION).tag(TAG_BACKEND, backend)
+                .tag(TAG_NAME, PROGRAMMATIC).register(registry);
     }
 
-    private void recordAcquire(LockOperation operation, String backend, Outcome outcome, long nanos) {
-        Timer.builder(ACQUIRE)
-                .description("Time to acquire @DistributedLock locks, by outcome")
-                .tag(TAG_BACKEND, backend)
-                .tag(TAG_NAME, operation.name())
-                .tag(TAG_OUTCOME, outcome.tag())
-                .register(registry)
-                .record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    private Runnable held(LockOperation operation, String backend, String key) {
-        LongTaskTimer.Sample sample = LongTaskTimer.builder(HELD)
-                .description("@DistributedLock locks held now, and for how long")
-                .tag(TAG_BACKEND, backend)
-                .tag(TAG_NAME, operation.name())
-                .register(registry)
-                .start();
-        String heldKey = backend + '\u0000' + key;
-        boolean outermost = namesOfHeldKeys.putIfAbsent(heldKey, operation.name()) == null;
-        return () -> {
-            sample.stop();
-            if (outermost) {
-                namesOfHeldKeys.remove(heldKey, operation.name());
-            }
-        };
+    /** Records a {@code @DistributedLock} acquire the backend failed (the client has no event for it). */
+    public void acquireFailed(String backend, String name, long nanos) {
+        acquireTimer(backend, name, "error").record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void onEvent(LockEvent event) {
-        if (event.type() == LockEvent.Type.RENEWED) {
-            counter(RENEWALS, "Watchdog renewals of held locks", event).register(registry).increment();
-        } else if (event.type() == LockEvent.Type.LOST) {
-            String reason = event.lostReason() == null ? "unknown" : event.lostReason().name().toLowerCase(Locale.ROOT);
-            counter(LOST, "Locks lost while held", event).tag(TAG_REASON, reason).register(registry).increment();
+        switch (event.type()) {
+            case ACQUIRED -> acquired(event);
+            case BUSY -> acquireTimer(event.backend(), acquiringName(), "busy").record(event.duration());
+            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), "timeout").record(event.duration());
+            case RELEASED -> ended(event);
+            case RENEWED -> Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION)
+                    .tag(TAG_BACKEND, event.backend()).tag(TAG_NAME, nameOf(event)).register(registry).increment();
+            case LOST -> {
+                String reason = event.lostReason() == null ? "unknown"
+                        : event.lostReason().name().toLowerCase(Locale.ROOT);
+                Counter.builder(LOST).description("Locks lost while held").tag(TAG_BACKEND, event.backend())
+                        .tag(TAG_NAME, nameOf(event)).tag(TAG_REASON, reason).register(registry).increment();
+                ended(event);
+            }
+            default -> {
+            }
         }
     }
 
-    private Counter.Builder counter(String name, String description, LockEvent event) {
-        String lockName = namesOfHeldKeys.getOrDefault(event.backend() + '\u0000' + event.key(), PROGRAMMATIC);
-        return Counter.builder(name)
-                .description(description)
-                .tag(TAG_BACKEND, event.backend())
-                .tag(TAG_NAME, lockName);
+    private static final String RENEWALS_DESCRIPTION = "Watchdog renewals of held locks";
+
+    private void acquired(LockEvent event) {
+        String name = acquiringName();
+        acquireTimer(event.backend(), name, "acquired").record(event.duration());
+        // A nested lease shares the hold (same token): one held sample per hold.
+        open.computeIfAbsent(holdKey(event), k -> new Open(name, heldTimer(event.backend(), name).start()));
+    }
+
+    private void ended(LockEvent event) {
+        Open hold = open.remove(holdKey(event));
+        if (hold != null) {
+            hold.sample().stop();
+        }
+    }
+
+    private String nameOf(LockEvent event) {
+        Open hold = open.get(holdKey(event));
+        return hold == null ? PROGRAMMATIC : hold.name();
+    }
+
+    private static String acquiringName() {
+        String name = AcquiringName.current();
+        return name == null ? PROGRAMMATIC : name;
+    }
+
+    private static String holdKey(LockEvent event) {
+        return event.backend() + '\u0000' + event.key() + '\u0000' + event.fencingToken();
+    }
+
+    private Timer acquireTimer(String backend, String name, String outcome) {
+        return Timer.builder(ACQUIRE)
+                .description("Time to acquire locks, by outcome")
+                .tag(TAG_BACKEND, backend)
+                .tag(TAG_NAME, name)
+                .tag(TAG_OUTCOME, outcome)
+                .register(registry);
+    }
+
+    private LongTaskTimer heldTimer(String backend, String name) {
+        return LongTaskTimer.builder(HELD)
+                .description("Locks held now, and for how long")
+                .tag(TAG_BACKEND, backend)
+                .tag(TAG_NAME, name)
+                .register(registry);
     }
 }

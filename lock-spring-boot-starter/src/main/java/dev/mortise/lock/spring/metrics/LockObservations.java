@@ -7,18 +7,20 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 /**
- * Micrometer Observation of {@code @DistributedLock} calls (a span per locked call, when
- * tracing is set up): observation {@value #NAME}, from the start of the acquisition to
- * the release, with an {@code acquired} event when the lock is granted.
+ * A Micrometer Observation per {@code @DistributedLock} acquire (a tracing span of the
+ * wait, when tracing is set up): observation {@value #NAME}, from the start of the
+ * acquire until it is granted, found busy, timed out or failed.
  *
- * <p>Low-cardinality keys: {@code backend}, {@code name}, {@code outcome}. The evaluated
- * key is a high-cardinality key ({@code mortise.lock.key}): spans carry it, metrics
- * derived from observations do not.
+ * <p>Low-cardinality keys, the same as the meters' tags: {@code backend}, {@code name},
+ * {@code outcome}. The evaluated key is a high-cardinality key ({@value #KEY}): spans
+ * carry it, metrics never do. Its context is a {@link LockAcquisitionContext}, for which
+ * {@link LockObservationMeterHandler} makes Spring Boot derive no meters: the meters are
+ * {@link LockMetrics}' alone, one set for annotated and programmatic locks.
  */
 public final class LockObservations implements LockObserver {
 
     /** The observation name. */
-    public static final String NAME = "mortise.lock";
+    public static final String NAME = "mortise.lock.acquisition";
     /** The high-cardinality key carrying the evaluated lock key. */
     public static final String KEY = "mortise.lock.key";
 
@@ -28,9 +30,13 @@ public final class LockObservations implements LockObserver {
         this.registry = registry;
     }
 
+    /** The context of lock acquisition observations. */
+    public static final class LockAcquisitionContext extends Observation.Context {
+    }
+
     @Override
     public Acquisition acquiring(LockOperation operation, String backend, String key) {
-        Observation observation = Observation.createNotStarted(NAME, registry)
+        Observation observation = Observation.createNotStarted(NAME, LockAcquisitionContext::new, registry)
                 .contextualName("lock " + operation.name())
                 .lowCardinalityKeyValue(LockMetrics.TAG_BACKEND, backend)
                 .lowCardinalityKeyValue(LockMetrics.TAG_NAME, operation.name())
@@ -49,8 +55,8 @@ public final class LockObservations implements LockObserver {
             @Override
             public Runnable acquired() {
                 observation.lowCardinalityKeyValue(KeyValue.of(LockMetrics.TAG_OUTCOME, Outcome.ACQUIRED.tag()));
-                observation.event(Observation.Event.of("acquired"));
-                return observation::stop;
+                observation.stop();
+                return () -> { };
             }
         };
     }

@@ -15,6 +15,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -81,6 +82,51 @@ abstract class BackendIntegrationTestSupport {
         }));
     }
 
+    /**
+     * Whether a hold left to expire (holdAtLeast) outlives its client closing. False where
+     * holds are tied to the client's session (ZooKeeper).
+     */
+    boolean lingeringSurvivesClientClose() {
+        return true;
+    }
+
+    /**
+     * Issue 15 item 4: instance A runs a quick job with holdAtLeast = 4s and shuts down at
+     * once; instance B cannot run it until 4 s after A took the lock, and can shortly after.
+     */
+    @Test
+    void holdAtLeastSurvivesAGracefulShutdown() {
+        String key = UUID.randomUUID().toString();
+        Duration holdAtLeast = Duration.ofSeconds(4);
+        long[] start = new long[1];
+        runner().run(first -> {
+            start[0] = System.nanoTime();
+            assertThat(first.getBean(Inventory.class).nightly(key)).isTrue();
+        });
+        runner().run(second -> {
+            Inventory inventory = second.getBean(Inventory.class);
+            LockClient client = second.getBean(LockClient.class);
+            if (!lingeringSurvivesClientClose()) {
+                assertThat(inventory.nightly(key)).as("the session ended with the first client").isTrue();
+                return;
+            }
+            Boolean ran = null;
+            long deadline = start[0] + holdAtLeast.plusSeconds(8).toNanos();
+            while (ran == null && System.nanoTime() < deadline) {
+                long before = System.nanoTime();
+                ran = inventory.nightly(key);
+                if (ran == null) {
+                    Thread.sleep(100);
+                } else {
+                    assertThat(Duration.ofNanos(before - start[0])).as("B ran before A's holdAtLeast had passed")
+                            .isGreaterThanOrEqualTo(holdAtLeast.minusMillis(5));
+                }
+            }
+            assertThat(ran).as("B runs shortly after holdAtLeast").isTrue();
+            assertThat(client.heldLocks()).isEmpty();
+        });
+    }
+
     @Test
     void healthReportsTheServerUp() {
         runner().run(context -> {
@@ -106,6 +152,11 @@ abstract class BackendIntegrationTestSupport {
         @DistributedLock(key = "'sku:' + #sku", onBusy = OnBusy.FAIL)
         public long tryReserve(String sku) {
             return LockContext.current().orElseThrow().fencingToken();
+        }
+
+        @DistributedLock(key = "'nightly:' + #key", onBusy = OnBusy.SKIP, holdAtLeast = "4s")
+        public Boolean nightly(String key) {
+            return true;
         }
 
         @DistributedLock(key = "'sku:' + #sku")

@@ -21,6 +21,12 @@ class ZookeeperBackendIntegrationTests extends BackendIntegrationTestSupport {
         server.close();
     }
 
+    /** ZooKeeper ties a hold to the client's session: it lingers only while the client lives. */
+    @Override
+    boolean lingeringSurvivesClientClose() {
+        return false;
+    }
+
     @Override
     String backend() {
         return "zookeeper";

@@ -1,0 +1,118 @@
+package dev.mortise.lock.spring;
+
+import dev.mortise.lock.local.LocalLockBackend;
+import dev.mortise.lock.local.LocalLockServer;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The in-process backend with an acquire that can be held up before it reaches the server
+ * or after the server granted it (the answer of the last round trip still on its way), as
+ * a slow network would: the stall ignores interrupts, like a blocking socket read.
+ */
+final class StallingBackend implements LockBackend {
+
+    /** Where the next acquire stops. */
+    enum Stall { NONE, BEFORE_GRANT, AFTER_GRANT }
+
+    private final LocalLockBackend local = new LocalLockBackend(new LocalLockServer("stalling"));
+    private volatile Stall stall = Stall.NONE;
+    private volatile CountDownLatch reached = new CountDownLatch(1);
+    private volatile CountDownLatch proceed = new CountDownLatch(1);
+
+    LocalLockServer server() {
+        return local.server();
+    }
+
+    /** Makes the next acquires stop at {@code where} until {@link #proceed()}. */
+    void stallAt(Stall where) {
+        reached = new CountDownLatch(1);
+        proceed = new CountDownLatch(1);
+        stall = where;
+    }
+
+    /** Waits until an acquire is stopped at the stall point. */
+    boolean awaitStalled() throws InterruptedException {
+        return reached.await(10, TimeUnit.SECONDS);
+    }
+
+    /** Lets stalled acquires go on; later ones do not stall. */
+    void proceed() {
+        stall = Stall.NONE;
+        proceed.countDown();
+    }
+
+    private void pause(Stall at) {
+        if (stall != at) {
+            return;
+        }
+        reached.countDown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (proceed.await(30, TimeUnit.SECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String name() {
+        return "stalling";
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        return local.guarantees();
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        pause(Stall.BEFORE_GRANT);
+        Attempt attempt = local.tryAcquire(request);
+        pause(Stall.AFTER_GRANT);
+        return attempt;
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        pause(Stall.BEFORE_GRANT);
+        Optional<Grant> grant = local.acquire(request, wait);
+        pause(Stall.AFTER_GRANT);
+        return grant;
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        return local.renew(grant, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return local.release(grant);
+    }
+
+    @Override
+    public void ping() {
+        local.ping();
+    }
+
+    @Override
+    public void close() {
+        local.close();
+    }
+}
