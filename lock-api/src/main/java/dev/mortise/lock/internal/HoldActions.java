@@ -84,34 +84,28 @@ final class HoldActions {
     }
 
     private LockBackendException release(Hold hold) {
-        if (!hold.takeServerRelease()) {
-            hold.released();
-            return null;
-        }
-        try {
-            if (backend.release(hold.grant)) {
-                hold.released();
-                events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
-                        System.nanoTime() - hold.acquiredNanos, null);
-            } else {
-                announce(hold, hold.releaseRefused(event(hold, LostReason.MISSING_AT_RELEASE, null)), true);
-            }
-            return null;
-        } catch (RuntimeException e) {
-            hold.released();
-            events.fire(LockEvent.Type.ERROR, hold.key(), hold.grant.fencingToken(), 0, e);
-            return messages.releaseFailed(hold.key(), hold.lease(), e);
-        }
+        return end(hold, backend::release);
     }
 
     /** Sets the server lease of a hold being released to {@code linger} instead of deleting it. */
     private LockBackendException linger(Hold hold, Duration linger) {
+        return end(hold, grant -> backend.linger(grant, linger));
+    }
+
+    /**
+     * Ends a RELEASING hold with one server call ({@code release} or {@code linger}): RELEASED if
+     * the server confirmed or could not be reached (the lease ends it then), LOST if the server
+     * no longer had it.
+     *
+     * @return the failure to report, or null
+     */
+    private LockBackendException end(Hold hold, java.util.function.Predicate<dev.mortise.lock.spi.Grant> serverCall) {
         if (!hold.takeServerRelease()) {
             hold.released();
             return null;
         }
         try {
-            if (backend.linger(hold.grant, linger)) {
+            if (serverCall.test(hold.grant)) {
                 hold.released();
                 events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
                         System.nanoTime() - hold.acquiredNanos, null);
