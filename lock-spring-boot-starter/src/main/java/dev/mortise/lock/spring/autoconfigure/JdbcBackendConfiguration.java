@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 
 /**
  * The JDBC backend (lock-jdbc) over the application's {@link DataSource} (the primary one
@@ -79,7 +80,8 @@ class JdbcBackendConfiguration {
         if (!properties.isCreateTable()) {
             try {
                 new JdbcLockTable(prefix.substring(prefix.lastIndexOf('.') + 1), dataSource, backend, prefix)
-                        .checkIfReachable();
+                        .checkIfReachable(properties.getOperationTimeout() != null ? properties.getOperationTimeout()
+                                : Duration.ofSeconds(5));
             } catch (IllegalStateException e) {
                 backend.close();
                 throw e;

@@ -77,6 +77,37 @@ class JdbcDialectsTests {
                         .hasStackTraceContaining("Set mortise.lock.jdbc.dialect (postgresql, mysql or h2)"));
     }
 
+    /**
+     * A pool waiting for a connection to a database that is down (HikariCP waits its
+     * connection-timeout, 30 s by default): the start-up check of the lock table gives up
+     * after the operation timeout and leaves the database to health.
+     */
+    @Test
+    void theStartUpTableCheckDoesNotWaitForAPoolThatWaitsForADownDatabase() {
+        long start = System.nanoTime();
+        runner.withBean(DataSource.class, WaitingPool::new).withPropertyValues("mortise.lock.jdbc.operation-timeout=1s")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(15));
+    }
+
+    /** A pool whose getConnection waits 30 s for a database that is down, then fails. */
+    static final class WaitingPool extends PGSimpleDataSource {
+        WaitingPool() {
+            setURL("jdbc:postgresql://" + NOWHERE + "/app");
+        }
+
+        @Override
+        public java.sql.Connection getConnection() throws java.sql.SQLException {
+            try {
+                Thread.sleep(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new java.sql.SQLTransientConnectionException("pool - Connection is not available, request timed out",
+                    "08001");
+        }
+    }
+
     @Test
     void anUnknownDialectFailsStartUpListingTheValidOnes() {
         JdbcDataSource h2 = new JdbcDataSource();
