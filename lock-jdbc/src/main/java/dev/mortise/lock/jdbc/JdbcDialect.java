@@ -51,4 +51,27 @@ public enum JdbcDialect {
         }
         return Optional.empty();
     }
+
+    /**
+     * The dialect for a JDBC URL, if its subprotocol names a known database:
+     * {@code jdbc:postgresql:}, {@code jdbc:mysql:}, {@code jdbc:mariadb:}, {@code jdbc:h2:}.
+     * Needs no connection, so a backend can be built while the database is down. Wrapping
+     * drivers ({@code jdbc:p6spy:...}) are not looked through: set the dialect for them.
+     */
+    public static Optional<JdbcDialect> forJdbcUrl(String url) {
+        if (url == null) {
+            return Optional.empty();
+        }
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:postgresql:")) {
+            return Optional.of(POSTGRESQL);
+        }
+        if (lower.startsWith("jdbc:mysql:") || lower.startsWith("jdbc:mariadb:")) {
+            return Optional.of(MYSQL);
+        }
+        if (lower.startsWith("jdbc:h2:")) {
+            return Optional.of(H2);
+        }
+        return Optional.empty();
+    }
 }

@@ -7,6 +7,7 @@ import dev.mortise.lock.jdbc.internal.LockSql;
 import dev.mortise.lock.jdbc.internal.PushedWait;
 import dev.mortise.lock.jdbc.internal.ReleaseListener;
 import dev.mortise.lock.jdbc.internal.ReleaseSignals;
+import dev.mortise.lock.jdbc.internal.Schema;
 import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.jdbc.internal.TableName;
 import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
@@ -62,12 +63,20 @@ public final class JdbcLockBackend implements LockBackend {
     private final BackendGuarantees guarantees;
     private final UnconfirmedGrants unconfirmed;
 
-    JdbcLockBackend(JdbcLockBackendBuilder builder, JdbcDialect dialect) {
+    /** @param tableOwed whether the table still has to be created (the database was down at build) */
+    JdbcLockBackend(JdbcLockBackendBuilder builder, JdbcDialect dialect, boolean tableOwed) {
         this.dialect = dialect;
         this.table = builder.table;
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
+        if (tableOwed) {
+            int seconds = queryTimeoutSeconds;
+            calls.setUpOnFirstUse(c -> {
+                Schema.createIfMissing(c, dialect, table, seconds);
+                return null;
+            });
+        }
         this.keyColumnBytes = builder.keyColumnBytes;
         this.unconfirmed = new UnconfirmedGrants(sql, calls, builder.operationTimeout);
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();

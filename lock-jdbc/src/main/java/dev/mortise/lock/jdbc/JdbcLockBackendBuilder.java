@@ -46,7 +46,11 @@ public final class JdbcLockBackendBuilder {
         this.dataSource = dataSource;
     }
 
-    /** The SQL dialect; by default detected from the database's product name at {@link #build()}. */
+    /**
+     * The SQL dialect; by default detected from the database's product name at {@link #build()},
+     * which then needs the database. Set it (for instance from the JDBC URL with
+     * {@link JdbcDialect#forJdbcUrl}) to build while the database is down.
+     */
     public JdbcLockBackendBuilder dialect(JdbcDialect dialect) {
         this.dialect = Objects.requireNonNull(dialect, "dialect (backend 'jdbc'): omit the call to detect it");
         return this;
@@ -61,7 +65,11 @@ public final class JdbcLockBackendBuilder {
         return this;
     }
 
-    /** Whether {@link #build()} runs the dialect's shipped {@code CREATE TABLE IF NOT EXISTS}; default false. */
+    /**
+     * Whether {@link #build()} runs the dialect's shipped {@code CREATE TABLE IF NOT EXISTS};
+     * default false. If the database cannot be reached then, the backend is built anyway and
+     * the first operation that reaches the database creates the table before its own work.
+     */
     public JdbcLockBackendBuilder createTableIfMissing(boolean create) {
         this.createTable = create;
         return this;
@@ -121,9 +129,12 @@ public final class JdbcLockBackendBuilder {
 
     /**
      * Detects the dialect if none was set and creates the table if asked: both talk to the
-     * database once. Otherwise nothing is sent until the first lock operation.
+     * database once. Otherwise nothing is sent until the first lock operation. With the
+     * dialect set, a database that is down does not fail the build: the table (if asked for)
+     * is created by the first operation that reaches it.
      *
-     * @throws dev.mortise.lock.LockBackendException if the database cannot be reached for that
+     * @throws dev.mortise.lock.LockBackendException if the database cannot be reached to detect the dialect, or
+     *                                                refuses to create the table
      * @throws IllegalStateException                  if the database is none of the supported ones
      */
     public JdbcLockBackend build() {
@@ -135,12 +146,21 @@ public final class JdbcLockBackendBuilder {
                             + "JdbcLockBackend.builder(dataSource).dialect(JdbcDialect.…) if it speaks PostgreSQL, "
                             + "MySQL or H2 SQL."));
         });
+        boolean tableOwed = false;
         if (createTable) {
-            calls.run(null, "create lock table '" + table + "'", c -> {
-                Schema.createIfMissing(c, chosen, table, JdbcLockBackend.seconds(operationTimeout));
-                return null;
-            });
+            try {
+                calls.run(null, "create lock table '" + table + "'", c -> {
+                    Schema.createIfMissing(c, chosen, table, JdbcLockBackend.seconds(operationTimeout));
+                    return null;
+                });
+            } catch (dev.mortise.lock.LockBackendException e) {
+                if (!JdbcCalls.unreachable(e.getCause())) {
+                    throw e;
+                }
+                // The database is down: the application may still start; the first operation that reaches it creates the table.
+                tableOwed = true;
+            }
         }
-        return new JdbcLockBackend(this, chosen);
+        return new JdbcLockBackend(this, chosen, tableOwed);
     }
 }

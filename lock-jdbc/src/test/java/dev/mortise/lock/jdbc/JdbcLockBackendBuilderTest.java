@@ -45,6 +45,42 @@ class JdbcLockBackendBuilderTest {
     }
 
     @Test
+    void dialectsAreKnownByJdbcUrl() {
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:postgresql://db:5432/app")).contains(JdbcDialect.POSTGRESQL);
+        assertThat(JdbcDialect.forJdbcUrl("JDBC:PostgreSQL://db/app")).contains(JdbcDialect.POSTGRESQL);
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:mysql://db:3306/app")).contains(JdbcDialect.MYSQL);
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:mariadb://db/app")).contains(JdbcDialect.MYSQL);
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:h2:mem:app")).contains(JdbcDialect.H2);
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:h2:tcp://db/app")).contains(JdbcDialect.H2);
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:oracle:thin:@db:1521:app")).isEmpty();
+        assertThat(JdbcDialect.forJdbcUrl("jdbc:p6spy:postgresql://db/app")).isEmpty();
+        assertThat(JdbcDialect.forJdbcUrl(null)).isEmpty();
+    }
+
+    /**
+     * Issue 15 item 11: with the dialect set, a database that is down at build() does not
+     * fail it; the table is created by the first operation that reaches the database.
+     */
+    @Test
+    void aTableThatCannotBeCreatedAtBuildIsCreatedOnceTheDatabaseIsThere() throws Exception {
+        int port = dev.mortise.lock.tck.server.FreePorts.next();
+        JdbcDataSource remote = H2MemoryContractTest.h2("jdbc:h2:tcp://127.0.0.1:" + port + "/mem:deferred;DB_CLOSE_DELAY=-1");
+        try (JdbcLockBackend backend = JdbcLockBackend.builder(remote).dialect(JdbcDialect.H2)
+                .operationTimeout(Duration.ofSeconds(1)).createTableIfMissing(true).build();
+             LockClient client = LockClient.builder(backend).build()) {
+            assertThatThrownBy(() -> client.tryAcquire("builder:deferred")).isInstanceOf(LockBackendException.class)
+                    .hasMessageContaining("builder:deferred");
+            org.h2.tools.Server server = org.h2.tools.Server.createTcpServer("-tcpPort", Integer.toString(port),
+                    "-ifNotExists").start();
+            try {
+                client.tryAcquire("builder:deferred").orElseThrow().close();
+            } finally {
+                server.stop();
+            }
+        }
+    }
+
+    @Test
     void aMissingTableIsAnErrorThatNamesTheFix() {
         try (LockClient client = LockClient.builder(JdbcLockBackend.builder(h2).tableName("no_such_table").build()).build()) {
             assertThatThrownBy(() -> client.tryAcquire("builder:missing")).isInstanceOf(LockBackendException.class)

@@ -25,11 +25,34 @@ public final class JdbcCalls {
     private final DataSource dataSource;
     private final TableName table;
     private final Duration operationTimeout;
+    /** Set-up still owed to the database (a lock table it could not create at build), else null. */
+    private volatile Work<?> setUp;
 
     public JdbcCalls(DataSource dataSource, TableName table, Duration operationTimeout) {
         this.dataSource = dataSource;
         this.table = table;
         this.operationTimeout = operationTimeout;
+    }
+
+    /**
+     * Has {@code setUp} run once, on the first connection any later operation gets, before
+     * that operation's own work: for what the database was down for at build time. A failed
+     * set-up fails that operation and is tried again by the next.
+     */
+    public void setUpOnFirstUse(Work<?> setUp) {
+        this.setUp = setUp;
+    }
+
+    /**
+     * Whether {@code e} says the database could not be reached or did not answer (a refused
+     * or broken connection, a timeout), rather than that it refused the statement.
+     */
+    public static boolean unreachable(Throwable e) {
+        if (e instanceof java.sql.SQLNonTransientConnectionException || e instanceof java.sql.SQLTransientConnectionException
+                || e instanceof SQLTimeoutException) {
+            return true;
+        }
+        return e instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08");
     }
 
     /**
@@ -79,6 +102,10 @@ public final class JdbcCalls {
             }
             int networkTimeout = NetworkTimeouts.set(connection, operationTimeout);
             try {
+                Work<?> pending = setUp;
+                if (pending != null) {
+                    setUp(pending, connection);
+                }
                 return work.apply(connection);
             } finally {
                 NetworkTimeouts.restore(connection, networkTimeout);
@@ -86,6 +113,13 @@ public final class JdbcCalls {
                     connection.setAutoCommit(false);
                 }
             }
+        }
+    }
+
+    private synchronized void setUp(Work<?> pending, Connection connection) throws SQLException {
+        if (setUp == pending) {
+            pending.apply(connection);
+            setUp = null;
         }
     }
 

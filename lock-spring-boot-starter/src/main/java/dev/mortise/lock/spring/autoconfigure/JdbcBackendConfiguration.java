@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.jdbc.JdbcLockBackend;
 import dev.mortise.lock.jdbc.JdbcLockBackendBuilder;
 import org.springframework.beans.factory.ObjectProvider;
@@ -10,10 +11,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 
 /**
  * The JDBC backend (lock-jdbc) over the application's {@link DataSource} (the primary one
- * if several); the dialect is detected from the database.
+ * if several). The dialect is {@code mortise.lock.jdbc.dialect}, else the one the
+ * DataSource's JDBC URL names (see {@link JdbcDialects}), else detected from the database;
+ * with it known, a database that is down at start-up does not stop the application.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcLockBackend.class)
@@ -47,6 +51,8 @@ class JdbcBackendConfiguration {
         try {
             JdbcLockBackendBuilder builder = JdbcLockBackend.builder(dataSource)
                     .createTableIfMissing(properties.isCreateTable());
+            // Known without a connection, the dialect lets the application start while the database is down.
+            JdbcDialects.choose(properties.getDialect(), dataSource, prefix).ifPresent(builder::dialect);
             if (properties.getTableName() != null) {
                 builder.tableName(properties.getTableName());
             }
@@ -57,8 +63,16 @@ class JdbcBackendConfiguration {
                 builder.listenForReleases(properties.getListenForReleases());
             }
             backend = builder.build();
+        } catch (LockBackendException e) {
+            // The dialect was not known from the DataSource's URL, and the database could not be asked.
+            throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
+                    + ". Set " + prefix + ".dialect (postgresql, mysql or h2) so that the application can start "
+                    + "while the database is down, or set mortise.lock.jdbc.enabled=false.", e);
+        } catch (IllegalStateException e) {
+            throw e.getMessage().startsWith(prefix) ? e : new IllegalStateException("Cannot configure the 'jdbc' "
+                    + "lock backend: " + e.getMessage() + ". Check " + prefix + ".* (create-table=true creates the "
+                    + "lock table), or set mortise.lock.jdbc.enabled=false.", e);
         } catch (RuntimeException e) {
-            // Includes LockBackendException: the database could not be reached to detect its dialect.
             throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
                     + ". Check " + prefix + ".* (create-table=true creates the lock table), or set "
                     + "mortise.lock.jdbc.enabled=false.", e);
@@ -66,7 +80,8 @@ class JdbcBackendConfiguration {
         if (!properties.isCreateTable()) {
             try {
                 new JdbcLockTable(prefix.substring(prefix.lastIndexOf('.') + 1), dataSource, backend, prefix)
-                        .checkIfReachable();
+                        .checkIfReachable(properties.getOperationTimeout() != null ? properties.getOperationTimeout()
+                                : Duration.ofSeconds(5));
             } catch (IllegalStateException e) {
                 backend.close();
                 throw e;

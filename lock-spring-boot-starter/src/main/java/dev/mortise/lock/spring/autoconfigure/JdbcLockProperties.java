@@ -29,6 +29,12 @@ public class JdbcLockProperties {
     private boolean createTable = false;
 
     /**
+     * SQL dialect: postgresql, mysql (also MariaDB) or h2. Defaults to the one the
+     * DataSource's JDBC URL names, else the database is asked at start-up (which then needs it up).
+     */
+    private String dialect;
+
+    /**
      * Longest a single statement may take before failing; defaults to the backend's (5s).
      */
     private Duration operationTimeout;
@@ -60,6 +66,14 @@ public class JdbcLockProperties {
 
     public void setCreateTable(boolean createTable) {
         this.createTable = createTable;
+    }
+
+    public String getDialect() {
+        return dialect;
+    }
+
+    public void setDialect(String dialect) {
+        this.dialect = dialect;
     }
 
     public Duration getOperationTimeout() {

@@ -6,6 +6,11 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Whether the JDBC backend's lock table exists: at start-up (a missing table fails it,
@@ -46,15 +51,45 @@ final class JdbcLockTable implements LockBackendCheck {
         checkOn(connection);
     }
 
-    /** At start-up: an unreachable database is left to health and to the calls (they fail fast). */
-    void checkIfReachable() {
+    /**
+     * At start-up: an unreachable database is left to health and to the calls (they fail
+     * fast). A pool waiting for a connection to a database that is down (HikariCP waits its
+     * connection-timeout, 30 s by default) is waited for {@code within} at most, so start-up
+     * is not held up by it; the connection, if it comes later, is closed unused.
+     */
+    void checkIfReachable(Duration within) {
+        CompletableFuture<Connection> connecting = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                connecting.complete(dataSource.getConnection());
+            } catch (Throwable e) {
+                connecting.completeExceptionally(e);
+            }
+        }, "mortise-jdbc-table-check");
+        thread.setDaemon(true);
+        thread.start();
         Connection connection;
         try {
-            connection = dataSource.getConnection();
-        } catch (SQLException e) {
+            connection = connecting.get(within.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            connecting.thenAccept(JdbcLockTable::closeQuietly);
+            return;
+        } catch (ExecutionException e) {
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            connecting.thenAccept(JdbcLockTable::closeQuietly);
             return;
         }
         checkOn(connection);
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // a connection nobody used: nothing to lose
+        }
     }
 
     private void checkOn(Connection connection) {
