@@ -1,0 +1,260 @@
+package dev.mortise.lock.migration;
+
+import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.LockRequest;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The dual-write phase of moving locks from one store to another without a flag day: every
+ * hold is taken in the {@code from} backend and then in the {@code to} backend, and released in
+ * the reverse order. During a rolling deploy, instances still on the old version (locking
+ * only {@code from}) and instances on this backend exclude each other through {@code from};
+ * once every instance runs this backend, the next deploy can lock {@code to} alone and the
+ * instances still on this backend exclude it through {@code to}.
+ *
+ * <pre>{@code
+ * LockBackend backend = new MigratingLockBackend(redisBackend, etcdBackend);   // from Redis to etcd
+ * }</pre>
+ *
+ * <p>What a hold is worth is the lesser of the two: renewals go to both, validity and the
+ * applied lease are the minimum of both backends', the shortest lease is the larger of their
+ * minimums, and a hold either store loses is lost. <b>Fencing tokens are those of the
+ * {@code to} backend</b>, so storage fenced during the migration keeps working afterwards; a
+ * store fenced with {@code from}'s tokens must be re-fenced (its tokens are unrelated numbers).
+ * Waiting is {@code from}'s native wait, then {@code to}'s for what is left of the wait.
+ * Both backends are owned (closed) by this one. Thread-safe.
+ */
+public final class MigratingLockBackend implements LockBackend {
+
+    private final LockBackend from;
+    private final LockBackend to;
+
+    /**
+     * @param from the store the locks are moving away from (taken first, released last)
+     * @param to   the store the locks are moving to (its fencing tokens are reported)
+     */
+    public MigratingLockBackend(LockBackend from, LockBackend to) {
+        this.from = Objects.requireNonNull(from, "from: the backend locks are moving away from");
+        this.to = Objects.requireNonNull(to, "to: the backend locks are moving to");
+        if (from == to) {
+            throw new IllegalArgumentException("A migration needs two different backends, got '" + from.name()
+                    + "' twice: pass the old store as 'from' and the new one as 'to'");
+        }
+    }
+
+    /** The pair of holds behind one grant of this backend. */
+    private record Pair(Grant old, Grant next) {
+    }
+
+    @Override
+    public String name() {
+        return to.name();
+    }
+
+    /** The backend the locks are moving away from. */
+    public LockBackend from() {
+        return from;
+    }
+
+    /** The backend the locks are moving to. */
+    public LockBackend to() {
+        return to;
+    }
+
+    @Override
+    public BackendGuarantees guarantees() {
+        BackendGuarantees next = to.guarantees();
+        BackendGuarantees old = from.guarantees();
+        return new BackendGuarantees(
+                old.leaseModel() == next.leaseModel() ? next.leaseModel() : BackendGuarantees.LeaseModel.SESSION_BOUND,
+                old.fair() && next.fair(),
+                old.wakeup() == BackendGuarantees.Wakeup.PUSH ? next.wakeup() : BackendGuarantees.Wakeup.POLL,
+                "Migration from '" + from.name() + "' to '" + to.name() + "': the tokens are '" + to.name() + "''s. "
+                        + next.fencing(),
+                shortestLease());
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        Attempt old = from.tryAcquire(request);
+        if (old.grant().isEmpty()) {
+            return old;
+        }
+        Attempt next;
+        try {
+            next = to.tryAcquire(request);
+        } catch (RuntimeException e) {
+            releaseQuietly(from, old.grant().get(), e);
+            throw e;
+        }
+        if (next.grant().isEmpty()) {
+            from.release(old.grant().get());
+            return next;
+        }
+        return Attempt.granted(pair(old.grant().get(), next.grant().get()));
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        long deadline = Deadlines.after(System.nanoTime(), wait);
+        Optional<Grant> old = from.acquire(request, wait);
+        if (old.isEmpty()) {
+            return old;
+        }
+        Optional<Grant> next;
+        try {
+            long left = Deadlines.left(deadline);
+            next = left == 0 ? to.tryAcquire(request).grant() : to.acquire(request, Duration.ofNanos(left));
+        } catch (InterruptedException | RuntimeException e) {
+            releaseQuietly(from, old.get(), e);
+            throw e;
+        }
+        if (next.isEmpty()) {
+            from.release(old.get());
+            return Optional.empty();
+        }
+        return Optional.of(pair(old.get(), next.get()));
+    }
+
+    private static Grant pair(Grant old, Grant next) {
+        // Validity counts from the earlier request: the old store's hold started first.
+        return new Grant(next.key(), next.owner(), next.fencingToken(),
+                Math.min(old.requestedAtNanos() - next.requestedAtNanos(), 0) + next.requestedAtNanos(),
+                new Pair(old, next));
+    }
+
+    private static Pair parts(Grant grant) {
+        return grant.state();
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration lease) {
+        Pair pair = parts(grant);
+        boolean old = from.renew(pair.old(), lease);
+        boolean next = to.renew(pair.next(), lease);
+        return old && next;
+    }
+
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        Map<Grant, Grant> byOld = new HashMap<>();
+        Map<Grant, Grant> byNext = new HashMap<>();
+        List<Grant> olds = new ArrayList<>(grants.size());
+        List<Grant> nexts = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            Pair pair = parts(grant);
+            byOld.put(pair.old(), grant);
+            byNext.put(pair.next(), grant);
+            olds.add(pair.old());
+            nexts.add(pair.next());
+        }
+        Set<Grant> gone = new HashSet<>();
+        for (Grant g : from.renewAll(olds, lease)) {
+            gone.add(byOld.get(g));
+        }
+        for (Grant g : to.renewAll(nexts, lease)) {
+            gone.add(byNext.get(g));
+        }
+        gone.remove(null);
+        return gone;
+    }
+
+    @Override
+    public boolean linger(Grant grant, Duration linger) {
+        Pair pair = parts(grant);
+        boolean next = to.linger(pair.next(), linger);
+        boolean old = from.linger(pair.old(), linger);
+        return old && next;
+    }
+
+    @Override
+    public Duration appliedLease(Grant grant, Duration requested) {
+        Pair pair = parts(grant);
+        return min(from.appliedLease(pair.old(), requested), to.appliedLease(pair.next(), requested));
+    }
+
+    @Override
+    public Duration validity(Duration lease) {
+        return min(from.validity(lease), to.validity(lease));
+    }
+
+    @Override
+    public Duration shortestLease() {
+        Duration a = from.shortestLease();
+        Duration b = to.shortestLease();
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** Releases in the reverse order of acquiring: the new store, then the old one. */
+    @Override
+    public boolean release(Grant grant) {
+        Pair pair = parts(grant);
+        boolean next;
+        try {
+            next = to.release(pair.next());
+        } catch (RuntimeException e) {
+            // Still free the old store (the one old-version instances wait on); the new hold expires.
+            releaseQuietly(from, pair.old(), e);
+            throw e;
+        }
+        boolean old = from.release(pair.old());
+        return old && next;
+    }
+
+    @Override
+    public void addGrantListener(GrantListener listener) {
+        // Events carry a part's grant; the core routes them by key and owner, which both parts share.
+        from.addGrantListener(listener);
+        to.addGrantListener(listener);
+    }
+
+    @Override
+    public void ping() {
+        from.ping();
+        to.ping();
+    }
+
+    @Override
+    public void close() {
+        try {
+            to.close();
+        } finally {
+            from.close();
+        }
+    }
+
+    private static void releaseQuietly(LockBackend backend, Grant grant, Throwable failure) {
+        try {
+            backend.release(grant);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(new LockBackendException("Releasing the '" + backend.name() + "' half of lock '"
+                    + grant.key() + "' after the other half failed also failed; it ends with its lease",
+                    grant.key(), backend.name(), e));
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    @Override
+    public String toString() {
+        return "MigratingLockBackend[" + from.name() + " -> " + to.name() + "]";
+    }
+}
