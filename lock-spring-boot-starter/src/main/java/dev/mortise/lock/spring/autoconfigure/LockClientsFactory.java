@@ -41,7 +41,7 @@ final class LockClientsFactory {
         Map<String, LockClient> clients = new LinkedHashMap<>();
         try {
             named.putAll(declared(named));
-            String defaultName = defaultName(named);
+            String defaultName = migrating(named) ? MIGRATION : defaultName(named);
             checkBackendSettings(named);
             named.forEach((name, backend) -> clients.put(name, build(name, backend)));
             return new LockClients(clients, defaultName);
@@ -49,6 +49,36 @@ final class LockClientsFactory {
             clients.values().forEach(LockClient::close);
             throw e;
         }
+    }
+
+    /** The name of the default client while mortise.lock.migration.from/to are set. */
+    static final String MIGRATION = "migration";
+
+    /**
+     * With mortise.lock.migration.from and .to set, adds the migration backend (every hold in
+     * {@code from}, then in {@code to}) as {@value #MIGRATION}, the default client.
+     */
+    private boolean migrating(Map<String, LockBackend> named) {
+        MortiseLockProperties.Migration migration = properties.getMigration();
+        if (!migration.isConfigured()) {
+            return false;
+        }
+        String from = migration.getFrom();
+        String to = migration.getTo();
+        if (from == null || from.isBlank() || to == null || to.isBlank() || from.equals(to)) {
+            throw new IllegalStateException("mortise.lock.migration.from=" + from + " and mortise.lock.migration.to="
+                    + to + ": a migration needs both, naming two different backends (for example from=redis, "
+                    + "to=etcd). Set both, or remove both once every instance locks the new store alone.");
+        }
+        for (String side : new String[] {from, to}) {
+            if (!named.containsKey(side)) {
+                throw new IllegalStateException("mortise.lock.migration names backend '" + side + "', which is not "
+                        + "configured; configured: " + named.keySet() + ". Put its module on the classpath with its "
+                        + "settings (mortise.lock." + side + ".*), or fix mortise.lock.migration.from/to.");
+            }
+        }
+        named.put(MIGRATION, new dev.mortise.lock.migration.MigratingLockBackend(named.get(from), named.get(to)));
+        return true;
     }
 
     /** Backends declared by name and type under mortise.lock.backends. */

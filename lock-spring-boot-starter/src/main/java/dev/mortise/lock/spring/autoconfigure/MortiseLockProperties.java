@@ -84,6 +84,11 @@ public class MortiseLockProperties {
      */
     private final Map<String, Backend> backends = new LinkedHashMap<>();
 
+    /**
+     * The dual-locking phase of a move from one lock store to another.
+     */
+    private final Migration migration = new Migration();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -158,6 +163,51 @@ public class MortiseLockProperties {
 
     public Actuator getActuator() {
         return actuator;
+    }
+
+    public Migration getMigration() {
+        return migration;
+    }
+
+    /**
+     * Moving locks from one store to another without a flag day: with both set, the default
+     * client locks every key in {@code from}, then in {@code to} (see docs/spring-boot.md,
+     * "Moving to another lock store").
+     */
+    public static class Migration {
+
+        /**
+         * The backend the locks are moving away from ("redis", "etcd", "zookeeper", "jdbc", or
+         * a name under mortise.lock.backends): taken first, released last. Instances still on
+         * the previous version lock only this one.
+         */
+        private String from;
+
+        /**
+         * The backend the locks are moving to: taken second, released first; its fencing
+         * tokens are the ones reported.
+         */
+        private String to;
+
+        public String getFrom() {
+            return from;
+        }
+
+        public void setFrom(String from) {
+            this.from = from;
+        }
+
+        public String getTo() {
+            return to;
+        }
+
+        public void setTo(String to) {
+            this.to = to;
+        }
+
+        boolean isConfigured() {
+            return from != null && !from.isBlank() || to != null && !to.isBlank();
+        }
     }
 
     /** The {@code locks} actuator endpoint. */

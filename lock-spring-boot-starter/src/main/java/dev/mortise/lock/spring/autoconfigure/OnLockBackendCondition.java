@@ -42,6 +42,11 @@ class OnLockBackendCondition extends SpringBootCondition implements Configuratio
         if (name.equals(chosen)) {
             return ConditionOutcome.match(message.because("mortise.lock.backend=" + name));
         }
+        for (String side : new String[] {"from", "to"}) {
+            if (name.equals(binder.bind("mortise.lock.migration." + side, String.class).orElse(null))) {
+                return ConditionOutcome.match(message.because("mortise.lock.migration." + side + "=" + name));
+            }
+        }
         if (binder.bind(prefix, Bindable.mapOf(String.class, Object.class)).isBound()) {
             return ConditionOutcome.match(message.because(prefix + ".* is set"));
         }
