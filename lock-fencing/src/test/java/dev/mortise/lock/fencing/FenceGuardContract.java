@@ -146,6 +146,7 @@ abstract class FenceGuardContract {
         LockLease stale = first.acquire(LockSpec.of(key).lease(Duration.ofMillis(300)).waitFor(Duration.ofSeconds(2)));
         pausePastLease(stale);
         try (LockLease lease = second.acquire(key, Duration.ofSeconds(2))) {
+            assertThat(lease.fencingToken()).isGreaterThan(stale.fencingToken());
             inTransaction(connection -> setCounter(connection, key, 200));
         }
         inTransaction(connection -> setCounter(connection, key, 100));
