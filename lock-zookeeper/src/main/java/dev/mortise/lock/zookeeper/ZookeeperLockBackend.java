@@ -115,11 +115,14 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     @Override
     public boolean linger(Grant grant, Duration linger) {
-        // Renewed nodes live with the session: give the node an end of its own, as an explicit lease has.
-        if (!expiry.endAfter(grant, linger, System.nanoTime())) {
+        // Confirm the node first (a linger shorter than the round trip would otherwise delete it before
+        // the check and look like a loss), then give it an end of its own, as an explicit lease has.
+        long from = System.nanoTime();
+        if (!renewAll(List.of(grant), linger).isEmpty()) {
             return false;
         }
-        return renewAll(List.of(grant), linger).isEmpty();
+        expiry.endAfter(grant, linger, from);
+        return true;
     }
 
     @Override
