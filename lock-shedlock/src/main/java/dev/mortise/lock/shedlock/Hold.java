@@ -92,6 +92,24 @@ final class Hold {
         }
     }
 
+    /**
+     * Sets the server lease of the open hold to {@code lease} from now. Best effort: a hold
+     * already gone is left to {@link #end}; a server out of reach keeps the longer lease.
+     */
+    synchronized void shorten(Duration lease) {
+        if (ended) {
+            return;
+        }
+        try {
+            this.lease.extend(lease);
+        } catch (LockLostException e) {
+            log.debug("ShedLock lock '{}' on backend '{}' had already ended on the server", name, this.lease.backend(), e);
+        } catch (RuntimeException e) {
+            log.debug("Could not shorten the lease of ShedLock lock '{}' on backend '{}'; it keeps its longer lease",
+                    name, this.lease.backend(), e);
+        }
+    }
+
     private void cancelTimer() {
         if (timer != null) {
             timer.cancel(false);

@@ -41,8 +41,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       before that instant leaves the hold on the server to expire at it
  *       ({@link LockLease#closeLingering}), so it holds even if the process stops (on ZooKeeper,
  *       whose holds end with the client's session, only while the client lives). The hold
- *       then simply ends: not a loss, no warning. A remainder shorter than the backend's
- *       minimum lease is ended by this provider instead, at the instant.</li>
+ *       then simply ends: not a loss, no warning. On a backend that cannot keep a lease to the
+ *       millisecond (etcd: whole seconds, at least 2 s by default), the provider instead sets
+ *       the server lease to the remainder (as rounded up by the server: what a stopped process
+ *       leaves behind) and releases the hold itself at the instant; a remainder shorter than the
+ *       backend's shortest lease is kept by the lease the hold already has.</li>
  *   <li><b>{@link SimpleLock#extend}</b> sets a new {@code lockAtMostFor} and
  *       {@code lockAtLeastFor} from now and returns a new lock; the old one is then invalid
  *       ({@link IllegalStateException} on {@code unlock} or {@code extend}), as is a lock
@@ -139,9 +142,17 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
         return atMost.compareTo(shortestLease) < 0;
     }
 
-    /** Whether the server can keep a linger this long as asked. */
-    boolean lingers(Duration linger) {
-        return linger.compareTo(shortestLinger) >= 0;
+    /**
+     * Whether the server keeps a linger this long exactly as asked: on a backend whose every
+     * lease is honoured to the millisecond (etcd's are not: whole seconds, at least 2 s).
+     */
+    boolean lingersExactly(Duration linger) {
+        return shortestLinger.compareTo(Duration.ofMillis(1)) <= 0 && linger.compareTo(Duration.ofMillis(1)) >= 0;
+    }
+
+    /** Whether the client accepts a lease this long. */
+    boolean leaseIsKept(Duration lease) {
+        return lease.compareTo(shortestLease) >= 0;
     }
 
     /** Runs {@code task} after {@code delayNanos} on this provider's timer thread. */

@@ -57,10 +57,15 @@ public final class MortiseSimpleLock implements SimpleLock {
         long remaining = atLeastUntilNanos - System.nanoTime();
         if (remaining <= 0) {
             hold.end(Duration.ZERO);
-        } else if (provider.lingers(Duration.ofNanos(remaining))) {
+        } else if (provider.lingersExactly(Duration.ofNanos(remaining))) {
             hold.end(Duration.ofNanos(remaining));
         } else {
-            // Shorter than the server can keep as asked: hold on (the server lease covers it) and end it then.
+            // The server would keep a linger longer than asked (etcd rounds a TTL up to whole seconds,
+            // at least 2 s by default): shorten the server lease to about the remainder, so a stopped
+            // process frees the name soon after, and end the hold here at the instant itself.
+            if (provider.leaseIsKept(Duration.ofNanos(remaining))) {
+                hold.shorten(Duration.ofNanos(remaining));
+            }
             hold.endLater(provider, last, remaining);
         }
     }
