@@ -20,13 +20,17 @@ final class Hold {
 
     private static final Logger log = LoggerFactory.getLogger(Hold.class);
 
+    private final MortiseLockProvider provider;
     private final String name;
     private final LockLease lease;
     private int generation; // guarded by this
     private boolean ended; // guarded by this
     private ScheduledFuture<?> timer; // guarded by this: the newest generation's, if any
+    private long lingerUntilNanos; // guarded by this: the lockAtLeastFor instant the timer ends an unlocked hold at
+    private boolean lingering; // guarded by this: unlocked, kept open until lingerUntilNanos
 
-    Hold(String name, LockLease lease) {
+    Hold(MortiseLockProvider provider, String name, LockLease lease) {
+        this.provider = provider;
         this.name = name;
         this.lease = lease;
     }
@@ -49,13 +53,43 @@ final class Hold {
         return ended;
     }
 
-    /** Ends the hold after {@code delayNanos} unless a newer generation has started by then. */
-    synchronized void endLater(MortiseLockProvider provider, int forGeneration, long delayNanos) {
+    /**
+     * Ends an unlocked hold at {@code untilNanos} (its lockAtLeastFor instant), kept open until
+     * then; {@link MortiseLockProvider#close()} hands such holds to the server instead.
+     */
+    synchronized void lingerUntil(int forGeneration, long untilNanos) {
+        lingering = true;
+        lingerUntilNanos = untilNanos;
+        provider.pending(this);
+        if (!endLater(forGeneration, untilNanos - System.nanoTime())) {
+            handOver(); // the provider is closed: no timer will end it
+        }
+    }
+
+    /**
+     * On the provider's close: leaves an unlocked hold still short of its lockAtLeastFor on
+     * the server for the rest of it (rounded up by servers that round: never shorter), since
+     * no timer will end it and the client's close would release it at once.
+     */
+    synchronized void handOver() {
+        if (lingering && !ended) {
+            long remaining = lingerUntilNanos - System.nanoTime();
+            end(remaining > 0 ? Duration.ofNanos(remaining) : Duration.ZERO);
+        }
+    }
+
+    /**
+     * Ends the hold after {@code delayNanos} unless a newer generation has started by then.
+     *
+     * @return false if the provider is closed and no timer was set
+     */
+    synchronized boolean endLater(int forGeneration, long delayNanos) {
         if (ended || forGeneration != generation) {
-            return;
+            return true;
         }
         cancelTimer();
         timer = provider.schedule(() -> endByTimer(forGeneration), delayNanos);
+        return timer != null;
     }
 
     private void endByTimer(int forGeneration) {
@@ -89,6 +123,10 @@ final class Hold {
             lease.closeLingering(linger);
         } catch (LockLostException e) {
             log.debug("ShedLock lock '{}' on backend '{}' had already ended on the server", name, lease.backend(), e);
+        } finally {
+            if (lingering) {
+                provider.done(this);
+            }
         }
     }
 

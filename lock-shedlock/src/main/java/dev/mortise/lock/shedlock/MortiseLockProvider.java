@@ -3,6 +3,7 @@ package dev.mortise.lock.shedlock;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.spi.BackendGuarantees;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -10,6 +11,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       whose holds end with the client's session, only while the client lives). The hold
  *       then simply ends: not a loss, no warning. On a backend that cannot keep a lease to the
  *       millisecond (etcd: whole seconds, at least 2 s by default), the provider instead sets
- *       the server lease to the remainder (as rounded up by the server: what a stopped process
- *       leaves behind) and releases the hold itself at the instant; a remainder shorter than the
+ *       the server lease to about the remainder (as rounded up by the server: what a stopped
+ *       process leaves behind) and releases the hold itself at the instant; on ZooKeeper, it
+ *       keeps the hold open and releases it at the instant; a remainder shorter than the
  *       backend's shortest lease is kept by the lease the hold already has.</li>
  *   <li><b>{@link SimpleLock#extend}</b> sets a new {@code lockAtMostFor} and
  *       {@code lockAtLeastFor} from now and returns a new lock; the old one is then invalid
@@ -63,14 +67,19 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
     /** The least lease handed to a client whatever its backend: the default clock drift takes a third of 6.2 ms. */
     static final Duration LEAST_LEASE = Duration.ofMillis(10);
 
+    /** The least margin over a shortened lockAtLeastFor remainder (see {@link #shortenedLease}). */
+    private static final Duration LINGER_MARGIN = Duration.ofMillis(100);
+
     private static final AtomicLong PROVIDERS = new AtomicLong();
 
     private final LockClient client;
     private final String keyPrefix;
     private final Duration shortestLease;
-    private final Duration shortestLinger;
+    private final boolean timeBound;
+    private final boolean rounds;
     private final String ownerPrefix = "shedlock-" + PROVIDERS.incrementAndGet() + "-";
     private final AtomicLong owners = new AtomicLong();
+    private final Set<Hold> lingering = ConcurrentHashMap.newKeySet();
     private final Object timerLock = new Object();
     private ScheduledThreadPoolExecutor timer; // guarded by timerLock, started on first use
     private boolean closed; // guarded by timerLock
@@ -83,8 +92,10 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
     private MortiseLockProvider(Builder builder) {
         this.client = builder.client;
         this.keyPrefix = builder.keyPrefix;
-        Duration minimum = client.guarantees().minimumLease();
-        this.shortestLinger = minimum;
+        BackendGuarantees guarantees = client.guarantees();
+        Duration minimum = guarantees.minimumLease();
+        this.timeBound = guarantees.leaseModel() == BackendGuarantees.LeaseModel.TIME_BOUND;
+        this.rounds = minimum.compareTo(Duration.ofMillis(1)) > 0;
         this.shortestLease = builder.shortestLease != null ? builder.shortestLease : max(minimum, LEAST_LEASE);
     }
 
@@ -102,6 +113,12 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
      */
     @Override
     public Optional<SimpleLock> lock(LockConfiguration configuration) {
+        synchronized (timerLock) {
+            if (closed) {
+                throw new IllegalStateException("MortiseLockProvider on backend '" + client.backendName()
+                        + "' is closed: create a new provider to lock '" + configuration.getName() + "'");
+            }
+        }
         long start = System.nanoTime();
         String name = configuration.getName();
         Duration atMost = configuration.getLockAtMostFor();
@@ -111,7 +128,7 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
         if (lease.isEmpty()) {
             return Optional.empty();
         }
-        Hold hold = new Hold(name, lease.get());
+        Hold hold = new Hold(this, name, lease.get());
         return Optional.of(new MortiseSimpleLock(this, hold, hold.nextGeneration(), start, atMost,
                 configuration.getLockAtLeastFor()));
     }
@@ -121,7 +138,13 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
         return client;
     }
 
-    /** Stops this provider's timer; holds it was to end later end with their server lease. Idempotent. */
+    /**
+     * Stops this provider's timer. Unlocked holds it kept open for the rest of their
+     * lockAtLeastFor are left on the server for that rest ({@link LockLease#closeLingering}:
+     * rounded up on etcd; on ZooKeeper only while the client lives), so closing the client
+     * after the provider (as Spring does) does not free them early. Locks not yet unlocked are
+     * left to their lease and the client. Idempotent; does not close the client.
+     */
     @Override
     public void close() {
         synchronized (timerLock) {
@@ -130,6 +153,21 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
                 timer.shutdownNow();
             }
         }
+        for (Hold hold : lingering) {
+            try {
+                hold.handOver();
+            } catch (RuntimeException e) {
+                // The server could not be told: the hold ends with the lease it has.
+            }
+        }
+    }
+
+    void pending(Hold hold) {
+        lingering.add(hold);
+    }
+
+    void done(Hold hold) {
+        lingering.remove(hold);
     }
 
     /** The lease asked of the server for {@code atMost}: never below what the backend can keep. */
@@ -143,24 +181,37 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
     }
 
     /**
-     * Whether the server keeps a linger this long exactly as asked: on a backend whose every
-     * lease is honoured to the millisecond (etcd's are not: whole seconds, at least 2 s).
+     * Whether {@link LockLease#closeLingering} keeps a linger this long exactly as asked and
+     * beyond the process: on a time-bound backend that honours every lease to the millisecond
+     * (Redis, JDBC, local). etcd rounds TTLs up to whole seconds (at least 2 s by default);
+     * a ZooKeeper hold lingers only while the client lives, which a timer here matches exactly
+     * (and a linger shorter than a round trip there ends before it is confirmed).
      */
     boolean lingersExactly(Duration linger) {
-        return shortestLinger.compareTo(Duration.ofMillis(1)) <= 0 && linger.compareTo(Duration.ofMillis(1)) >= 0;
+        return timeBound && !rounds && linger.compareTo(Duration.ofMillis(1)) >= 0;
     }
 
-    /** Whether the client accepts a lease this long. */
-    boolean leaseIsKept(Duration lease) {
-        return lease.compareTo(shortestLease) >= 0;
+    /**
+     * The lease to set on the server for the {@code remaining} part of a lockAtLeastFor the
+     * provider ends itself, or null to keep the hold's lease: only where the server rounds
+     * leases up (etcd), so that a stopped process leaves the name held about the remainder
+     * rather than up to lockAtMostFor. A margin over the remainder keeps the client's
+     * clock-drift allowance from ending the hold (a reported loss) before the provider does.
+     */
+    Duration shortenedLease(Duration remaining) {
+        if (!rounds) {
+            return null;
+        }
+        Duration margin = remaining.dividedBy(5);
+        Duration lease = remaining.plus(margin.compareTo(LINGER_MARGIN) < 0 ? LINGER_MARGIN : margin);
+        return lease.compareTo(shortestLease) >= 0 ? lease : null;
     }
 
-    /** Runs {@code task} after {@code delayNanos} on this provider's timer thread. */
+    /** Runs {@code task} after {@code delayNanos} on this provider's timer thread; null once closed. */
     ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
         synchronized (timerLock) {
             if (closed) {
-                throw new IllegalStateException("MortiseLockProvider on backend '" + client.backendName()
-                        + "' is closed: create a new provider to lock again");
+                return null;
             }
             if (timer == null) {
                 timer = new ScheduledThreadPoolExecutor(1, runnable -> {

@@ -28,7 +28,7 @@ public final class MortiseSimpleLock implements SimpleLock {
         this.atLeastUntilNanos = startNanos + atLeast.toNanos();
         if (provider.raised(atMost)) {
             // The server was asked for more than lockAtMostFor: end the hold at lockAtMostFor here.
-            hold.endLater(provider, generation, atMostUntilNanos - System.nanoTime());
+            hold.endLater(generation, atMostUntilNanos - System.nanoTime());
         }
     }
 
@@ -60,13 +60,13 @@ public final class MortiseSimpleLock implements SimpleLock {
         } else if (provider.lingersExactly(Duration.ofNanos(remaining))) {
             hold.end(Duration.ofNanos(remaining));
         } else {
-            // The server would keep a linger longer than asked (etcd rounds a TTL up to whole seconds,
-            // at least 2 s by default): shorten the server lease to about the remainder, so a stopped
-            // process frees the name soon after, and end the hold here at the instant itself.
-            if (provider.leaseIsKept(Duration.ofNanos(remaining))) {
-                hold.shorten(Duration.ofNanos(remaining));
+            // The server cannot keep this linger as asked (see MortiseLockProvider.lingersExactly):
+            // keep the hold, on a lease shortened to about the remainder where that matters, and end it then.
+            Duration shortened = provider.shortenedLease(Duration.ofNanos(remaining));
+            if (shortened != null) {
+                hold.shorten(shortened);
             }
-            hold.endLater(provider, last, remaining);
+            hold.lingerUntil(last, atLeastUntilNanos);
         }
     }
 

@@ -41,9 +41,13 @@ final class Servers {
         return etcd;
     }
 
-    static synchronized TestingServer zookeeper() throws Exception {
+    static synchronized TestingServer zookeeper() {
         if (zookeeper == null) {
-            zookeeper = atExit(new TestingServer(true), "zookeeper");
+            try {
+                zookeeper = atExit(new TestingServer(true), "zookeeper");
+            } catch (Exception e) {
+                throw new IllegalStateException("could not start the ZooKeeper test server", e);
+            }
         }
         return zookeeper;
     }

@@ -10,11 +10,7 @@ class ZookeeperShedLockTest extends ShedLockSuite {
 
     @Override
     protected LockBackend newBackend() {
-        try {
-            return ZookeeperLockBackend.builder().connectString(Servers.zookeeper().getConnectString())
-                    .sessionTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(5)).build();
-        } catch (Exception e) {
-            throw new IllegalStateException("could not start ZooKeeper", e);
-        }
+        return ZookeeperLockBackend.builder().connectString(Servers.zookeeper().getConnectString())
+                .sessionTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(5)).build();
     }
 }
