@@ -123,6 +123,14 @@ public interface LockClient extends AutoCloseable {
     /** What the backend guarantees (lease model, fairness, when fencing can break). */
     BackendGuarantees guarantees();
 
+    /**
+     * The shortest explicit lease this client accepts: the larger of what the backend can
+     * honour ({@link dev.mortise.lock.spi.LockBackend#shortestLease()}) and the least lease
+     * that keeps two thirds of itself after the clock-drift allowance. Shorter leases make
+     * {@code acquire} and {@code extend} throw {@link IllegalArgumentException}.
+     */
+    Duration shortestLease();
+
     /** A snapshot of the holds of this client, for diagnostics. */
     List<HeldLock> heldLocks();
 

@@ -51,6 +51,7 @@ public final class DefaultLockClient implements LockClient {
     private final Renewer renewer;
     private final Acquirer acquirer;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Duration shortestLease;
     /** Leases taken through {@link #asLock} views, per thread and key: every view of a key is one Lock. */
     private final ThreadLocal<Map<String, Deque<LockLease>>> viewLeases = ThreadLocal.withInitial(HashMap::new);
 
@@ -58,6 +59,7 @@ public final class DefaultLockClient implements LockClient {
         this.backend = backend;
         this.backendName = backend.name();
         Validity.check(settings.defaultLease(), backend, settings, "defaultLease", "set LockClientBuilder.defaultLease");
+        this.shortestLease = Validity.shortestAccepted(backend, settings);
         this.arguments = new Arguments(backendName, settings.maxKeyBytes());
         Events events = new Events(backendName, settings.listeners());
         Messages messages = new Messages(backendName);
@@ -199,6 +201,11 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public BackendGuarantees guarantees() {
         return backend.guarantees();
+    }
+
+    @Override
+    public Duration shortestLease() {
+        return shortestLease;
     }
 
     @Override

@@ -85,6 +85,18 @@ final class Validity {
         }
     }
 
+    /** The shortest lease {@link #check} accepts with these settings on this backend. */
+    static Duration shortestAccepted(LockBackend backend, ClientSettings settings) {
+        // Smallest L with drift(L) * 3 < L, where drift(L) = L * factor + allowance: L > 3 * allowance / (1 - 3 * factor).
+        double factor = settings.driftFactor();
+        long allowance = settings.driftAllowance().toNanos();
+        long least = factor >= 1.0 / 3 ? Long.MAX_VALUE : (long) Math.floor(3 * allowance / (1 - 3 * factor)) + 1;
+        Duration byDrift = Duration.ofNanos(Math.max(1, least)).plusNanos(999_999).truncatedTo(
+                java.time.temporal.ChronoUnit.MILLIS);
+        Duration shortest = backend.shortestLease();
+        return shortest != null && shortest.compareTo(byDrift) > 0 ? shortest : byDrift;
+    }
+
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
     }

@@ -172,6 +172,9 @@ class ValidityRegressionTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("PT0.6S").hasMessageContaining("scripted").hasMessageContaining("clockDrift");
         try (LockClient client = LockClient.builder(new ScriptedBackend()).build()) {
+            // Default drift 1 % + 2 ms: the least lease keeping two thirds is just over 6.2 ms.
+            assertThat(client.shortestLease()).isEqualTo(Duration.ofMillis(7));
+            client.acquire(LockSpec.of("least").lease(client.shortestLease())).close();
             assertThatThrownBy(() -> client.acquire(LockSpec.of("tiny").lease(Duration.ofMillis(3))))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("tiny").hasMessageContaining("PT0.003S");
@@ -190,6 +193,7 @@ class ValidityRegressionTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("PT0.6S").hasMessageContaining("PT1S");
         try (LockClient client = LockClient.builder(backend).build()) {
+            assertThat(client.shortestLease()).isEqualTo(Duration.ofSeconds(1));
             assertThatThrownBy(() -> client.acquire(LockSpec.of("short").lease(Duration.ofMillis(500))))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("short").hasMessageContaining("PT0.5S").hasMessageContaining("PT1S");

@@ -64,8 +64,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCloseable {
 
-    /** The least lease handed to a client whatever its backend: the default clock drift takes a third of 6.2 ms. */
-    static final Duration LEAST_LEASE = Duration.ofMillis(10);
+    /**
+     * The least lease asked of the server whatever its backend. Shorter lockAtMostFor values are
+     * ended by this provider's timer at their instant; the server lease only has to outlive the
+     * grant's round trip on a loaded machine (a 10 ms lease came back "granted too late" from
+     * ZooKeeper under load), and it bounds how long a crashed process holds such a lock.
+     */
+    static final Duration LEAST_LEASE = Duration.ofSeconds(1);
 
     /** The least margin over a shortened lockAtLeastFor remainder (see {@link #shortenedLease}). */
     private static final Duration LINGER_MARGIN = Duration.ofMillis(100);
@@ -96,7 +101,8 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
         Duration minimum = guarantees.minimumLease();
         this.timeBound = guarantees.leaseModel() == BackendGuarantees.LeaseModel.TIME_BOUND;
         this.rounds = minimum.compareTo(Duration.ofMillis(1)) > 0;
-        this.shortestLease = builder.shortestLease != null ? builder.shortestLease : max(minimum, LEAST_LEASE);
+        this.shortestLease = builder.shortestLease != null ? builder.shortestLease
+                : max(client.shortestLease(), LEAST_LEASE);
     }
 
     /** Starts configuring a provider over {@code client}. */
@@ -256,9 +262,10 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
         }
 
         /**
-         * The shortest lease asked of the client (default: the backend's minimum lease, at
-         * least 10 ms). A shorter {@code lockAtMostFor} is granted with this lease and ended
-         * by the provider. Raise it if the client's clock-drift allowance refuses 10 ms leases.
+         * The shortest lease asked of the client (default: the larger of
+         * {@link dev.mortise.lock.LockClient#shortestLease()} and 1 s). A shorter
+         * {@code lockAtMostFor} is granted with this lease and ended by the provider at its
+         * instant; only a process that dies in between holds it for the longer lease.
          *
          * @throws IllegalArgumentException if not positive
          */
