@@ -1,5 +1,5 @@
--- The business table. last_fencing_token is the highest lock token that wrote the row:
--- writes carrying a lower token are refused (UPDATE ... WHERE last_fencing_token < ?).
+-- The business table. last_fencing_token is the token of the last write (informational: the
+-- fence guard of lock-fencing checks tokens, in its own table mortise_fences).
 CREATE TABLE IF NOT EXISTS accounts (
     id                 VARCHAR(64) PRIMARY KEY,
     balance            BIGINT      NOT NULL,

@@ -6,6 +6,7 @@ import dev.mortise.lock.bench.report.Environment;
 import dev.mortise.lock.bench.report.MarkdownWriter;
 import dev.mortise.lock.bench.report.RawWriter;
 import dev.mortise.lock.bench.report.RunReport;
+import dev.mortise.lock.bench.run.FenceOverheadRun;
 import dev.mortise.lock.bench.run.HandoffRun;
 import dev.mortise.lock.bench.run.ManyLeasesRun;
 import dev.mortise.lock.bench.run.Notes;
@@ -26,6 +27,8 @@ import java.util.List;
  *
  * <pre>
  * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd] [--scenarios uncontended,handoff,leases,annotation]
+ *               [--scenarios fence]   (fenced vs unfenced transaction, postgres group only; not in the default
+ *                                      set: its figures are printed, not rendered into BENCHMARKS.md)
  *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
  *               [--command "the command line to print in the report"]
  * </pre>
@@ -68,6 +71,10 @@ public final class BenchmarkMain {
                     servers.ensureRunning(notes);
                     report.handoffs.addAll(new HandoffRun(options.timing, notes, options::includes)
                             .beforeEachSubject(() -> servers.ensureRunning(notes)).run(group, endpoints, 2, 8));
+                }
+                if (options.scenarios.contains("fence") && group.equals("postgres")) {
+                    servers.ensureRunning(notes);
+                    new FenceOverheadRun(options.timing, notes).run(servers.endpoint(), "postgres");
                 }
                 if (options.scenarios.contains("leases")) {
                     servers.ensureRunning(notes);

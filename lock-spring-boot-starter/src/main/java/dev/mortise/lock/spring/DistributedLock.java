@@ -88,4 +88,17 @@ public @interface DistributedLock {
      * {@link OnLost}. {@link OnLost#DEFAULT}: {@code mortise.lock.on-lost} (notify).
      */
     OnLost onLost() default OnLost.DEFAULT;
+
+    /**
+     * The fenced resource, a SpEL expression evaluated like {@link #key()}
+     * ({@code "'account:' + #id"}); empty (the default): no fence. With a fence, the method
+     * must run in a transaction on the application's {@code DataSource} ({@code @Transactional},
+     * which the lock advice wraps by default): before the method body runs, the starter
+     * checks the lease's fencing token against the fence table of {@code lock-fencing}'s
+     * {@code JdbcFenceGuard}, as the transaction's first statement. A holder whose lease ran
+     * out and whom a newer holder has overtaken gets {@code StaleFencingTokenException}, the
+     * method does not run and its transaction rolls back. Needs {@code lock-fencing} on the
+     * classpath and one {@code DataSource}; fence a resource only with one lock key's tokens.
+     */
+    String fence() default "";
 }

@@ -4,6 +4,7 @@ import dev.mortise.lock.LockTimeoutException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import dev.mortise.lock.fencing.StaleFencingTokenException;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -75,6 +76,12 @@ public class AccountController {
     @ExceptionHandler(AccountException.class)
     ResponseEntity<Map<String, String>> refused(AccountException e) {
         return ResponseEntity.status(e.status()).body(Map.of("error", e.getMessage()));
+    }
+
+    /** The fence guard refused this instance's write: its lock ran out and another holder wrote. */
+    @ExceptionHandler(StaleFencingTokenException.class)
+    ResponseEntity<Map<String, String>> stale(StaleFencingTokenException e) {
+        return refused(AccountException.staleToken(e.resource(), e.staleToken()));
     }
 
     @ExceptionHandler(LockTimeoutException.class)

@@ -5,6 +5,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.spring.DistributedLock;
 import dev.mortise.lock.spring.FencingToken;
+import dev.mortise.lock.spring.fencing.Fences;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -15,7 +16,11 @@ import java.time.Duration;
 /**
  * Withdrawals, deposits and transfers. Each is a read-modify-write of a balance, so two
  * instances doing it at once on one account would lose one of the updates: each takes the
- * account's distributed lock ({@code account:<id>}) and writes with the lock's fencing token.
+ * account's distributed lock ({@code account:<id>}), and the database refuses the writes of a
+ * holder whose lock ran out: lock-fencing's fence guard checks the lease's fencing token as the
+ * first statement of the transaction ({@code fence = ...} on the annotation, {@link Fences} in
+ * the transfer) and a stale holder's transaction rolls back with
+ * {@code StaleFencingTokenException}.
  *
  * <p>Withdrawals and deposits use {@code @DistributedLock}; the lock is taken before the
  * transaction begins and released after it commits. A transfer needs two locks, which one
@@ -31,11 +36,13 @@ public class AccountService {
     private final AccountStore store;
     private final LockClient locks;
     private final TransactionTemplate transactions;
+    private final Fences fences;
 
-    public AccountService(AccountStore store, LockClient locks, TransactionTemplate transactions) {
+    public AccountService(AccountStore store, LockClient locks, TransactionTemplate transactions, Fences fences) {
         this.store = store;
         this.locks = locks;
         this.transactions = transactions;
+        this.fences = fences;
     }
 
     /**
@@ -44,7 +51,8 @@ public class AccountService {
      *
      * @return the account after the withdrawal
      */
-    @DistributedLock(key = "'account:' + #accountId", name = "account", waitFor = "${sample.accounts.lock-wait:5s}")
+    @DistributedLock(key = "'account:' + #accountId", name = "account", fence = "'account:' + #accountId",
+            waitFor = "${sample.accounts.lock-wait:5s}")
     @Transactional
     public Account withdraw(String accountId, long amount, @FencingToken long token) {
         requirePositive(amount);
@@ -56,7 +64,8 @@ public class AccountService {
     }
 
     /** Adds {@code amount} to the account; {@code token} as for {@link #withdraw}. */
-    @DistributedLock(key = "'account:' + #accountId", name = "account", waitFor = "${sample.accounts.lock-wait:5s}")
+    @DistributedLock(key = "'account:' + #accountId", name = "account", fence = "'account:' + #accountId",
+            waitFor = "${sample.accounts.lock-wait:5s}")
     @Transactional
     public Account deposit(String accountId, long amount, @FencingToken long token) {
         requirePositive(amount);
@@ -77,6 +86,9 @@ public class AccountService {
             long fromToken = (fromFirst ? first : second).fencingToken();
             long toToken = (fromFirst ? second : first).fencingToken();
             transactions.executeWithoutResult(status -> {
+                // The fences first, in lock order, before the reads: each takes its fence row's lock.
+                fences.check(LOCK_PREFIX + (fromFirst ? from : to), first);
+                fences.check(LOCK_PREFIX + (fromFirst ? to : from), second);
                 Account source = store.find(from).orElseThrow(() -> AccountException.notFound(from));
                 Account target = store.find(to).orElseThrow(() -> AccountException.notFound(to));
                 if (source.balance() < amount) {
@@ -91,10 +103,9 @@ public class AccountService {
         }
     }
 
+    /** The fence of the account was checked first in this transaction. */
     private Account write(String accountId, long newBalance, long token) {
-        if (!store.writeFenced(accountId, newBalance, token)) {
-            throw AccountException.staleToken(accountId, token);
-        }
+        store.write(accountId, newBalance, token);
         return new Account(accountId, newBalance, token);
     }
 

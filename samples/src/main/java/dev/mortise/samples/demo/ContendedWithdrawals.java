@@ -62,14 +62,14 @@ final class ContendedWithdrawals {
                                 try (LockLease lease = replica.locks().acquire(
                                         LockSpec.of(AccountService.LOCK_PREFIX + id).waitFor(LOCK_WAIT))) {
                                     waits.add(System.nanoTime() - begin);
-                                    if (withdraw(id, lease.fencingToken())) {
+                                    if (withdrawFenced(id, lease)) {
                                         applied.get(id).incrementAndGet();
                                     } else {
                                         fenced.incrementAndGet();
                                     }
                                 }
                             } else {
-                                withdraw(id, -1);
+                                withdrawUnfenced(id);
                                 applied.get(id).incrementAndGet();
                             }
                         }
@@ -100,15 +100,24 @@ final class ContendedWithdrawals {
         }
     }
 
-    /** One read-modify-write; {@code token < 0} writes without the fencing check. */
-    private boolean withdraw(String id, long token) throws InterruptedException {
+    /** One read-modify-write without the fence check (what code without a lock does). */
+    private boolean withdrawUnfenced(String id) throws InterruptedException {
         long balance = store.find(id).map(Account::balance).orElseThrow();
         pause(settings.work());
-        if (token < 0) {
-            store.writeUnfenced(id, balance - 1);
-            return true;
-        }
-        return store.writeFenced(id, balance - 1, token);
+        store.writeUnfenced(id, balance - 1);
+        return true;
+    }
+
+    /** One read-modify-write in a transaction whose first statement is the fence check of {@code lease}. */
+    private boolean withdrawFenced(String id, dev.mortise.lock.LockLease lease) {
+        return store.withdrawOneFenced(id, lease, () -> {
+            try {
+                pause(settings.work());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        });
     }
 
     static void pause(Duration d) throws InterruptedException {

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * Seed 004's zombie client, once per demo account: replica A takes the lock with a short
  * explicit lease and pauses (a long GC pause) past it; replica B then gets the lock with a
  * higher fencing token and writes; A wakes up and writes with its old token. The lock
- * cannot stop A (A does not know it was paused); the storage's token check does.
+ * cannot stop A (A does not know it was paused); the storage's fence guard does (its check is
+ * the first statement of A's write transaction, and B's token is higher).
  *
  * <p>A deliberately does not call {@code ensureValid()} before writing: a pause can fall
  * between that check and the write, which is exactly why the storage must check the token.
@@ -57,7 +58,7 @@ final class StaleWriteScenario {
                         aHolds.countDown();
                         ContendedWithdrawals.pause(settings.stalePause());   // the "GC pause"
                         bWrote.await(LOCK_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                        return store.writeFenced(id, balance - 1, lease.fencingToken());
+                        return store.writeFenced(id, balance - 1, lease);
                     } finally {
                         closeExpired(lease);
                     }
@@ -65,7 +66,7 @@ final class StaleWriteScenario {
                 pool.submit(() -> {
                     aHolds.await();
                     try (LockLease lease = successor.locks().acquire(LockSpec.of(key).waitFor(LOCK_WAIT))) {
-                        store.writeFenced(id, balance(id) - 1, lease.fencingToken());
+                        store.withdrawOneFenced(id, lease, () -> { });
                     } finally {
                         bWrote.countDown();
                     }

@@ -7,6 +7,7 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spring.LockClients;
 import dev.mortise.lock.spring.internal.CompletionStageHandler;
 import dev.mortise.lock.spring.internal.LeaseReleaser;
+import dev.mortise.lock.spring.internal.FenceCheck;
 import dev.mortise.lock.spring.internal.LockAnnotationValidator;
 import dev.mortise.lock.spring.internal.LockInvoker;
 import dev.mortise.lock.spring.internal.LockKeyEvaluator;
@@ -118,10 +119,19 @@ public final class MortiseLockAutoConfiguration {
     static LockInvoker lockInvoker(LockOperationSource operations, LockKeyEvaluator keys,
                                    ObjectProvider<LockClients> clients, ObjectProvider<LockObserver> observer,
                                    ObjectProvider<ReturnTypeHandler> handlers,
-                                   ObjectProvider<TransactionBinding> transactionBinding, LeaseReleaser releaser) {
-        return new LockInvoker(operations, keys, clients::getObject, 
+                                   ObjectProvider<TransactionBinding> transactionBinding, LeaseReleaser releaser,
+                                   ObjectProvider<FenceCheck> fenceChecks, Environment environment) {
+        LockInvoker invoker = new LockInvoker(operations, keys, clients::getObject,
                 () -> LockObserver.composite(observer.orderedStream().toList()),
                 handlers.orderedStream().toList(), transactionBinding.getIfAvailable(), releaser);
+        // With proxies the FenceAdvisor checks inside @Transactional; woven, no advice runs in between.
+        invoker.useFences(fenceChecks::getIfAvailable, woven(environment));
+        return invoker;
+    }
+
+    private static boolean woven(Environment environment) {
+        return Binder.get(environment).bind("mortise.lock.mode", MortiseLockProperties.Mode.class)
+                .orElse(MortiseLockProperties.Mode.PROXY) == MortiseLockProperties.Mode.ASPECTJ;
     }
 
     @Bean
@@ -129,9 +139,10 @@ public final class MortiseLockAutoConfiguration {
     static LockAnnotationValidator lockAnnotationValidator(ObjectProvider<LockOperationSource> operations,
                                                            ObjectProvider<LockKeyEvaluator> keys,
                                                            ObjectProvider<LockClients> clients,
+                                                           ObjectProvider<FenceCheck> fenceChecks,
                                                            Environment environment) {
-        boolean woven = Binder.get(environment).bind("mortise.lock.mode", MortiseLockProperties.Mode.class)
-                .orElse(MortiseLockProperties.Mode.PROXY) == MortiseLockProperties.Mode.ASPECTJ;
-        return new LockAnnotationValidator(operations, keys, clients, woven);
+        LockAnnotationValidator validator = new LockAnnotationValidator(operations, keys, clients, woven(environment));
+        validator.setFenceChecks(fenceChecks);
+        return validator;
     }
 }

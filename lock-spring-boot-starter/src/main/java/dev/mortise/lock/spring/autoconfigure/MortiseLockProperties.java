@@ -89,6 +89,9 @@ public class MortiseLockProperties {
      */
     private final Migration migration = new Migration();
 
+    /** The fence guard of lock-fencing ({@code @DistributedLock(fence = ...)}, {@code Fences}). */
+    private final Fence fence = new Fence();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -163,6 +166,39 @@ public class MortiseLockProperties {
 
     public Actuator getActuator() {
         return actuator;
+    }
+
+    public Fence getFence() {
+        return fence;
+    }
+
+    /** Settings of the auto-configured {@code JdbcFenceGuard} (when lock-fencing is on the classpath). */
+    public static class Fence {
+
+        /**
+         * Create the fence table (mortise_fences) at start-up if it is missing. Off by default:
+         * create it with your schema tool (DDL in docs/fencing.md).
+         */
+        private boolean createTable;
+
+        /** The fence table, a plain identifier, optionally schema.table. */
+        private String tableName = "mortise_fences";
+
+        public boolean isCreateTable() {
+            return createTable;
+        }
+
+        public void setCreateTable(boolean createTable) {
+            this.createTable = createTable;
+        }
+
+        public String getTableName() {
+            return tableName;
+        }
+
+        public void setTableName(String tableName) {
+            this.tableName = tableName;
+        }
     }
 
     public Migration getMigration() {

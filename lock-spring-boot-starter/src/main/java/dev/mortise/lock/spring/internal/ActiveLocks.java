@@ -21,8 +21,24 @@ public final class ActiveLocks {
     private ActiveLocks() {
     }
 
-    /** One running annotated call. {@code owner} is {@code null} for the thread. */
-    record Entry(LockClient client, String key, String owner, LockLease lease) {
+    /**
+     * One running annotated call. {@code owner} is {@code null} for the thread; {@code fence}
+     * is the call's evaluated fence resource, or {@code null} for none.
+     */
+    record Entry(LockClient client, String key, String owner, LockLease lease, LockOperation operation,
+                 String fence) {
+    }
+
+    /** The innermost running call of {@code operation} on this thread, or {@code null}. */
+    static Entry innermost(LockOperation operation) {
+        Iterator<Entry> it = STACK.get().descendingIterator();
+        while (it.hasNext()) {
+            Entry entry = it.next();
+            if (entry.operation() == operation) {
+                return entry;
+            }
+        }
+        return null;
     }
 
     static void push(Entry entry) {

@@ -27,6 +27,8 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
     private final ObjectProvider<LockClients> clients;
     private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
     private final Map<String, String> backendsInUse = new ConcurrentHashMap<>();
+    private final Map<String, LockOperation> fencedMethods = new ConcurrentHashMap<>();
+    private volatile ObjectProvider<FenceCheck> fenceChecks;
     private final boolean woven;
     private volatile boolean started;
 
@@ -42,6 +44,11 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
         this.woven = woven;
     }
 
+    /** Checks that methods with a {@code fence} attribute have a fence guard to check with. */
+    public void setFenceChecks(ObjectProvider<FenceCheck> fenceChecks) {
+        this.fenceChecks = fenceChecks;
+    }
+
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> type = AopUtils.getTargetClass(bean);
@@ -55,6 +62,12 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
                 checkProxyable(method, operation);
             }
             evaluator.validate(operation, type);
+            if (operation.fenced()) {
+                fencedMethods.putIfAbsent(operation.describeMethod(), operation);
+                if (started) {
+                    checkFences();
+                }
+            }
             if (!operation.backend().isEmpty()) {
                 backendsInUse.putIfAbsent(operation.backend(), operation.describeMethod());
                 if (started) {
@@ -97,6 +110,17 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
     public void afterSingletonsInstantiated() {
         started = true;
         checkBackends();
+        checkFences();
+    }
+
+    private void checkFences() {
+        ObjectProvider<FenceCheck> checks = fenceChecks;
+        if (fencedMethods.isEmpty() || checks == null) {
+            return;
+        }
+        if (checks.getIfAvailable() == null) {
+            throw FenceCheck.missing(fencedMethods.values().iterator().next());
+        }
     }
 
     private void checkBackends() {

@@ -23,6 +23,8 @@ public final class LockInvoker {
     private final List<ReturnTypeHandler> handlers;
     private final TransactionBinding transactionBinding;
     private final LeaseReleaser releaser;
+    private volatile Supplier<FenceCheck> fenceCheck = () -> null;
+    private volatile boolean fenceInLockAdvice;
 
     /**
      * @param clients            looked up at the first call, so that building the AOP
@@ -50,7 +52,10 @@ public final class LockInvoker {
         }
         LockOperation operation = found.get();
         String key = keys.key(operation, invocation.arguments(), invocation.target(), invocation.targetClass());
-        LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), key, invocation, this);
+        String fence = operation.fenced()
+                ? keys.fence(operation, invocation.arguments(), invocation.target(), invocation.targetClass()) : null;
+        LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), key, invocation, this,
+                fence);
         Class<?> returnType = invocation.method().getReturnType();
         for (ReturnTypeHandler handler : handlers) {
             if (handler.supports(returnType)) {
@@ -99,16 +104,33 @@ public final class LockInvoker {
         return result;
     }
 
-    /** As {@code LockClient.call}: a loss wins over the method's failure, which is suppressed into it. */
+    /**
+     * As {@code LockClient.call}: a loss wins over the method's failure, which is suppressed into
+     * it; except a refused fence check, which already says the lease ran out and what to do.
+     */
     static void releaseAfterFailure(LockedCall call, LockedCall.Held held, Throwable failure) {
         try {
             call.release(held);
         } catch (LockLostException lost) {
+            if (staleFence(failure)) {
+                failure.addSuppressed(lost);
+                return;
+            }
             lost.addSuppressed(failure);
             throw lost;
         } catch (LockException closeFailure) {
             failure.addSuppressed(closeFailure);
         }
+    }
+
+    /** A {@code StaleFencingTokenException} of lock-fencing, an optional dependency (hence by name). */
+    private static boolean staleFence(Throwable failure) {
+        for (Class<?> type = failure.getClass(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals("dev.mortise.lock.fencing.StaleFencingTokenException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -139,6 +161,29 @@ public final class LockInvoker {
                 Thread.interrupted();
             }
         }
+    }
+
+    /**
+     * Sets how {@code fence} attributes are checked: {@code check} is looked up at the first
+     * fenced call; {@code inLockAdvice} checks right after the lock is taken (AspectJ weaving),
+     * otherwise the {@link FenceInterceptor} does, inside the method's transaction.
+     */
+    public void useFences(Supplier<FenceCheck> check, boolean inLockAdvice) {
+        this.fenceCheck = memoize(check);
+        this.fenceInLockAdvice = inLockAdvice;
+    }
+
+    boolean fenceInLockAdvice() {
+        return fenceInLockAdvice;
+    }
+
+    /** The fence check, or a failure naming the method if fencing is not set up. */
+    FenceCheck fenceCheck(LockOperation operation) {
+        FenceCheck check = fenceCheck.get();
+        if (check == null) {
+            throw FenceCheck.missing(operation);
+        }
+        return check;
     }
 
     LockObserver observer() {

@@ -61,6 +61,12 @@ final class LockKeyChecks {
      * @throws IllegalStateException naming the method, the expression and the fix
      */
     static void checkReferences(LockOperation operation, Expression expression, String[] names) {
+        checkReferences(operation, "key", operation.keyExpression(), expression, names);
+    }
+
+    /** As {@link #checkReferences(LockOperation, Expression, String[])} for the expression {@code text} of {@code attribute}. */
+    static void checkReferences(LockOperation operation, String attribute, String text, Expression expression,
+                                String[] names) {
         if (!(expression instanceof SpelExpression spel)) {
             return;
         }
@@ -75,13 +81,13 @@ final class LockKeyChecks {
                 var positional = POSITIONAL.matcher(name);
                 if (positional.matches()) {
                     if (Integer.parseInt(positional.group(1)) >= count) {
-                        throw failure(operation, "refers to #" + name + " but the method has " + count
+                        throw failure(attribute, text, operation, "refers to #" + name + " but the method has " + count
                                 + " parameter(s); use #p0 .. #p" + Math.max(0, count - 1));
                     }
                     return;
                 }
                 if (names == null) {
-                    throw failure(operation, "refers to #" + name + ", but the parameter names of "
+                    throw failure(attribute, text, operation, "refers to #" + name + ", but the parameter names of "
                             + operation.describeMethod() + " are not in its class file, so #" + name
                             + " would always be null and every call would share one lock. Compile with the "
                             + "-parameters flag (maven-compiler-plugin <parameters>true</parameters>, Gradle "
@@ -95,14 +101,14 @@ final class LockKeyChecks {
         }, bare -> {
             String name = bare.toStringAST();
             if (!ROOT_PROPERTIES.contains(name)) {
-                String text = operation.keyExpression();
-                throw failure(operation, "reads '" + name + "', which is neither an argument (#name) nor a "
-                        + "property of the key root " + new TreeSet<>(ROOT_PROPERTIES) + ", so every call would "
-                        + "fail. For a fixed lock name, quote it: key = \"'" + text.replace("'", "''") + "'\"");
+                throw failure(attribute, text, operation, "reads '" + name + "', which is neither an argument "
+                        + "(#name) nor a property of the expression root " + new TreeSet<>(ROOT_PROPERTIES)
+                        + ", so every call would fail. For a fixed name, quote it: " + attribute + " = \"'"
+                        + text.replace("'", "''") + "'\"");
             }
         });
         if (!problems.isEmpty()) {
-            throw failure(operation, "refers to " + String.join(", ", problems) + ", which is not a parameter: "
+            throw failure(attribute, text, operation, "refers to " + String.join(", ", problems) + ", which is not a parameter: "
                     + "the method's parameters are " + Arrays.toString(names) + ". Every call would lock on the "
                     + "same key (null in its place). Fix the name, or refer to an argument by position (#p0)");
         }
@@ -115,35 +121,42 @@ final class LockKeyChecks {
      */
     static void checkValue(LockOperation operation, Expression expression, EvaluationContext context, Object value,
                            String key) {
+        checkValue(operation, "key", operation.keyExpression(), expression, context, value, key);
+    }
+
+    /** As {@link #checkValue(LockOperation, Expression, EvaluationContext, Object, String)} for {@code attribute}. */
+    static void checkValue(LockOperation operation, String attribute, String text, Expression expression,
+                           EvaluationContext context, Object value, String key) {
         if (value instanceof Collection<?> || value instanceof Map<?, ?> || value.getClass().isArray()) {
-            throw failure(operation, "evaluated to a " + (value.getClass().isArray() ? "array"
+            throw failure(attribute, text, operation, "evaluated to a " + (value.getClass().isArray() ? "array"
                     : value.getClass().getSimpleName()) + "; a key is one value (multi-key locks are not supported "
                     + "yet). Lock on one element, or join them into one text in a fixed order");
         }
         if (identityText(value.getClass())) {
-            throw failure(operation, "evaluated to a " + value.getClass().getName() + ", which has no toString of "
+            throw failure(attribute, text, operation, "evaluated to a " + value.getClass().getName() + ", which has no toString of "
                     + "its own: its text (" + key + ") differs for every instance, so no two calls would "
                     + "exclude each other. Key on an identifying property (#order.id), or give the type a toString");
         }
         if ((key.contains("null") || key.contains("@")) && expression instanceof SpelExpression spel
                 && spel.getAST() instanceof OpPlus) {
-            checkParts(operation, spel.getAST(), context);
+            checkParts(operation, attribute, text, spel.getAST(), context);
         }
     }
 
-    private static void checkParts(LockOperation operation, SpelNode plus, EvaluationContext context) {
+    private static void checkParts(LockOperation operation, String attribute, String text, SpelNode plus,
+                                   EvaluationContext context) {
         List<SpelNode> parts = new ArrayList<>();
         flatten(plus, parts);
         ExpressionState state = new ExpressionState(context);
         for (SpelNode part : parts) {
             Object value = part.getValue(state);
             if (value == null) {
-                throw failure(operation, "has a null part: " + part.toStringAST() + " is null, so the key would "
+                throw failure(attribute, text, operation, "has a null part: " + part.toStringAST() + " is null, so the key would "
                         + "contain \"null\" and every such call would share one lock. Pass a value, or guard the "
                         + "call");
             }
             if (value.getClass().isArray() || identityText(value.getClass())) {
-                throw failure(operation, "has a part without a toString of its own: " + part.toStringAST()
+                throw failure(attribute, text, operation, "has a part without a toString of its own: " + part.toStringAST()
                         + " is a " + value.getClass().getName() + ", whose text differs for every instance, so no "
                         + "two calls would exclude each other. Key on an identifying property instead");
             }
@@ -206,7 +219,12 @@ final class LockKeyChecks {
     }
 
     private static IllegalStateException failure(LockOperation operation, String problem) {
-        return new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
+        return failure("key", operation.keyExpression(), operation, problem);
+    }
+
+    private static IllegalStateException failure(String attribute, String text, LockOperation operation,
+                                                 String problem) {
+        return new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "
                 + operation.describeMethod() + " " + problem + ".");
     }
 }

@@ -52,6 +52,11 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
     public void validate(LockOperation operation, Class<?> targetClass) {
         LockKeyChecks.checkReferences(operation, expression(operation, targetClass),
                 parameterNames.getParameterNames(operation.method()));
+        if (operation.fenced()) {
+            LockKeyChecks.checkReferences(operation, "fence", operation.fenceExpression(),
+                    parse(operation, targetClass, "fence", operation.fenceExpression()),
+                    parameterNames.getParameterNames(operation.method()));
+        }
     }
 
     /**
@@ -88,16 +93,52 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
         return key;
     }
 
-    private Expression expression(LockOperation operation, Class<?> targetClass) {
+    /**
+     * The fenced resource of one call ({@code @DistributedLock(fence = ...)}), checked as keys are.
+     *
+     * @throws IllegalStateException as {@link #key}, naming the fence expression
+     */
+    public String fence(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
+        String text = operation.fenceExpression();
+        Expression expression = parse(operation, targetClass, "fence", text);
+        LockExpressionRoot root = new LockExpressionRoot(operation.method(), args, target, targetClass);
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
+                parameterNames);
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        Object value;
         try {
-            return getExpression(cache, new AnnotatedElementKey(operation.method(), targetClass),
-                    operation.keyExpression());
+            value = expression.getValue(context);
+        } catch (EvaluationException e) {
+            throw new IllegalStateException("@DistributedLock fence \"" + text + "\" on "
+                    + operation.describeMethod() + " failed: " + e.getMessage()
+                    + ". Refer to arguments by name (compile with -parameters) or as #p0, #a0.", e);
+        }
+        String resource = value == null ? null : value.toString();
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalStateException("@DistributedLock fence \"" + text + "\" on "
+                    + operation.describeMethod() + " evaluated to " + (resource == null ? "null" : "a blank string")
+                    + "; every call would share one fence. Check the argument is not null, or quote a literal "
+                    + "resource: \"'billing-run'\".");
+        }
+        LockKeyChecks.checkValue(operation, "fence", text, expression, context, value, resource);
+        return resource;
+    }
+
+    private Expression expression(LockOperation operation, Class<?> targetClass) {
+        return parse(operation, targetClass, "key", operation.keyExpression());
+    }
+
+    private Expression parse(LockOperation operation, Class<?> targetClass, String attribute, String text) {
+        try {
+            return getExpression(cache, new AnnotatedElementKey(operation.method(), targetClass), text);
         } catch (ParseException e) {
-            throw new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
+            throw new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "
                     + operation.describeMethod() + " is not valid SpEL: " + e.getMessage()
                     + ". Quote literal text ('order:' + #id) and refer to arguments as #name or #p0"
-                    + (operation.keyExpression().contains("'") || operation.keyExpression().contains("#") ? "."
-                    : "; for a fixed lock name: key = \"'" + operation.keyExpression() + "'\"."), e);
+                    + (text.contains("'") || text.contains("#") ? "."
+                    : "; for a fixed name: " + attribute + " = \"'" + text + "'\"."), e);
         }
     }
 

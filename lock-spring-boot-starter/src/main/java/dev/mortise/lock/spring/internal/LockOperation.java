@@ -20,10 +20,16 @@ import java.time.Duration;
  * @param backend         the backend name, empty for the default
  * @param fencingArgIndex the index of the {@code @FencingToken} parameter, or -1
  * @param onLost          what the call is told of a loss, never {@link OnLost#DEFAULT}
+ * @param fenceExpression the SpEL fence expression as written, or {@code null} for no fence
  */
 public record LockOperation(Method method, String keyExpression, String name, Duration waitFor, Duration lease,
                             OnBusy onBusy, Duration holdAtLeast, String backend, int fencingArgIndex,
-                            OnLost onLost) {
+                            OnLost onLost, String fenceExpression) {
+
+    /** Whether the method's writes are fenced ({@code @DistributedLock(fence = ...)}). */
+    public boolean fenced() {
+        return fenceExpression != null;
+    }
 
     /** "OrderService.pay(Order)", for messages. */
     public String describeMethod() {

@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LockOperationSource {
 
     private static final LockOperation NONE = new LockOperation(null, "", "", null, null, OnBusy.WAIT, null, "", -1,
-            OnLost.NOTIFY);
+            OnLost.NOTIFY, null);
 
     private final Map<AnnotatedElementKey, LockOperation> cache = new ConcurrentHashMap<>(64);
     private final StringValueResolver resolver;
@@ -111,8 +111,42 @@ public final class LockOperationSource {
                     + "or use WAIT or FAIL.");
         }
         String name = lock.name().isBlank() ? lock.key() : lock.name();
+        String fence = lock.fence().isBlank() ? null : lock.fence();
+        if (fence != null && !synchronous(method.getReturnType())) {
+            throw new IllegalStateException("@DistributedLock on " + where + " has fence = \"" + fence
+                    + "\" but returns " + method.getReturnType().getSimpleName() + ": the fence is checked in the "
+                    + "method's JDBC transaction, which only a method that returns synchronously has. Return the "
+                    + "result directly, or check with Fences.check(resource, lease) inside your own transaction.");
+        }
         return new LockOperation(method, lock.key(), name, wait, lease, onBusy, holdAtLeast, lock.backend(),
-                fencingArgIndex(method, where), lock.onLost() == OnLost.DEFAULT ? defaultOnLost : lock.onLost());
+                fencingArgIndex(method, where), lock.onLost() == OnLost.DEFAULT ? defaultOnLost : lock.onLost(),
+                fence);
+    }
+
+    /** Not a result that completes later (CompletionStage, Future, a Reactive Streams Publisher). */
+    private static boolean synchronous(Class<?> type) {
+        if (java.util.concurrent.CompletionStage.class.isAssignableFrom(type)
+                || java.util.concurrent.Future.class.isAssignableFrom(type)) {
+            return false;
+        }
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (implementsPublisher(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean implementsPublisher(Class<?> type) {
+        if (type.getName().equals("org.reactivestreams.Publisher")) {
+            return true;
+        }
+        for (Class<?> parent : type.getInterfaces()) {
+            if (implementsPublisher(parent)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int fencingArgIndex(Method method, String where) {

@@ -24,13 +24,16 @@ public final class LockedCall {
     private final String key;
     private final LockInvocation invocation;
     private final LockInvoker invoker;
+    private final String fence;
 
-    LockedCall(LockOperation operation, LockClient client, String key, LockInvocation invocation, LockInvoker invoker) {
+    LockedCall(LockOperation operation, LockClient client, String key, LockInvocation invocation, LockInvoker invoker,
+               String fence) {
         this.operation = operation;
         this.client = client;
         this.key = key;
         this.invocation = invocation;
         this.invoker = invoker;
+        this.fence = fence;
     }
 
     /** A lease and what to do when it ends; {@code holdAtLeast} is {@code null} for none. */
@@ -130,9 +133,14 @@ public final class LockedCall {
             args = args.clone();
             args[operation.fencingArgIndex()] = held.lease().fencingToken();
         }
-        ActiveLocks.Entry entry = new ActiveLocks.Entry(client, key, held.owner(), held.lease());
+        ActiveLocks.Entry entry = new ActiveLocks.Entry(client, key, held.owner(), held.lease(), operation, fence);
         ActiveLocks.push(entry);
         try {
+            if (fence != null && invoker.fenceInLockAdvice()) {
+                // AspectJ weaving: no advice runs between the lock and the body, so the transaction
+                // must already be active here (the lock inside @Transactional).
+                invoker.fenceCheck(operation).check(operation, fence, held.lease());
+            }
             return invocation.proceed(args);
         } finally {
             ActiveLocks.pop(entry);

@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
  *       <td>from the grant until the hold ends (released, left to expire, or lost)</td></tr>
  *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td>backend, name</td><td>each watchdog renewal</td></tr>
  *   <tr><td>{@value #LOST}</td><td>counter</td><td>backend, name, reason</td><td>each hold lost while open</td></tr>
+ *   <tr><td>{@value #FENCE_REJECTED}</td><td>counter</td><td>backend, name</td><td>each write the
+ *       auto-configured fence guard refused (a stale fencing token)</td></tr>
  * </table>
  *
  * The {@code name} tag is the annotation's name (or key expression) for
@@ -43,6 +45,7 @@ public final class LockMetrics implements LockListener {
     public static final String HELD = "mortise.lock.held";
     public static final String RENEWALS = "mortise.lock.renewals";
     public static final String LOST = "mortise.lock.lost";
+    public static final String FENCE_REJECTED = "mortise.lock.fence.rejected";
     public static final String TAG_BACKEND = "backend";
     public static final String TAG_NAME = "name";
     /** Tag of {@value #LOST}: why the hold was lost ({@code expired}, {@code session_lost}, ...). */
@@ -75,6 +78,12 @@ public final class LockMetrics implements LockListener {
     /** Records a {@code @DistributedLock} acquire the backend failed (the client has no event for it). */
     public void acquireFailed(String backend, String name, long nanos) {
         acquireTimer(backend, name, "error").record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Counts a write the fence guard refused ({@value #FENCE_REJECTED}). */
+    public void fenceRejected(String backend, String name) {
+        Counter.builder(FENCE_REJECTED).description("Writes refused by the fence guard: stale fencing tokens")
+                .tag(TAG_BACKEND, backend).tag(TAG_NAME, name).register(registry).increment();
     }
 
     @Override

@@ -28,7 +28,8 @@ class AutoConfigurationImportsTests {
                 MortiseLockMetricsAutoConfiguration.class.getName(),
                 MortiseLockObservationAutoConfiguration.class.getName(),
                 MortiseLockEndpointAutoConfiguration.class.getName(),
-                MortiseLockHealthAutoConfiguration.class.getName());
+                MortiseLockHealthAutoConfiguration.class.getName(),
+                MortiseLockFencingAutoConfiguration.class.getName());
         for (String name : ours) {
             Class<?> type = Class.forName(name);
             assertThat(Modifier.isPublic(type.getModifiers()) && Modifier.isFinal(type.getModifiers()))

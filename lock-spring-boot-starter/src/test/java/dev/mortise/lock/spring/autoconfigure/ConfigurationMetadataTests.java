@@ -29,7 +29,7 @@ class ConfigurationMetadataTests {
     /** Meter and tag names that share the prefix but are not properties (see the meter table). */
     private static final Set<String> NOT_PROPERTIES = Set.of("mortise.lock.acquire", "mortise.lock.held",
             "mortise.lock.renewals", "mortise.lock.lost", "mortise.lock.key", "mortise.lock.active",
-            "mortise.lock.acquired", "mortise.lock.acquisition",
+            "mortise.lock.acquired", "mortise.lock.acquisition", "mortise.lock.fence.rejected",
             // the misspellings the "mistakes that fail start-up" table shows
             "mortise.lock.backnd", "mortise.lock.redis.adress");
 

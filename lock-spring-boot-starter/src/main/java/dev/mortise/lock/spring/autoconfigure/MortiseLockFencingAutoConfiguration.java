@@ -1,0 +1,106 @@
+package dev.mortise.lock.spring.autoconfigure;
+
+import dev.mortise.lock.fencing.JdbcFenceGuard;
+import dev.mortise.lock.spring.fencing.FenceRejectionListener;
+import dev.mortise.lock.spring.fencing.FenceRejections;
+import dev.mortise.lock.spring.fencing.Fences;
+import dev.mortise.lock.spring.internal.FenceAdvisor;
+import dev.mortise.lock.spring.internal.FenceCheck;
+import dev.mortise.lock.spring.internal.FenceInterceptor;
+import dev.mortise.lock.spring.internal.LockOperationSource;
+import dev.mortise.lock.spring.metrics.LockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import javax.sql.DataSource;
+
+/**
+ * Fencing enforced by the database (lock-fencing), when it is on the classpath: a
+ * {@link JdbcFenceGuard} over the application's {@link DataSource}, {@link Fences} to check a
+ * lease in the current transaction, the check of {@code @DistributedLock(fence = ...)} methods,
+ * and the {@code mortise.lock.fence.rejected} counter.
+ *
+ * <p>Ordered after Boot's transaction auto-configuration on purpose: the fence advisor and
+ * the transaction advisor both have the lowest precedence, and advisors of equal order keep
+ * the order of their registration, so the fence check runs inside the transaction.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+        "dev.mortise.lock.spring.autoconfigure.MortiseLockAutoConfiguration",
+        "dev.mortise.lock.spring.autoconfigure.MortiseLockMetricsAutoConfiguration"})
+@ConditionalOnBooleanProperty(name = "mortise.lock.enabled", matchIfMissing = true)
+@ConditionalOnClass({JdbcFenceGuard.class, DataSourceUtils.class, TransactionSynchronizationManager.class})
+@EnableConfigurationProperties(MortiseLockProperties.class)
+public final class MortiseLockFencingAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    FenceRejections lockFenceRejections(ObjectProvider<FenceRejectionListener> listeners) {
+        return new FenceRejections(() -> listeners.orderedStream().toList());
+    }
+
+    /** Reads the dialect from the database, and creates the table if mortise.lock.fence.create-table. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(DataSource.class)
+    JdbcFenceGuard jdbcFenceGuard(DataSource dataSource, MortiseLockProperties properties,
+                                  FenceRejections rejections) {
+        MortiseLockProperties.Fence fence = properties.getFence();
+        try {
+            return JdbcFenceGuard.builder(dataSource)
+                    .tableName(fence.getTableName())
+                    .createTableIfMissing(fence.isCreateTable())
+                    .onRejected(rejections)
+                    .build();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IllegalStateException("Cannot configure the fence guard (lock-fencing): " + e.getMessage()
+                    + " Check mortise.lock.fence.* (create-table=true creates the table), or define your own "
+                    + "JdbcFenceGuard bean.", e);
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(DataSource.class)
+    Fences lockFences(JdbcFenceGuard guard, DataSource dataSource) {
+        return new Fences(guard, dataSource);
+    }
+
+    /** With proxies: the check of fenced methods, inside the lock advice and {@code @Transactional}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "mortise.lock.mode", havingValue = "proxy", matchIfMissing = true)
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static FenceAdvisor lockFenceAdvisor(LockOperationSource operations, ObjectProvider<FenceCheck> checks) {
+        // The checks are looked up at the first fenced call: the advisor is built before the DataSource.
+        return new FenceAdvisor(operations, new FenceInterceptor(operations, checks::getIfAvailable));
+    }
+
+    /** Counts refusals as mortise.lock.fence.rejected (tags backend, name). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(LockMetrics.class)
+    static class FenceMetricsConfiguration {
+
+        @Bean
+        FenceRejectionListener lockFenceRejectedCounter(LockMetrics metrics) {
+            return (backend, name, stale) -> metrics.fenceRejected(backend, name);
+        }
+    }
+}

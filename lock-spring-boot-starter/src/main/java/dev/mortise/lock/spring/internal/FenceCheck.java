@@ -1,0 +1,29 @@
+package dev.mortise.lock.spring.internal;
+
+import dev.mortise.lock.LockLease;
+
+/**
+ * Checks the fencing token of an annotated call's lease against the fence of a resource, in
+ * the transaction running on this thread ({@code @DistributedLock(fence = ...)}). Implemented
+ * by {@code dev.mortise.lock.spring.fencing.Fences} when {@code lock-fencing} is on the
+ * classpath; this interface keeps the lock engine free of it.
+ */
+public interface FenceCheck {
+
+    /**
+     * Raises {@code resource}'s fence to {@code lease}'s token in the current transaction, or
+     * refuses with {@code StaleFencingTokenException} (the transaction must roll back).
+     *
+     * @throws IllegalStateException if no transaction on the guard's DataSource is active,
+     *                               naming the method and the fix
+     */
+    void check(LockOperation operation, String resource, LockLease lease);
+
+    /** The failure of a fenced method when the application has no fence guard. */
+    static IllegalStateException missing(LockOperation operation) {
+        return new IllegalStateException("@DistributedLock on " + operation.describeMethod() + " has fence = \""
+                + operation.fenceExpression() + "\" but the application has no fence guard. Add the "
+                + "dev.mortise:lock-fencing dependency and a DataSource (spring-boot-starter-jdbc), or define a "
+                + "JdbcFenceGuard bean; or remove the fence attribute.");
+    }
+}
