@@ -6,6 +6,9 @@ import java.util.List;
 /**
  * The measured figures of one backend × fault run, and the rules they are judged by.
  *
+ * @param workload             what the workers did ({@link Workload})
+ * @param keysSeed             the seed the run's random key names were drawn from ({@link ChaosKeys#random})
+ * @param keys                 the run's key names
  * @param server               the lock server as run ({@link BackendServer#description()})
  * @param leaseMs              the workers' lease
  * @param faultsInjected       faults actually injected (a victim must be caught in the right state)
@@ -17,6 +20,11 @@ import java.util.List;
  * @param reusedTokens         grants whose (key, token) had been granted before (must be 0)
  * @param overlaps             pairs of critical sections on one key that overlapped in time:
  *                             what would have corrupted the ledger without fencing
+ * @param validitySamples      {@code isValid()} samples the holders logged
+ * @param validityOverlaps     holds whose {@code isValid()} returned true after another grant of
+ *                             the key had been confirmed, one per pair of holds (must be 0 but where
+ *                             {@link #validityGuaranteeVoid()})
+ * @param clock                the clock the validity overlaps were judged on
  * @param victimWritesRejected victims (holders whose lease the fault took) whose next write the ledger rejected
  * @param onLostFired          victims whose {@code onLost} fired for the lease the fault took
  * @param takeoverMillis       fault to next grant of the key to another worker that was already
@@ -25,18 +33,35 @@ import java.util.List;
  * @param orphans              lock entries left on the server two leases after every worker ended (must be 0)
  * @param evidence             the log lines behind any violation, for the report
  */
-public record RunResult(String backend, Fault fault, String server, int seconds, int workers, long leaseMs,
+public record RunResult(String backend, Fault fault, Workload workload, long keysSeed, List<String> keys,
+                        String server, int seconds, int workers, long leaseMs,
                         long faultsInjected, long writeAttempts, long acceptedWrites, long staleWritesAttempted,
                         long staleWritesAccepted, long lostUpdates, long falseGrants, long reusedTokens,
-                        long overlaps, long victimWritesRejected, long onLostFired, List<Long> takeoverMillis,
+                        long overlaps, long validitySamples, long validityOverlaps, LedgerChecker.Clock clock,
+                        long victimWritesRejected, long onLostFired, List<Long> takeoverMillis,
                         long orphans, List<String> evidence) {
+
+    /**
+     * Whether the run's fault voids the validity guarantee, so a validity overlap there is
+     * reported but is no safety violation: {@link Fault#SERVER_KILL_VOLATILE}, whose restarted
+     * server has forgotten every hold and grants the key again at once, while the holder's
+     * lease - confirmed by the server before it died - is still valid by the client's clock.
+     * No client can tell; only a durable server (or the fencing token, on a server that keeps
+     * its counter) prevents it. Every other fault must show none.
+     */
+    public boolean validityGuaranteeVoid() {
+        return fault == Fault.SERVER_KILL_VOLATILE;
+    }
 
     /** The bound on takeover after a holder's death: the lease plus one second. */
     public long takeoverBoundMs() {
         return leaseMs + 1000;
     }
 
-    /** The safety rules broken: a stale write accepted, an update lost, a false grant, a token granted twice. */
+    /**
+     * The safety rules broken: a stale write accepted, an update lost, a false grant, a token
+     * granted twice, a holder that saw its lease valid after another grant (validity overlap).
+     */
     public List<String> safetyViolations() {
         List<String> broken = new ArrayList<>();
         if (staleWritesAccepted > 0) {
@@ -50,6 +75,9 @@ public record RunResult(String backend, Fault fault, String server, int seconds,
         }
         if (reusedTokens > 0) {
             broken.add(reusedTokens + " token(s) reused");
+        }
+        if (validityOverlaps > 0 && !validityGuaranteeVoid()) {
+            broken.add(validityOverlaps + " validity overlap(s)");
         }
         return broken;
     }
@@ -121,13 +149,17 @@ public record RunResult(String backend, Fault fault, String server, int seconds,
 
     /** One JSON object; hand-written to keep the module free of a JSON library. */
     public String toJson() {
-        return "{\"backend\":\"" + backend + "\",\"fault\":\"" + fault.label() + "\",\"server\":\"" + server
+        return "{\"backend\":\"" + backend + "\",\"fault\":\"" + fault.label() + "\",\"workload\":\""
+                + workload.label() + "\",\"keysSeed\":" + keysSeed + ",\"keys\":["
+                + String.join(",", keys.stream().map(RunResult::quote).toList()) + "],\"server\":\"" + server
                 + "\",\"seconds\":" + seconds + ",\"workers\":" + workers + ",\"leaseMs\":" + leaseMs
                 + ",\"faultsInjected\":" + faultsInjected
                 + ",\"writeAttempts\":" + writeAttempts + ",\"acceptedWrites\":" + acceptedWrites
                 + ",\"staleWritesAttempted\":" + staleWritesAttempted + ",\"staleWritesAccepted\":" + staleWritesAccepted
                 + ",\"lostUpdates\":" + lostUpdates + ",\"falseGrants\":" + falseGrants
                 + ",\"reusedTokens\":" + reusedTokens + ",\"overlapsWithoutFencing\":" + overlaps
+                + ",\"validitySamples\":" + validitySamples + ",\"validityOverlaps\":" + validityOverlaps
+                + ",\"validityClock\":\"" + clock + "\",\"validityGuaranteeVoid\":" + validityGuaranteeVoid()
                 + ",\"victimWritesRejected\":" + victimWritesRejected + ",\"onLostFired\":" + onLostFired
                 + ",\"takeoverMillis\":" + takeoverMillis + ",\"orphans\":" + orphans
                 + ",\"safe\":" + safe() + ",\"passed\":" + passed()
