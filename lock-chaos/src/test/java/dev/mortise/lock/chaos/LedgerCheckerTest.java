@@ -197,4 +197,21 @@ class LedgerCheckerTest {
                     .isEqualTo(new WorkerEvent("w0", 1700000000000L, "READ", key, 7, 41, 123, 1700000000000001L));
         }
     }
+
+    @Test
+    void theReportsTableRowsHaveAsManyCellsAsItsHeaderWhateverTheKeyNames() {
+        List<String> keys = List.of("a|b", "`tick`", "\"q\\");
+        RunResult r = new RunResult("redis", Fault.SERVER_KILL_VOLATILE, Workload.MIXED, 7, keys, "s", 10, 2, 1000, 1,
+                10, 9, 1, 0, 0, 0, 0, 1, 100, 2, LedgerChecker.Clock.MONOTONIC, 0, 0, List.of(5L), 0,
+                List.of("validity overlap: w0 saw isValid() true for " + ChaosKeys.quoted(keys.get(1))));
+        String md = new ReliabilityReport(List.of(r), List.of(), new ChaosRun.Settings(10, 2, 2, 1000, 300), "cmd", 7,
+                keys).markdown();
+
+        List<String> table = md.lines().filter(l -> l.startsWith("|")).toList();
+        assertThat(table).hasSize(3);
+        long cells = table.get(0).chars().filter(c -> c == '|').count();
+        assertThat(table).allMatch(l -> l.chars().filter(c -> c == '|').count() == cells);
+        assertThat(table.get(2)).contains("| mixed |", "| 2 (void) |");
+        assertThat(md).contains("seed 7", "\"a\\u007cb\"");
+    }
 }
