@@ -129,7 +129,7 @@ public final class LedgerChecker {
         return new RunResult(backend, fault, workload, seed, keys, server, seconds, workers, leaseMs, faults.size(),
                 log.size(), accepted, rejected, staleAccepted, lostUpdates, falseGrantEvidence.size(), reused.size(),
                 overlaps(events), samples, validity.size(), clock, victimWritesRejected(fault, events, faults),
-                onLostFired(fault, events, faults), takeovers(events, faults, leaseMs), orphans, evidence);
+                onLostFired(fault, events, faults), measuredTakeovers(events, faults, leaseMs), orphans, evidence);
     }
 
     /** A worker's hold of a key: from its ACQUIRED to the first event that ends the critical section. */
@@ -348,24 +348,57 @@ public final class LedgerChecker {
      * millis from the kill to the first grant of any key after the restart (the recovery).
      */
     static List<Long> takeovers(List<WorkerEvent> events, List<InjectedFault> faults, long leaseMs) {
-        List<Long> takeovers = new ArrayList<>();
+        return measuredTakeovers(events, faults, leaseMs).stream().map(Takeover::millis).toList();
+    }
+
+    /** A measured takeover and the victim's lease it is bounded by. */
+    record Takeover(long millis, long victimLeaseMs) {
+    }
+
+    /**
+     * As {@link #takeovers}, each with the victim hold's lease: the longest of the default
+     * lease and every lease the hold asked for (an explicit lease, an extend - also one whose
+     * outcome the victim did not log before the fault, or that failed: the server may have
+     * applied it). A shorter explicit or extended lease does not lower it: a server may keep a
+     * hold longer than asked (etcd keeps at least 2 s). For server faults, the default lease.
+     */
+    static List<Takeover> measuredTakeovers(List<WorkerEvent> events, List<InjectedFault> faults, long leaseMs) {
+        List<Takeover> takeovers = new ArrayList<>();
         for (InjectedFault f : faults) {
             if (f.fault().target() == Fault.Target.SERVER) {
                 events.stream().filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.endedAt())
-                        .mapToLong(WorkerEvent::at).min().ifPresent(at -> takeovers.add(at - f.at()));
+                        .mapToLong(WorkerEvent::at).min()
+                        .ifPresent(at -> takeovers.add(new Takeover(at - f.at(), leaseMs)));
                 continue;
             }
             if (!f.fault().boundedTakeover()) {
                 continue;
             }
+            long victimLease = victimLeaseMs(events, f, leaseMs);
             events.stream()
                     .filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.at() && e.key().equals(f.key())
                             && !e.worker().equals(f.worker()))
                     .min(Comparator.comparingLong(WorkerEvent::at))
-                    .filter(grant -> waitStarted(events, grant) <= f.at() + leaseMs)
-                    .ifPresent(grant -> takeovers.add(grant.at() - f.at()));
+                    .filter(grant -> waitStarted(events, grant) <= f.at() + victimLease)
+                    .ifPresent(grant -> takeovers.add(new Takeover(grant.at() - f.at(), victimLease)));
         }
         return takeovers;
+    }
+
+    /** The longest lease the victim's hold asked for (at least the default; see {@link #measuredTakeovers}). */
+    static long victimLeaseMs(List<WorkerEvent> events, InjectedFault f, long leaseMs) {
+        long lease = leaseMs;
+        for (WorkerEvent e : events) {
+            if (!e.worker().equals(f.worker()) || !e.key().equals(f.key()) || e.token() != f.token()) {
+                continue;
+            }
+            switch (e.type()) {
+                case "MODE_EXPLICIT_LONGER" -> lease = Math.max(lease, 2 * leaseMs);
+                case "EXTENDED", "EXTEND_FAILED" -> lease = Math.max(lease, e.value());
+                default -> { }
+            }
+        }
+        return lease;
     }
 
     /** When the grantee began the wait that ended in {@code grant}: its last WAIT before it. */

@@ -105,7 +105,8 @@ class LedgerCheckerTest {
                                     List<Long> takeovers, long orphans) {
         return new RunResult("redis", fault, Workload.BASIC, 1, List.of("k"), "s", 10, 2, 1000, 1, 10, 9, 1, 0, 0,
                 falseGrants, 0, 1, 100, validityOverlaps, LedgerChecker.Clock.MONOTONIC, 1,
-                onLost == 0 && falseGrants == 0 ? 1 : onLost, takeovers, orphans, List.of());
+                onLost == 0 && falseGrants == 0 ? 1 : onLost,
+                takeovers.stream().map(t -> new LedgerChecker.Takeover(t, 1000)).toList(), orphans, List.of());
     }
 
     /** An event at {@code mono} nanos on the monotonic clock and {@code wallMicros} on the wall clock. */
@@ -202,7 +203,8 @@ class LedgerCheckerTest {
     void theReportsTableRowsHaveAsManyCellsAsItsHeaderWhateverTheKeyNames() {
         List<String> keys = List.of("a|b", "`tick`", "\"q\\");
         RunResult r = new RunResult("redis", Fault.SERVER_KILL_VOLATILE, Workload.MIXED, 7, keys, "s", 10, 2, 1000, 1,
-                10, 9, 1, 0, 0, 0, 0, 1, 100, 2, LedgerChecker.Clock.MONOTONIC, 0, 0, List.of(5L), 0,
+                10, 9, 1, 0, 0, 0, 0, 1, 100, 2, LedgerChecker.Clock.MONOTONIC, 0, 0,
+                List.of(new LedgerChecker.Takeover(5, 1000)), 0,
                 List.of("validity overlap: w0 saw isValid() true for " + ChaosKeys.quoted(keys.get(1))));
         String md = new ReliabilityReport(List.of(r), List.of(), new ChaosRun.Settings(10, 2, 2, 1000, 300), "cmd", 7,
                 keys).markdown();
@@ -213,5 +215,21 @@ class LedgerCheckerTest {
         assertThat(table).allMatch(l -> l.chars().filter(c -> c == '|').count() == cells);
         assertThat(table.get(2)).contains("| mixed |", "| 2 (void) |");
         assertThat(md).contains("seed 7", "\"a\\u007cb\"");
+    }
+
+    @Test
+    void aTakeoverIsBoundedByTheLongestLeaseTheVictimsHoldAskedFor() {
+        InjectedFault pause = new InjectedFault(Fault.PAUSE, "w0", "k", 1, 1000, 6000);
+        List<WorkerEvent> events = List.of(
+                ev("w0", 0, "ACQUIRED", "k", 1), new WorkerEvent("w0", 500, "EXTENDED", "k", 1, 4000),
+                ev("w1", 800, "WAIT", "k", 0), ev("w1", 4800, "ACQUIRED", "k", 2));
+
+        assertThat(LedgerChecker.measuredTakeovers(events, List.of(pause), 2000))
+                .containsExactly(new LedgerChecker.Takeover(3800, 4000));
+        // Without the extend the same takeover is slow for a 2 s lease.
+        RunResult slow = result(Fault.PAUSE, 0, 0, 0, List.of(3800L), 0);
+        assertThat(slow.otherViolations()).containsExactly("takeover 3800 ms > the victim's lease 1000 ms + 1 s");
+        assertThat(LedgerChecker.victimLeaseMs(List.of(new WorkerEvent("w0", 0, "EXTENDED", "k", 1, 1000)), pause,
+                2000)).as("a shorter extend does not lower the bound").isEqualTo(2000);
     }
 }
