@@ -285,17 +285,22 @@ public final class LedgerChecker {
      */
     static List<String> validityOverlaps(List<WorkerEvent> events, Clock clock) {
         Map<String, List<WorkerEvent>> grantsPerKey = new HashMap<>();
-        Map<String, WorkerEvent> grantOf = new HashMap<>();
+        // Per worker, key and token, every grant: a server that forgot its counter grants a token twice.
+        Map<String, List<WorkerEvent>> grantsOf = new HashMap<>();
         for (WorkerEvent e : events) {
             if (e.type().equals("ACQUIRED")) {
                 grantsPerKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
-                grantOf.putIfAbsent(e.worker() + "\n" + e.key() + "\n" + e.token(), e);
+                grantsOf.computeIfAbsent(e.worker() + "\n" + e.key() + "\n" + e.token(), k -> new ArrayList<>())
+                        .add(e);
             }
         }
         Map<String, String> found = new LinkedHashMap<>();
         for (WorkerEvent sample : events.stream().filter(e -> e.type().equals("VALID") && e.value() == 1)
                 .sorted(Comparator.comparingLong(clock::nanos)).toList()) {
-            WorkerEvent own = grantOf.get(sample.worker() + "\n" + sample.key() + "\n" + sample.token());
+            // The sample's own grant: the last grant of its worker, key and token before it.
+            WorkerEvent own = grantsOf.getOrDefault(sample.worker() + "\n" + sample.key() + "\n" + sample.token(),
+                            List.of()).stream().filter(g -> clock.nanos(g) <= clock.nanos(sample))
+                    .max(Comparator.comparingLong(clock::nanos)).orElse(null);
             if (own == null) {
                 continue;
             }
@@ -304,8 +309,8 @@ public final class LedgerChecker {
                 if (sameGrant || clock.nanos(other) <= clock.nanos(own) || clock.nanos(other) >= clock.nanos(sample)) {
                     continue;
                 }
-                String pair = sample.worker() + "\n" + sample.key() + "\n" + sample.token() + "\n" + other.worker()
-                        + "\n" + other.token();
+                String pair = sample.worker() + "\n" + sample.key() + "\n" + sample.token() + "\n" + own.mono()
+                        + "\n" + other.worker() + "\n" + other.token() + "\n" + other.mono();
                 found.putIfAbsent(pair, "validity overlap: " + sample.worker() + " saw isValid() true for "
                         + ChaosKeys.quoted(sample.key()) + " token " + sample.token() + " "
                         + String.format(java.util.Locale.ROOT, "%.3f", (clock.nanos(sample) - clock.nanos(other)) / 1e6)

@@ -232,4 +232,15 @@ class LedgerCheckerTest {
         assertThat(LedgerChecker.victimLeaseMs(List.of(new WorkerEvent("w0", 0, "EXTENDED", "k", 1, 1000)), pause,
                 2000)).as("a shorter extend does not lower the bound").isEqualTo(2000);
     }
+
+    @Test
+    void aTokenGrantedAgainByAServerThatForgotItIsJudgedFromItsLatestGrant() {
+        List<WorkerEvent> events = List.of(
+                at("w1", 1_000, 1, "ACQUIRED", "k", 2, 0), at("w1", 2_000, 2, "RELEASED", "k", 2, 0),
+                at("w0", 3_000, 3, "ACQUIRED", "k", 12, 0), at("w0", 4_000, 4, "RELEASED", "k", 12, 0),
+                // The server restarted without its state: token 2 again, a hold after w0's.
+                at("w1", 5_000, 5, "ACQUIRED", "k", 2, 0), at("w1", 6_000, 6, "VALID", "k", 2, 1));
+
+        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
+    }
 }
