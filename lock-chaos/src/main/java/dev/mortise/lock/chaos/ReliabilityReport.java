@@ -170,7 +170,10 @@ public final class ReliabilityReport {
               before. Two holders with one token would both pass the ledger's "token >= highest" check.
             - **overlaps w/o fencing**: pairs of critical sections (grant to end of write) on one key that
               overlapped in time between two workers: what would have corrupted the ledger had it not
-              checked tokens. Expected > 0 under pauses, 0 otherwise.
+              checked tokens. Expected > 0 under pauses, 0 otherwise - but for the mixed workload, where
+              an explicit lease of 1 s may run out inside the critical section (while the worker waits
+              for its second key) and the key is then rightly granted again; the ledger rejects the late
+              write.
             - **isValid samples**: `isValid()` calls the holders logged.
             - **validity overlaps** (must be 0): pairs of holds of one key where the holder's `isValid()`
               returned true although it was called after another grant of the key (another worker or

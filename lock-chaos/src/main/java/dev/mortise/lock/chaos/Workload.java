@@ -26,8 +26,8 @@ public enum Workload {
     /**
      * The faults a full run pairs with this workload: every fault with {@link #BASIC}; with
      * {@link #MIXED} no fault, a holder pause, a waiter pause and a holder's network cut - the
-     * faults whose outcome depends on leases, extends and listeners - so the full run stays
-     * about half an hour longer rather than doubling.
+     * faults whose outcome depends on leases, extends and listeners - so the full run grows by
+     * 16 runs (about 10 minutes at 25 s each) rather than doubling.
      */
     public List<Fault> defaultFaults() {
         return this == BASIC ? Fault.all() : List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT);
