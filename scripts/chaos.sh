@@ -9,15 +9,21 @@
 # starts worker JVMs (through TCP proxies for the network faults, under libfaketime for
 # clock-skew), injects the faults and stops everything when done.
 #
-#   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies, 30 s each
+#   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies
+#                                               # with the basic workload, and x none, pause, waiter-pause, net-cut with
+#                                               # the mixed one; 30 s each
 #   ./scripts/chaos.sh redis --seconds 20       # one backend
 #   ./scripts/chaos.sh jdbc --faults pause,clock-skew
+#   ./scripts/chaos.sh etcd --workloads mixed --seed 42   # the mixed workload only, key names of seed 42
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #
 # Faults: pause, waiter-pause, kill, net-cut, waiter-cut, net-delay, clock-skew (jdbc),
 # server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper), none.
+# Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
+# extend, slow listeners). Key names are random Unicode drawn from --seed (default: the time; printed).
 # Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
-# reused, an orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s.
+# reused, a validity overlap (a holder's isValid() true after another grant of its key), an
+# orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.IntStream;
 
 /**
  * The controller of a chaos run: for one backend × fault it resets the ledger, starts the
@@ -49,17 +48,42 @@ public final class ChaosRun {
     private ChaosRun() {
     }
 
+    /** Keys of a {@link Workload#MIXED} run (each cycle holds {@link ChaosWorker#MIXED_KEYS_PER_CYCLE} of them). */
+    static final int MIXED_KEYS = 3;
+
     /** Wall-clock offsets the {@link Fault#CLOCK_SKEW} workers get, in turn. */
     static final long[] CLOCK_OFFSETS_MS = {5000, -5000, 0};
 
-    /** Runs one backend × fault; every worker is gone when this returns, also on failure. */
+    /** Runs one backend × fault with the basic workload on keys drawn from a fresh seed. */
     public static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
                                 Settings settings, Path dir, String classpath) throws Exception {
+        return run(backend, server, ledger, ledgerUrl, fault, Workload.BASIC, System.nanoTime(), settings, dir,
+                classpath);
+    }
+
+    /**
+     * The keys of a run: the first {@code settings.keys()} of {@link #MIXED_KEYS} names drawn
+     * from {@code seed} for the basic workload, all of them for the mixed one.
+     */
+    public static List<String> keys(long seed, Workload workload, Settings settings) {
+        List<String> drawn = ChaosKeys.random(seed, Math.max(settings.keys(), MIXED_KEYS));
+        return workload == Workload.BASIC ? drawn.subList(0, settings.keys()) : drawn.subList(0, MIXED_KEYS);
+    }
+
+    /**
+     * Runs one backend × fault × workload on the keys drawn from {@code seed} ({@link #keys});
+     * every worker is gone when this returns, also on failure.
+     */
+    public static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
+                                Workload workload, long seed, Settings settings, Path dir, String classpath)
+            throws Exception {
         Files.createDirectories(dir);
-        String prefix = "chaos-" + backend + "-" + fault.label() + "-" + System.currentTimeMillis() + "-";
-        List<String> keys = IntStream.range(0, settings.keys()).mapToObj(i -> prefix + i).toList();
+        List<String> keys = keys(seed, workload, settings);
+        System.out.println("chaos: " + backend + " x " + fault.label() + " x " + workload.label() + ": keys of seed "
+                + seed + ": " + keys.stream().map(ChaosKeys::quoted).toList());
         ledger.reset(keys);
-        Workers workers = new Workers(backend, server, ledgerUrl, fault, settings, keys, dir, classpath);
+        Workers workers = new Workers(backend, server, ledgerUrl, fault, workload, seed, settings, keys, dir,
+                classpath);
 
         List<InjectedFault> faults = new ArrayList<>();
         try {
@@ -110,8 +134,8 @@ public final class ChaosRun {
         // whatever is still on the server is an orphan.
         Thread.sleep(2 * settings.leaseMs() + 1000);
         long orphans = server.heldLocks();
-        return LedgerChecker.check(backend, fault, server.description(), settings.seconds(), settings.workers(),
-                settings.leaseMs(), ledger.connection(), events, faults, orphans);
+        return LedgerChecker.check(backend, fault, workload, seed, keys, server.description(), settings.seconds(),
+                settings.workers(), settings.leaseMs(), ledger.connection(), events, faults, orphans);
     }
 
     /** The worker JVMs of one run: started with proxies or skewed clocks as the fault needs. */
@@ -120,6 +144,8 @@ public final class ChaosRun {
         private final BackendServer server;
         private final String ledgerUrl;
         private final Fault fault;
+        private final Workload workload;
+        private final long seed;
         private final Settings settings;
         private final List<String> keys;
         private final Path dir;
@@ -127,12 +153,14 @@ public final class ChaosRun {
         private final List<WorkerProcess> all = new ArrayList<>();
         private final List<WorkerProcess> alive = new ArrayList<>();
 
-        Workers(String backend, BackendServer server, String ledgerUrl, Fault fault, Settings settings,
-                List<String> keys, Path dir, String classpath) {
+        Workers(String backend, BackendServer server, String ledgerUrl, Fault fault, Workload workload, long seed,
+                Settings settings, List<String> keys, Path dir, String classpath) {
             this.backend = backend;
             this.server = server;
             this.ledgerUrl = ledgerUrl;
             this.fault = fault;
+            this.workload = workload;
+            this.seed = seed;
             this.settings = settings;
             this.keys = keys;
             this.dir = dir;
@@ -154,7 +182,8 @@ public final class ChaosRun {
             long offset = fault == Fault.CLOCK_SKEW ? CLOCK_OFFSETS_MS[all.size() % CLOCK_OFFSETS_MS.length] : 0;
             WorkerProcess w = WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
                     Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(settings.csMs()),
-                    String.join(",", keys), settings.fenced() ? "fenced" : "unfenced"), proxies, offset);
+                    ChaosKeys.toArgument(keys), settings.fenced() ? "fenced" : "unfenced", workload.label(),
+                    Long.toString(seed + 7919L * all.size())), proxies, offset);
             all.add(w);
             alive.add(w);
         }
@@ -281,16 +310,20 @@ public final class ChaosRun {
     }
 
     /**
-     * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...] [--out DIR]
-     * [--doc FILE|none] [--command TEXT]} ({@code --command}: how the report says to reproduce it):
-     * every backend × fault (those that apply to it) on fresh servers, then the JSON result and
-     * the Markdown report. Exits 1 if any rule was broken.
+     * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
+     * [--workloads basic,mixed] [--seed N] [--out DIR] [--doc FILE|none] [--command TEXT]}
+     * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
+     * names, printed, by default the time): every backend × workload × fault (those that apply;
+     * without {@code --faults} the workload's {@link Workload#defaultFaults}) on fresh servers,
+     * then the JSON result and the Markdown report. Exits 1 if any rule was broken.
      */
     public static void main(String[] args) throws Exception {
         List<String> backends = new ArrayList<>();
         int seconds = 30;
         int workers = 3;
-        List<Fault> faults = Fault.all();
+        List<Fault> faults = null;
+        List<Workload> workloads = List.of(Workload.BASIC, Workload.MIXED);
+        long seed = System.currentTimeMillis();
         Path out = Path.of("lock-chaos/target/chaos");
         Path doc = null;
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
@@ -300,6 +333,9 @@ public final class ChaosRun {
                 case "--workers" -> workers = Integer.parseInt(args[++i]);
                 case "--faults" -> faults = java.util.Arrays.stream(args[++i].split(","))
                         .map(Fault::of).toList();
+                case "--workloads" -> workloads = java.util.Arrays.stream(args[++i].split(","))
+                        .map(Workload::of).toList();
+                case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--doc" -> {
                     // "--doc none": no Markdown page, so a trial run leaves the committed one alone.
@@ -314,36 +350,48 @@ public final class ChaosRun {
             backends.addAll(Backends.SUPPORTED);
         }
         Settings settings = new Settings(seconds, workers, 2, 2000, 300);
+        List<String> allKeys = keys(seed, Workload.MIXED, settings);
+        System.out.println("chaos: keys drawn with --seed " + seed + ": " + allKeys.stream().map(ChaosKeys::quoted)
+                .toList());
         List<RunResult> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         try (PostgresServer ledgerServer = Cleanup.register(new PostgresServer())) {
             ledgerServer.start();
             try (Ledger ledger = Ledger.connect(ledgerServer.jdbcUrl(), ledgerServer.user())) {
                 for (String backend : backends) {
-                    for (Fault fault : faults) {
-                        if (!fault.appliesTo(backend)) {
-                            continue;
+                    for (Workload workload : workloads) {
+                        // Without --faults each workload runs its own faults (the mixed one a few).
+                        for (Fault fault : faults != null ? faults : workload.defaultFaults()) {
+                            if (!fault.appliesTo(backend)) {
+                                continue;
+                            }
+                            String label = backend + " x " + fault.label() + " x " + workload.label();
+                            System.out.println("chaos: " + label + " for " + seconds + " s ...");
+                            long started = System.currentTimeMillis();
+                            try (BackendServer server = BackendServer.start(backend, fault)) {
+                                RunResult result = run(backend, server, ledger, ledgerServer.jdbcUrl(), fault,
+                                        workload, seed, settings,
+                                        out.resolve(backend + "-" + fault.label() + "-" + workload.label()),
+                                        workerClasspath());
+                                System.out.println("chaos: " + result.verdict() + " " + result.toJson());
+                                results.add(result);
+                            } catch (Exception e) {
+                                // One broken run (a server that would not restart) must not lose the
+                                // others: it is reported as a harness error and fails the whole run.
+                                e.printStackTrace();
+                                errors.add(label + ": " + e);
+                            }
+                            System.out.println("chaos: " + label + " took "
+                                    + (System.currentTimeMillis() - started) / 1000 + " s");
+                            Files.createDirectories(out);
+                            Files.writeString(out.resolve("result.json"),
+                                    new ReliabilityReport(results, errors, settings, command, seed, allKeys).json());
                         }
-                        System.out.println("chaos: " + backend + " x " + fault.label() + " for " + seconds + " s ...");
-                        try (BackendServer server = BackendServer.start(backend, fault)) {
-                            RunResult result = run(backend, server, ledger, ledgerServer.jdbcUrl(), fault,
-                                    settings, out.resolve(backend + "-" + fault.label()), workerClasspath());
-                            System.out.println("chaos: " + result.verdict() + " " + result.toJson());
-                            results.add(result);
-                        } catch (Exception e) {
-                            // One broken run (a server that would not restart) must not lose the
-                            // others: it is reported as a harness error and fails the whole run.
-                            e.printStackTrace();
-                            errors.add(backend + " x " + fault.label() + ": " + e);
-                        }
-                        Files.createDirectories(out);
-                        Files.writeString(out.resolve("result.json"),
-                                new ReliabilityReport(results, errors, settings, command).json());
                     }
                 }
             }
         }
-        ReliabilityReport report = new ReliabilityReport(results, errors, settings, command);
+        ReliabilityReport report = new ReliabilityReport(results, errors, settings, command, seed, allKeys);
         Files.createDirectories(out);
         Files.writeString(out.resolve("result.json"), report.json());
         System.out.println("chaos: wrote " + out.resolve("result.json"));

@@ -1,39 +1,76 @@
 package dev.mortise.lock.chaos;
 
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockClientBuilder;
+import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import java.time.Duration;
-import java.util.Arrays;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One worker process of a chaos run. It loops until its time is up: acquire a lock on one of
- * the keys, do a fenced read of the key's value from the {@link Ledger}, sleep (the critical
- * section, where the controller injects its faults), write value + 1 carrying the fencing
- * token, release.
+ * the keys (several at once in the {@link Workload#MIXED} workload), do a fenced read of each
+ * key's value from the {@link Ledger}, sleep (the critical section, where the controller
+ * injects its faults), write value + 1 carrying the fencing token, release.
  *
  * <p>It deliberately does <em>not</em> call {@code ensureValid()} before writing: the point is
  * to show that the storage-side token check alone rejects a holder that was paused past its
- * lease, as a real client whose check passed just before a GC pause would be.
+ * lease, as a real client whose check passed just before a GC pause would be. It does sample
+ * {@code isValid()} of every lease it holds throughout the critical section - at the grant,
+ * after the read, every {@value #SAMPLE_EVERY_MS} ms of the sleep, before and after the write
+ * and before the release - so the checker can tell whether a holder ever believed it held a
+ * key another worker had already been granted (the validity overlap).
  *
- * <p>Every step is one line on stdout, {@code EV <epochMillis> <TYPE> <key> <token> <value>},
- * which the controller parses ({@link WorkerEvent}). Arguments, in order: backend, backend
- * target, ledger JDBC URL, worker id, seconds, lease millis, critical-section millis, keys
- * (comma-separated), and optionally {@code unfenced} (the negative control: the ledger accepts
- * every write).
+ * <p>Every step is one line on stdout,
+ * {@code EV <epochMillis> <TYPE> <key> <token> <value> <monoNanos> <wallMicros>}, which the
+ * controller parses ({@link WorkerEvent}); the key is percent-encoded ({@link ChaosKeys}). The
+ * two last fields are the step's time on the host's monotonic clock ({@code System.nanoTime()},
+ * {@code CLOCK_MONOTONIC} on Linux, which every JVM on the host reads alike) and on its wall
+ * clock in microseconds ({@code Instant.now()}), for the checker's cross-worker comparisons. A
+ * VALID line ({@code value} 1 or 0) carries the times read <em>before</em> {@code isValid()}
+ * was called, every other line the times after the step.
+ *
+ * <p>Arguments, in order: backend, backend target, ledger JDBC URL, worker id, seconds, lease
+ * millis, critical-section millis, keys ({@link ChaosKeys#toArgument}), {@code fenced} or
+ * {@code unfenced} (the negative control: the ledger accepts every write), workload
+ * ({@link Workload#label}) and the seed of the worker's random choices.
  */
 public final class ChaosWorker {
+
+    /** Interval of the validity samples during the critical section's sleep. */
+    static final long SAMPLE_EVERY_MS = 50;
+
+    /** Keys a {@link Workload#MIXED} cycle holds at once. */
+    static final int MIXED_KEYS_PER_CYCLE = 2;
+
+    /** How a lease of a {@link Workload#MIXED} cycle is taken and changed. */
+    enum LeaseMode {
+        /** The client's default lease, renewed by the watchdog. */
+        RENEWED,
+        /** An explicit lease, not renewed, shorter than the default. */
+        EXPLICIT_SHORTER,
+        /** An explicit lease, not renewed, longer than the default. */
+        EXPLICIT_LONGER,
+        /** The default renewed lease, extended to twice the default after the read. */
+        EXTEND_LONGER,
+        /** The default renewed lease, extended to a shorter lease after the read. */
+        EXTEND_SHORTER
+    }
 
     private ChaosWorker() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 8 && args.length != 9) {
-            System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs key1,key2,..."
-                    + " [unfenced]");
+        if (args.length != 11) {
+            System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs keys"
+                    + " fenced|unfenced basic|mixed seed");
             System.exit(2);
         }
         String backend = args[0];
@@ -43,62 +80,217 @@ public final class ChaosWorker {
         long seconds = Long.parseLong(args[4]);
         Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
         long csMillis = Long.parseLong(args[6]);
-        List<String> keys = Arrays.asList(args[7].split(","));
-        boolean fenced = args.length == 8 || !"unfenced".equals(args[8]);
+        List<String> keys = ChaosKeys.fromArgument(args[7]);
+        boolean fenced = !"unfenced".equals(args[8]);
+        Workload workload = Workload.of(args[9]);
+        Random random = new Random(Long.parseLong(args[10]));
 
-        try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres");
-             LockClient locks = LockClient.builder(Backends.create(backend, target, lease)).defaultLease(lease).build()) {
+        LockClientBuilder builder = LockClient.builder(Backends.create(backend, target, lease)).defaultLease(lease);
+        if (workload == Workload.MIXED) {
+            builder.listener(event -> {
+                if (event.type() == LockEvent.Type.LOST) {
+                    slowListener(lease);
+                }
+            });
+        }
+        try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres"); LockClient locks = builder.build()) {
             log("START", "-", 0, 0);
             // Counted from here: a slow JVM or connection start-up must not eat the run.
             long endAt = System.currentTimeMillis() + seconds * 1000;
             while (System.currentTimeMillis() < endAt) {
-                String key = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
+                List<String> mine = pick(keys, workload, random);
                 try {
-                    cycle(locks, ledger, worker, key, csMillis, fenced);
+                    cycle(locks, ledger, worker, mine, csMillis, fenced, workload, lease, random);
                 } catch (LockTimeoutException e) {
-                    log("WAIT_TIMEOUT", key, 0, 0);
+                    // Logged by the cycle for the key it waited for.
                 } catch (Exception e) {
                     // Keep looping: a fault on the server side must not end the worker's run.
-                    log("ERROR", key, 0, 0);
-                    System.err.println("worker " + worker + " on " + key + ": " + e);
+                    log("ERROR", mine.get(0), 0, 0);
+                    System.err.println("worker " + worker + " on " + mine + ": " + e);
                     Thread.sleep(100);
                 }
             }
             log("END", "-", 0, 0);
+            if (workload == Workload.MIXED) {
+                // Notifications a slow listener held back (a victim's onLost) are told before the client closes.
+                Thread.sleep(lease.toMillis());
+            }
         }
         System.out.flush();
         System.exit(0);
     }
 
-    private static void cycle(LockClient locks, Ledger ledger, String worker, String key, long csMillis,
-                              boolean fenced) throws Exception {
-        // WAIT tells the controller this worker is blocked in acquire: the victim of the waiter faults.
-        log("WAIT", key, 0, 0);
-        LockLease lease = locks.acquire(LockSpec.of(key).waitFor(Duration.ofSeconds(10)));
-        long token = lease.fencingToken();
-        log("ACQUIRED", key, token, 0);
-        lease.onLost(event -> log("LOST", key, token, 0));
+    /** The keys of one cycle: one at random, or (mixed) several, in one global order so no two workers deadlock. */
+    private static List<String> pick(List<String> keys, Workload workload, Random random) {
+        if (workload == Workload.BASIC || keys.size() < 2) {
+            return List.of(keys.get(random.nextInt(keys.size())));
+        }
+        List<String> shuffled = new ArrayList<>(keys);
+        Collections.shuffle(shuffled, random);
+        List<String> picked = new ArrayList<>(shuffled.subList(0, Math.min(MIXED_KEYS_PER_CYCLE, keys.size())));
+        Collections.sort(picked);
+        return picked;
+    }
+
+    /** One key held in a cycle. */
+    private record Held(String key, LockLease lease, long token, LeaseMode mode) {
+    }
+
+    private static void cycle(LockClient locks, Ledger ledger, String worker, List<String> keys, long csMillis,
+                              boolean fenced, Workload workload, Duration lease, Random random) throws Exception {
+        List<Held> held = new ArrayList<>();
         try {
-            Ledger.Read read = ledger.read(key, token);
-            log("READ", key, token, read.value());
-            Thread.sleep(csMillis);
-            boolean accepted = ledger.write(key, token, worker, read.value(), read.value() + 1, read.at(),
-                    fenced);
-            log(accepted ? "WRITE_OK" : "WRITE_REJECTED", key, token, read.value() + 1);
+            for (String key : keys) {
+                LeaseMode mode = workload == Workload.BASIC ? LeaseMode.RENEWED
+                        : LeaseMode.values()[random.nextInt(LeaseMode.values().length)];
+                LockSpec spec = LockSpec.of(key).waitFor(Duration.ofSeconds(10));
+                if (mode == LeaseMode.EXPLICIT_SHORTER) {
+                    spec = spec.lease(shorter(lease));
+                } else if (mode == LeaseMode.EXPLICIT_LONGER) {
+                    spec = spec.lease(lease.multipliedBy(2));
+                }
+                // WAIT tells the controller this worker is blocked in acquire: the victim of the waiter faults.
+                log("WAIT", key, 0, 0);
+                LockLease granted;
+                try {
+                    granted = locks.acquire(spec);
+                } catch (LockTimeoutException e) {
+                    log("WAIT_TIMEOUT", key, 0, 0);
+                    throw e;
+                }
+                long token = granted.fencingToken();
+                log("ACQUIRED", key, token, 0);
+                if (mode != LeaseMode.RENEWED) {
+                    log("MODE_" + mode.name(), key, token, 0);
+                }
+                held.add(new Held(key, granted, token, mode));
+                sample(held);
+                granted.onLost(event -> {
+                    log("LOST", key, token, 0);
+                    if (workload == Workload.MIXED) {
+                        slowListener(lease);
+                    }
+                });
+            }
+            List<Ledger.Read> reads = new ArrayList<>();
+            for (Held h : held) {
+                Ledger.Read read = ledger.read(h.key(), h.token());
+                log("READ", h.key(), h.token(), read.value());
+                reads.add(read);
+            }
+            sample(held);
+            for (Held h : held) {
+                extend(h, lease);
+            }
+            // The critical section: sampled every SAMPLE_EVERY_MS, where the faults strike.
+            long until = System.nanoTime() + csMillis * 1_000_000;
+            for (long left = csMillis; left > 0; left = (until - System.nanoTime()) / 1_000_000) {
+                Thread.sleep(Math.min(SAMPLE_EVERY_MS, left));
+                sample(held);
+            }
+            for (int i = 0; i < held.size(); i++) {
+                Held h = held.get(i);
+                Ledger.Read read = reads.get(i);
+                sample(List.of(h));
+                boolean accepted = ledger.write(h.key(), h.token(), worker, read.value(), read.value() + 1, read.at(),
+                        fenced);
+                log(accepted ? "WRITE_OK" : "WRITE_REJECTED", h.key(), h.token(), read.value() + 1);
+                sample(List.of(h));
+            }
         } finally {
-            try {
-                lease.close();
-                log("RELEASED", key, token, 0);
-            } catch (RuntimeException e) {
-                // Expected after a pause: the lease is gone; say so rather than hide it.
-                log("RELEASE_FAILED", key, token, 0);
+            // Released in reverse order of acquisition.
+            for (int i = held.size() - 1; i >= 0; i--) {
+                Held h = held.get(i);
+                sample(List.of(h));
+                try {
+                    h.lease().close();
+                    log("RELEASED", h.key(), h.token(), 0);
+                } catch (RuntimeException e) {
+                    // Expected after a pause: the lease is gone; say so rather than hide it.
+                    log("RELEASE_FAILED", h.key(), h.token(), 0);
+                }
             }
         }
     }
 
-    /** One event line; synchronized because onLost may fire on a backend thread. */
-    static synchronized void log(String type, String key, long token, long value) {
-        System.out.println("EV " + System.currentTimeMillis() + " " + type + " " + key + " " + token + " " + value);
+    /** An explicit or extended lease shorter than the default: half of it, but at least the 1 s etcd can honour. */
+    static Duration shorter(Duration lease) {
+        return Duration.ofMillis(Math.max(1000, lease.toMillis() / 2));
+    }
+
+    /** The extend of an EXTEND_* hold; a refused extend is logged and the cycle goes on. */
+    private static void extend(Held h, Duration lease) {
+        Duration to = switch (h.mode()) {
+            case EXTEND_LONGER -> lease.multipliedBy(2);
+            case EXTEND_SHORTER -> shorter(lease);
+            default -> null;
+        };
+        if (to == null) {
+            return;
+        }
+        try {
+            h.lease().extend(to);
+            log("EXTENDED", h.key(), h.token(), to.toMillis());
+        } catch (RuntimeException e) {
+            log("EXTEND_FAILED", h.key(), h.token(), to.toMillis());
+            System.err.println("extend of " + ChaosKeys.quoted(h.key()) + " to " + to + ": " + e);
+        }
+        sample(List.of(h));
+    }
+
+    /** One VALID line per lease, with the times read before its {@code isValid()} call. */
+    private static void sample(List<Held> held) {
+        for (Held h : held) {
+            long mono = System.nanoTime();
+            long wall = wallMicros();
+            boolean valid = h.lease().isValid();
+            log(mono, wall, "VALID", h.key(), h.token(), valid ? 1 : 0);
+        }
+    }
+
+    /** Last end of a slow listener's block, so at most one lease in two is spent blocked. */
+    private static final AtomicLong LAST_SLOW_END = new AtomicLong();
+
+    /**
+     * A listener that blocks its (notification) thread for one lease, as slow clean-up on a
+     * loss would; skipped on the worker's own thread (a loss its close found: blocking there
+     * only slows the loop) and when the last block ended less than a lease ago, so the backlog
+     * of notifications stays bounded and the victims' LOST lines still arrive within the run.
+     */
+    private static void slowListener(Duration lease) {
+        if (Thread.currentThread().getName().equals("main")) {
+            return;
+        }
+        long now = System.nanoTime();
+        long last = LAST_SLOW_END.get();
+        if (last != 0 && now - last < lease.toNanos()) {
+            return;
+        }
+        try {
+            log("SLOW_LISTENER", "-", 0, lease.toMillis());
+            Thread.sleep(lease.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            LAST_SLOW_END.set(System.nanoTime());
+        }
+    }
+
+    private static long wallMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+    }
+
+    /** One event line, timed now. */
+    static void log(String type, String key, long token, long value) {
+        long mono = System.nanoTime();
+        log(mono, wallMicros(), type, key, token, value);
+    }
+
+    /** One event line; synchronized because onLost and listeners fire on other threads. */
+    static synchronized void log(long mono, long wallMicros, String type, String key, long token, long value) {
+        System.out.println("EV " + wallMicros / 1000 + " " + type + " " + ChaosKeys.encode(key) + " " + token + " "
+                + value + " " + mono + " " + wallMicros);
         System.out.flush();
     }
 }

@@ -38,6 +38,17 @@ public final class LedgerChecker {
     public static RunResult check(String backend, Fault fault, String server, int seconds, int workers, long leaseMs,
                                   Connection ledger, List<WorkerEvent> events, List<InjectedFault> faults,
                                   long orphans) throws SQLException {
+        return check(backend, fault, Workload.BASIC, 0, List.of(), server, seconds, workers, leaseMs, ledger, events,
+                faults, orphans);
+    }
+
+    /**
+     * As above for a run of {@code workload} on the {@code keys} drawn from {@code seed}.
+     */
+    public static RunResult check(String backend, Fault fault, Workload workload, long seed, List<String> keys,
+                                  String server, int seconds, int workers, long leaseMs,
+                                  Connection ledger, List<WorkerEvent> events, List<InjectedFault> faults,
+                                  long orphans) throws SQLException {
         List<LogRow> log = new ArrayList<>();
         try (Statement s = ledger.createStatement();
              ResultSet rs = s.executeQuery("SELECT id, key, worker, token, value_read, value_written, accepted,"
@@ -110,10 +121,15 @@ public final class LedgerChecker {
         List<String> reused = reusedTokenGrants(events);
         reused.stream().limit(10).forEach(r -> evidence.add("token reused: " + r));
 
-        return new RunResult(backend, fault, server, seconds, workers, leaseMs, faults.size(), log.size(), accepted,
-                rejected, staleAccepted, lostUpdates, falseGrantEvidence.size(), reused.size(), overlaps(events),
-                victimWritesRejected(fault, events, faults), onLostFired(fault, events, faults),
-                takeovers(events, faults, leaseMs), orphans, evidence);
+        Clock clock = Clock.forRun(fault);
+        List<String> validity = validityOverlaps(events, clock);
+        validity.stream().limit(10).forEach(evidence::add);
+        long samples = events.stream().filter(e -> e.type().equals("VALID")).count();
+
+        return new RunResult(backend, fault, workload, seed, keys, server, seconds, workers, leaseMs, faults.size(),
+                log.size(), accepted, rejected, staleAccepted, lostUpdates, falseGrantEvidence.size(), reused.size(),
+                overlaps(events), samples, validity.size(), clock, victimWritesRejected(fault, events, faults),
+                onLostFired(fault, events, faults), measuredTakeovers(events, faults, leaseMs), orphans, evidence);
     }
 
     /** A worker's hold of a key: from its ACQUIRED to the first event that ends the critical section. */
@@ -131,14 +147,18 @@ public final class LedgerChecker {
                 if (!acquired.type().equals("ACQUIRED")) {
                     continue;
                 }
-                // A worker runs one cycle at a time: its hold ends at the first write outcome,
-                // error or release after the grant (or with its last event, if it was killed).
+                // A worker runs one cycle at a time (of one key or several): its hold of a key
+                // ends at the first write outcome or release of that key after the grant, the
+                // cycle's error or the worker's end (or with its last event, if it was killed).
                 long to = Long.MAX_VALUE;
                 for (int j = i + 1; j < mine.size(); j++) {
-                    String type = mine.get(j).type();
-                    if (type.equals("WRITE_OK") || type.equals("WRITE_REJECTED") || type.equals("ERROR")
-                            || type.equals("RELEASED") || type.equals("RELEASE_FAILED") || type.equals("END")) {
-                        to = mine.get(j).at();
+                    WorkerEvent e = mine.get(j);
+                    String type = e.type();
+                    boolean sameKey = e.key().equals(acquired.key()) && e.token() == acquired.token();
+                    if (sameKey && (type.equals("WRITE_OK") || type.equals("WRITE_REJECTED")
+                            || type.equals("RELEASED") || type.equals("RELEASE_FAILED"))
+                            || type.equals("ERROR") || type.equals("END")) {
+                        to = e.at();
                         break;
                     }
                 }
@@ -235,6 +255,74 @@ public final class LedgerChecker {
     }
 
     /**
+     * The clock the validity overlaps are judged on: the host's monotonic clock
+     * ({@code CLOCK_MONOTONIC}, read by every JVM on the host alike and never stepped), except
+     * in a {@link Fault#CLOCK_SKEW} run, where libfaketime fakes the skewed workers' monotonic
+     * clock as well (it reads as their faked wall clock): there the workers' wall clocks with
+     * each worker's known offset taken back out.
+     */
+    public enum Clock {
+        MONOTONIC, WALL_MINUS_OFFSET;
+
+        static Clock forRun(Fault fault) {
+            return fault == Fault.CLOCK_SKEW ? WALL_MINUS_OFFSET : MONOTONIC;
+        }
+
+        /** An event's time on this clock, in nanos. */
+        long nanos(WorkerEvent e) {
+            return this == MONOTONIC ? e.mono() : e.wallMicros() * 1000;
+        }
+    }
+
+    /**
+     * Validity overlaps: a holder's {@code isValid()} sample that returned true although the
+     * sample was taken after another grant of the same key (another worker, or another token)
+     * was confirmed - that grantee's acquire had returned - and after the holder's own grant.
+     * The sample's time is read <em>before</em> {@code isValid()} is called and a grant's
+     * <em>after</em> its acquire returned, so both errors of the timing can only hide an overlap,
+     * never invent one. One per pair of holds (a holder sampling true ten times after the same
+     * grant counts once), with the evidence naming both and by how much the sample came late.
+     */
+    static List<String> validityOverlaps(List<WorkerEvent> events, Clock clock) {
+        Map<String, List<WorkerEvent>> grantsPerKey = new HashMap<>();
+        // Per worker, key and token, every grant: a server that forgot its counter grants a token twice.
+        Map<String, List<WorkerEvent>> grantsOf = new HashMap<>();
+        for (WorkerEvent e : events) {
+            if (e.type().equals("ACQUIRED")) {
+                grantsPerKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
+                grantsOf.computeIfAbsent(e.worker() + "\n" + e.key() + "\n" + e.token(), k -> new ArrayList<>())
+                        .add(e);
+            }
+        }
+        Map<String, String> found = new LinkedHashMap<>();
+        for (WorkerEvent sample : events.stream().filter(e -> e.type().equals("VALID") && e.value() == 1)
+                .sorted(Comparator.comparingLong(clock::nanos)).toList()) {
+            // The sample's own grant: the last grant of its worker, key and token before it.
+            WorkerEvent own = grantsOf.getOrDefault(sample.worker() + "\n" + sample.key() + "\n" + sample.token(),
+                            List.of()).stream().filter(g -> clock.nanos(g) <= clock.nanos(sample))
+                    .max(Comparator.comparingLong(clock::nanos)).orElse(null);
+            if (own == null) {
+                continue;
+            }
+            for (WorkerEvent other : grantsPerKey.getOrDefault(sample.key(), List.of())) {
+                boolean sameGrant = other.worker().equals(own.worker()) && other.token() == own.token();
+                if (sameGrant || clock.nanos(other) <= clock.nanos(own) || clock.nanos(other) >= clock.nanos(sample)) {
+                    continue;
+                }
+                String pair = sample.worker() + "\n" + sample.key() + "\n" + sample.token() + "\n" + own.mono()
+                        + "\n" + other.worker() + "\n" + other.token() + "\n" + other.mono();
+                found.putIfAbsent(pair, "validity overlap: " + sample.worker() + " saw isValid() true for "
+                        + ChaosKeys.quoted(sample.key()) + " token " + sample.token() + " "
+                        + String.format(java.util.Locale.ROOT, "%.3f", (clock.nanos(sample) - clock.nanos(other)) / 1e6)
+                        + " ms after " + other.worker() + "'s grant of token " + other.token() + " was confirmed ("
+                        + sample.worker() + " was granted it at " + own.at() + ", " + other.worker() + " at "
+                        + other.at() + ", sample at " + sample.at() + " epoch ms; " + clock + " clock)");
+            }
+        }
+        return new ArrayList<>(found.values());
+    }
+
+    /**
      * For each fault that took the victim's lease, whether the victim logged LOST for the token
      * it held. A cut holder ends its critical section (the ledger is not behind the cut) and
      * closes its lease before the lease runs out, so no listener is left to fire: there its
@@ -265,24 +353,57 @@ public final class LedgerChecker {
      * millis from the kill to the first grant of any key after the restart (the recovery).
      */
     static List<Long> takeovers(List<WorkerEvent> events, List<InjectedFault> faults, long leaseMs) {
-        List<Long> takeovers = new ArrayList<>();
+        return measuredTakeovers(events, faults, leaseMs).stream().map(Takeover::millis).toList();
+    }
+
+    /** A measured takeover and the victim's lease it is bounded by. */
+    record Takeover(long millis, long victimLeaseMs) {
+    }
+
+    /**
+     * As {@link #takeovers}, each with the victim hold's lease: the longest of the default
+     * lease and every lease the hold asked for (an explicit lease, an extend - also one whose
+     * outcome the victim did not log before the fault, or that failed: the server may have
+     * applied it). A shorter explicit or extended lease does not lower it: a server may keep a
+     * hold longer than asked (etcd keeps at least 2 s). For server faults, the default lease.
+     */
+    static List<Takeover> measuredTakeovers(List<WorkerEvent> events, List<InjectedFault> faults, long leaseMs) {
+        List<Takeover> takeovers = new ArrayList<>();
         for (InjectedFault f : faults) {
             if (f.fault().target() == Fault.Target.SERVER) {
                 events.stream().filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.endedAt())
-                        .mapToLong(WorkerEvent::at).min().ifPresent(at -> takeovers.add(at - f.at()));
+                        .mapToLong(WorkerEvent::at).min()
+                        .ifPresent(at -> takeovers.add(new Takeover(at - f.at(), leaseMs)));
                 continue;
             }
             if (!f.fault().boundedTakeover()) {
                 continue;
             }
+            long victimLease = victimLeaseMs(events, f, leaseMs);
             events.stream()
                     .filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.at() && e.key().equals(f.key())
                             && !e.worker().equals(f.worker()))
                     .min(Comparator.comparingLong(WorkerEvent::at))
-                    .filter(grant -> waitStarted(events, grant) <= f.at() + leaseMs)
-                    .ifPresent(grant -> takeovers.add(grant.at() - f.at()));
+                    .filter(grant -> waitStarted(events, grant) <= f.at() + victimLease)
+                    .ifPresent(grant -> takeovers.add(new Takeover(grant.at() - f.at(), victimLease)));
         }
         return takeovers;
+    }
+
+    /** The longest lease the victim's hold asked for (at least the default; see {@link #measuredTakeovers}). */
+    static long victimLeaseMs(List<WorkerEvent> events, InjectedFault f, long leaseMs) {
+        long lease = leaseMs;
+        for (WorkerEvent e : events) {
+            if (!e.worker().equals(f.worker()) || !e.key().equals(f.key()) || e.token() != f.token()) {
+                continue;
+            }
+            switch (e.type()) {
+                case "MODE_EXPLICIT_LONGER" -> lease = Math.max(lease, 2 * leaseMs);
+                case "EXTENDED", "EXTEND_FAILED" -> lease = Math.max(lease, e.value());
+                default -> { }
+            }
+        }
+        return lease;
     }
 
     /** When the grantee began the wait that ended in {@code grant}: its last WAIT before it. */

@@ -20,19 +20,23 @@ public final class ReliabilityReport {
     private final List<String> errors;
     private final ChaosRun.Settings settings;
     private final String command;
+    private final long keysSeed;
+    private final List<String> keys;
     private final String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
 
     public ReliabilityReport(List<RunResult> results, ChaosRun.Settings settings, String command) {
-        this(results, List.of(), settings, command);
+        this(results, List.of(), settings, command, 0, List.of());
     }
 
     /** With {@code errors}: runs the harness could not complete (each fails the whole run). */
     public ReliabilityReport(List<RunResult> results, List<String> errors, ChaosRun.Settings settings,
-                             String command) {
+                             String command, long keysSeed, List<String> keys) {
         this.results = results;
         this.errors = List.copyOf(errors);
         this.settings = settings;
         this.command = command;
+        this.keysSeed = keysSeed;
+        this.keys = List.copyOf(keys);
     }
 
     /** The JSON result: settings, machine, and one object per backend × fault. */
@@ -40,7 +44,8 @@ public final class ReliabilityReport {
         return "{\"date\":\"" + date + "\",\"machine\":\"" + machine().replace("\"", "'") + "\",\"settings\":{"
                 + "\"seconds\":" + settings.seconds() + ",\"workers\":" + settings.workers() + ",\"keys\":"
                 + settings.keys() + ",\"leaseMs\":" + settings.leaseMs() + ",\"criticalSectionMs\":" + settings.csMs()
-                + ",\"pauseMs\":" + settings.pauseMs() + ",\"faultEveryMs\":" + settings.faultEveryMs() + "},"
+                + ",\"pauseMs\":" + settings.pauseMs() + ",\"faultEveryMs\":" + settings.faultEveryMs()
+                + ",\"keysSeed\":" + keysSeed + "},"
                 + "\"results\":[" + results.stream().map(RunResult::toJson).collect(Collectors.joining(",\n"))
                 + "],\"harnessErrors\":[" + errors.stream().map(e -> "\"" + e.replace("\\", "\\\\")
                         .replace("\"", "'").replace("\n", " ") + "\"").collect(Collectors.joining(",")) + "]}\n";
@@ -59,14 +64,22 @@ public final class ReliabilityReport {
                 .append(settings.seconds()).append(" s on ").append(settings.keys()).append(" keys, lease ")
                 .append(settings.leaseMs()).append(" ms (renewed by the watchdog), critical section ")
                 .append(settings.csMs()).append(" ms, one fault every ").append(settings.faultEveryMs())
-                .append(" ms, pause ").append(settings.pauseMs()).append(" ms\n\n");
-        md.append("| backend | fault | server | faults | writes | accepted | stale attempted | **stale accepted** | ")
-                .append("**lost updates** | **false grants** | **tokens reused** | overlaps w/o fencing | ")
+                .append(" ms, pause ").append(settings.pauseMs()).append(" ms\n");
+        md.append("- Keys: drawn with seed ").append(keysSeed).append(" (`--seed ").append(keysSeed)
+                .append("` draws them again); basic runs use the first ").append(settings.keys())
+                .append(", mixed runs all ").append(keys.size()).append(":\n\n");
+        md.append("  ```\n");
+        keys.forEach(k -> md.append("  ").append(ChaosKeys.quoted(k)).append('\n'));
+        md.append("  ```\n\n");
+        md.append("| backend | fault | workload | server | faults | writes | accepted | stale attempted | ")
+                .append("**stale accepted** | **lost updates** | **false grants** | **tokens reused** | ")
+                .append("overlaps w/o fencing | isValid samples | **validity overlaps** | ")
                 .append("victim writes rejected | onLost fired | takeover p50 / max ms | **orphans** | verdict |\n");
-        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+        md.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
         for (RunResult r : results) {
             boolean lease = r.fault().holderLosesLease();
             md.append("| ").append(r.backend()).append(" | ").append(r.fault().label())
+                    .append(" | ").append(r.workload().label())
                     .append(" | ").append(r.server())
                     .append(" | ").append(r.faultsInjected())
                     .append(" | ").append(r.writeAttempts())
@@ -77,6 +90,8 @@ public final class ReliabilityReport {
                     .append(" | ").append(r.falseGrants())
                     .append(" | ").append(r.reusedTokens())
                     .append(" | ").append(r.overlaps())
+                    .append(" | ").append(r.validitySamples())
+                    .append(" | ").append(r.validityOverlaps()).append(r.validityGuaranteeVoid() ? " (void)" : "")
                     .append(" | ").append(lease ? r.victimWritesRejected() + " / " + r.faultsInjected() : "n/a")
                     .append(" | ").append(lease ? r.onLostFired() + " / " + r.faultsInjected() : "n/a")
                     .append(" | ").append(r.takeoverMillis().isEmpty() ? "n/a"
@@ -94,8 +109,11 @@ public final class ReliabilityReport {
         if (!broken.isEmpty()) {
             md.append("\n## Evidence of the violations (from the logs; the first lines of each run)\n\n");
             for (RunResult r : broken) {
-                md.append("- ").append(r.backend()).append(" × ").append(r.fault().label()).append(":\n");
-                r.evidence().stream().limit(6).forEach(e -> md.append("  - `").append(e).append("`\n"));
+                md.append("- ").append(r.backend()).append(" × ").append(r.fault().label()).append(" × ")
+                        .append(r.workload().label()).append(":\n");
+                // A key may hold a backtick: it would end the code span early.
+                r.evidence().stream().limit(6).forEach(e -> md.append("  - `").append(e.replace('`', '\''))
+                        .append("`\n"));
                 if (r.evidence().size() > 6) {
                     md.append("  - ... ").append(r.evidence().size() - 6).append(" more in the JSON\n");
                 }
@@ -110,6 +128,10 @@ public final class ReliabilityReport {
 
             Each worker JVM loops: acquire a lock on one of the keys, fenced read of the key's value from
             the ledger, sleep (the critical section), write value + 1 with its fencing token, release.
+            Throughout the critical section it samples `isValid()` of every lease it holds: at the
+            grant, after the read, every 50 ms of the sleep, before and after the write, before the
+            release. It never calls `ensureValid()`: the samples observe, fencing alone protects the
+            ledger.
             The ledger is a PostgreSQL table on its own server (not the lock backend's, never behind a
             fault): a read raises the key's token to the reader's, and a write is accepted only if its
             token is at least the key's token, in one conditional statement that also logs the attempt
@@ -117,6 +139,19 @@ public final class ReliabilityReport {
             Bold columns are safety rules: any non-zero value makes the run **UNSAFE**; the other rules
             (orphans, onLost, takeover, the fault biting) make it **FAILED**. Either exits 1.
 
+            - **workload**: `basic` - one key per cycle, the client's default lease renewed by the
+              watchdog; every fault runs with it. `mixed` - two keys held at once per cycle (acquired in
+              one global order, so workers cannot deadlock), each with a lease mode drawn per cycle:
+              default renewed lease; explicit lease (not renewed) of half the default (at least 1 s, what
+              etcd can honour) or twice the default; default lease extended after the read to twice the
+              default or to half of it. The client has a slow `LockListener` and each lease a slow
+              `onLost`: on a loss either blocks the client's notification thread for one lease (at most
+              one lease in two, so the backlog stays bounded and the victims' `onLost` still arrive within
+              the run; not on the worker's own thread, where a close reports the loss). It runs with no
+              fault, pause, waiter-pause and net-cut, the faults whose outcome depends on leases, extends
+              and listeners; the other faults do not change with the lease mode. Key names for both are
+              random and unrelated (listed above): any first character, ASCII punctuation, space, Latin,
+              Greek, Cyrillic, Arabic, CJK, emoji; no shared prefix. Events carry them percent-encoded.
             - **server**: the lock server as run. Durable unless the fault says volatile.
             - **faults**: faults injected; the controller strikes only a victim in the right state (a
               pause that lands after the victim's write reached the ledger is not counted; another victim
@@ -135,7 +170,27 @@ public final class ReliabilityReport {
               before. Two holders with one token would both pass the ledger's "token >= highest" check.
             - **overlaps w/o fencing**: pairs of critical sections (grant to end of write) on one key that
               overlapped in time between two workers: what would have corrupted the ledger had it not
-              checked tokens. Expected > 0 under pauses, 0 otherwise.
+              checked tokens. Expected > 0 under pauses, 0 otherwise - but for the mixed workload, where
+              an explicit lease of 1 s may run out inside the critical section (while the worker waits
+              for its second key) and the key is then rightly granted again; the ledger rejects the late
+              write.
+            - **isValid samples**: `isValid()` calls the holders logged.
+            - **validity overlaps** (must be 0): pairs of holds of one key where the holder's `isValid()`
+              returned true although it was called after another grant of the key (another worker or
+              another token) had been confirmed - that grantee's acquire had returned - and after the
+              holder's own grant: a holder that would have believed, had it checked, that it still held
+              a lock someone else had been given. The sample's time is read before `isValid()` is called
+              and a grant's after its acquire returned, so the timing can only hide an overlap, never
+              invent one. Times are on the host's monotonic clock (`System.nanoTime()`, Linux
+              `CLOCK_MONOTONIC`: one clock for every JVM on the host, never stepped; every worker runs on
+              this host). Clock-skew runs instead compare wall clocks (`Instant.now()`, microseconds) with
+              each worker's known offset taken back out, because libfaketime fakes `CLOCK_MONOTONIC`
+              too (it reads as the faked wall clock) - exact as long as the host's wall clock is not
+              stepped during that run. The one fault where the guarantee does not hold, marked
+              `(void)` and not counted as a violation: **server-kill-volatile**, whose restarted server
+              has forgotten every hold and grants the key again at once, while the previous holder's
+              lease, confirmed before the crash, is still valid by its clock - no client can tell; only a
+              durable server prevents it. A non-zero count under any other fault makes the run **UNSAFE**.
             - **victim writes rejected**: victims whose write after the fault the ledger rejected (only
               where another worker took the key over meanwhile; a cut holder writes to the ledger,
               which is not behind the cut, before its lease runs out).
@@ -145,8 +200,11 @@ public final class ReliabilityReport {
               runs out, so no listener is left to fire: for net-cut a failed release counts too.
             - **takeover**: holder faults - from the fault to the next grant of the key to another
               worker that was already waiting for it before the victim's lease could have run out
-              (count in brackets); must be at most lease + 1 s after a holder's death (pause, kill,
-              net-cut, clock-skew). Server faults - from the kill to the first grant of any key after
+              (count in brackets); must be at most the victim's lease + 1 s after a holder's death
+              (pause, kill, net-cut, clock-skew). The victim's lease is the default one, or in the mixed
+              workload the longest its hold asked for (an explicit or extended lease of twice the default;
+              a shorter one does not lower the bound, as a server may keep a hold longer than asked -
+              etcd keeps at least 2 s); the JSON lists it per takeover. Server faults - from the kill to the first grant of any key after
               the restart (the recovery, including the second the server is down); reported only.
             - **orphans** (must be 0): lock entries still on the server two leases plus one second after
               every worker ended: Redis `mortise:lock:*` keys; JDBC unexpired owned rows of
@@ -167,8 +225,8 @@ public final class ReliabilityReport {
             - **net-delay**: the holder's proxy holds every chunk, both directions, for 3/4 of the lease,
               for twice the lease + 1 s.
             - **clock-skew** (JDBC): worker JVMs run with wall clocks 5 s ahead, 5 s behind and exact
-              (libfaketime, `FAKETIME=+5s`; the monotonic clock shifted by the same constant, so no
-              interval changes), while holders are paused
+              (libfaketime, `FAKETIME=+5s`; it makes the monotonic clock read as the faked wall clock,
+              which still advances at the real rate, so no interval changes), while holders are paused
               as in pause. The JDBC backend takes time from the database server, so skew must not
               matter. Event times are corrected back to the machine's clock.
             - **server-kill**: kill -9 of the lock server while a worker holds a lock, one second down,

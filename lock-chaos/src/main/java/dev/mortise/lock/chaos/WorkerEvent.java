@@ -1,17 +1,28 @@
 package dev.mortise.lock.chaos;
 
 /**
- * One parsed line of a worker's stdout ({@code EV <epochMillis> <TYPE> <key> <token> <value>}).
+ * One parsed line of a worker's stdout
+ * ({@code EV <epochMillis> <TYPE> <key> <token> <value> <monoNanos> <wallMicros>}, the key
+ * percent-encoded; see {@link ChaosWorker}).
  *
- * @param worker the worker id the controller gave the process
- * @param at     the worker's wall clock when it logged the step (same machine as the controller;
- *               a skewed worker's offset already taken out)
+ * @param worker     the worker id the controller gave the process
+ * @param at         the worker's wall clock in millis when it logged the step (same machine as the
+ *                   controller; a skewed worker's offset already taken out)
+ * @param mono       the host's monotonic clock ({@code System.nanoTime()}) at the step; only
+ *                   comparable across workers that run without libfaketime, which fakes it too
+ * @param wallMicros as {@code at}, in microseconds
  */
-public record WorkerEvent(String worker, long at, String type, String key, long token, long value) {
+public record WorkerEvent(String worker, long at, String type, String key, long token, long value, long mono,
+                          long wallMicros) {
 
-    /** The same event with its timestamp moved by {@code millis} (a skewed worker's clock, back to the machine's). */
+    /** An event without the precise times (tests, hand-made lists): both derived from {@code at}. */
+    public WorkerEvent(String worker, long at, String type, String key, long token, long value) {
+        this(worker, at, type, key, token, value, at * 1_000_000, at * 1000);
+    }
+
+    /** The same event with its wall-clock times moved by {@code millis} (a skewed worker's clock, back to the machine's). */
     public WorkerEvent shifted(long millis) {
-        return new WorkerEvent(worker, at + millis, type, key, token, value);
+        return new WorkerEvent(worker, at + millis, type, key, token, value, mono, wallMicros + millis * 1000);
     }
 
     /** Parses an event line, or returns null for any other output. */
@@ -20,12 +31,18 @@ public record WorkerEvent(String worker, long at, String type, String key, long 
             return null;
         }
         String[] p = line.split(" ");
-        if (p.length != 6) {
+        if (p.length != 6 && p.length != 8) {
             return null;
         }
         try {
-            return new WorkerEvent(worker, Long.parseLong(p[1]), p[2], p[3], Long.parseLong(p[4]), Long.parseLong(p[5]));
-        } catch (NumberFormatException e) {
+            long at = Long.parseLong(p[1]);
+            String key = ChaosKeys.decode(p[3]);
+            if (p.length == 6) {
+                return new WorkerEvent(worker, at, p[2], key, Long.parseLong(p[4]), Long.parseLong(p[5]));
+            }
+            return new WorkerEvent(worker, at, p[2], key, Long.parseLong(p[4]), Long.parseLong(p[5]),
+                    Long.parseLong(p[6]), Long.parseLong(p[7]));
+        } catch (IllegalArgumentException e) {
             return null;
         }
     }

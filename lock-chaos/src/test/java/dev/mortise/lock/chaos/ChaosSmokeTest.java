@@ -15,12 +15,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The CI version of the chaos run (the long one is {@code ./scripts/chaos.sh}): every backend
  * under the faults that matter most for it - a holder paused past its lease, a waiter cut off
- * from the server while it waits, the server (or the cluster's leader) killed, and for JDBC
- * skewed worker clocks - about a minute per backend. Two worker JVMs on one key, so the other
+ * from the server while it waits (for ZooKeeper also a waiter paused until its session
+ * expires, the fault behind its one false grant), the server (or the cluster's leader) killed,
+ * and for JDBC skewed worker clocks - about a minute per backend, plus the mixed workload
+ * (several random keys at once, explicit leases, extends, slow listeners) under a pause on etcd
+ * and ZooKeeper. Every run also checks that no holder saw {@code isValid()} true after another
+ * grant of its key (the validity overlap). Two worker JVMs on one key, so the other
  * worker always waits for that key: it takes over during a pause and reads with a higher
  * token, and the paused holder's write is then rejected - which makes "the fault bit"
  * deterministic enough to assert. Fails on any safety violation (stale write accepted, lost
- * update, false grant, token reused), an orphan, or a victim whose loss went unnoticed; the
+ * update, false grant, token reused, validity overlap), an orphan, or a victim whose loss went unnoticed; the
  * takeover time is measured and reported but not asserted (a shared two-core machine).
  * A last, shorter run with fencing switched off checks that the checker does see the damage.
  */
@@ -51,16 +55,29 @@ class ChaosSmokeTest {
                 Arguments.of("jdbc", Fault.CLOCK_SKEW), Arguments.of("jdbc", Fault.SERVER_KILL),
                 Arguments.of("etcd", Fault.PAUSE), Arguments.of("etcd", Fault.WAITER_CUT),
                 Arguments.of("etcd", Fault.LEADER_KILL),
-                Arguments.of("zookeeper", Fault.PAUSE), Arguments.of("zookeeper", Fault.WAITER_CUT),
-                Arguments.of("zookeeper", Fault.LEADER_KILL));
+                Arguments.of("zookeeper", Fault.PAUSE), Arguments.of("zookeeper", Fault.WAITER_PAUSE),
+                Arguments.of("zookeeper", Fault.WAITER_CUT), Arguments.of("zookeeper", Fault.LEADER_KILL));
+    }
+
+    /** The mixed workload (several keys at once, explicit leases, extends, slow listeners) under a pause. */
+    static Stream<Arguments> mixedWorkloads() {
+        return Stream.of(Arguments.of("etcd", Fault.PAUSE), Arguments.of("zookeeper", Fault.PAUSE));
     }
 
     private static RunResult run(String backend, Fault fault, ChaosRun.Settings settings, String dir)
             throws Exception {
+        return run(backend, fault, Workload.BASIC, settings, dir);
+    }
+
+    private static RunResult run(String backend, Fault fault, Workload workload, ChaosRun.Settings settings,
+                                 String dir) throws Exception {
+        // A fresh seed each time, printed with the keys it draws, so a failure can be run again.
+        long seed = System.nanoTime();
         try (BackendServer server = BackendServer.start(backend, fault);
              Ledger ledger = Ledger.connect(ledgerServer.jdbcUrl(), ledgerServer.user())) {
-            RunResult result = ChaosRun.run(backend, server, ledger, ledgerServer.jdbcUrl(), fault, settings,
-                    Path.of("target", dir, backend + "-" + fault.label()), ChaosRun.workerClasspath());
+            RunResult result = ChaosRun.run(backend, server, ledger, ledgerServer.jdbcUrl(), fault, workload, seed,
+                    settings, Path.of("target", dir, backend + "-" + fault.label() + "-" + workload.label()),
+                    ChaosRun.workerClasspath());
             System.out.println(result.verdict() + " " + result.toJson());
             return result;
         }
@@ -74,10 +91,27 @@ class ChaosSmokeTest {
         assertThat(result.writeAttempts()).as("the workers did work").isPositive();
         assertThat(result.faultsInjected()).as("a fault struck").isPositive();
         assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
+        assertThat(result.validitySamples()).as("holders sampled isValid()").isPositive();
         if (fault == Fault.PAUSE) {
             assertThat(result.victimWritesRejected()).as("the fault bit: a paused holder's write was rejected")
                     .isPositive();
         }
+    }
+
+    /**
+     * The mixed workload: two of three random keys held at once, explicit leases shorter and
+     * longer than the default, extends to longer and shorter leases, slow listeners. Two workers
+     * holding two of three keys always share one, so a pause is always taken over.
+     */
+    @ParameterizedTest(name = "{0} x {1} x mixed")
+    @MethodSource("mixedWorkloads")
+    void noSafetyRuleBreaksWithTheMixedWorkload(String backend, Fault fault) throws Exception {
+        RunResult result = run(backend, fault, Workload.MIXED, SETTINGS, "chaos-ci");
+
+        assertThat(result.writeAttempts()).as("the workers did work").isPositive();
+        assertThat(result.faultsInjected()).as("a fault struck").isPositive();
+        assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
+        assertThat(result.validitySamples()).as("holders sampled isValid()").isPositive();
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.mortise.lock.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The checker's event-only figures on hand-made event lists: no servers, no timing. */
@@ -89,15 +90,157 @@ class LedgerCheckerTest {
 
     @Test
     void runResultSeparatesSafetyFromOtherRulesAndLeavesTimingOutOfTheUntimedOnes() {
-        RunResult slow = new RunResult("redis", Fault.PAUSE, "s", 10, 2, 1000, 1, 10, 9, 1, 0, 0, 0, 0, 1, 1, 1,
-                List.of(5000L), 0, List.of());
+        RunResult slow = result(Fault.PAUSE, 0, 0, 0, List.of(5000L), 0);
         assertThat(slow.safe()).isTrue();
         assertThat(slow.passed()).isFalse();
         assertThat(slow.untimedViolations()).isEmpty();
 
-        RunResult unsafe = new RunResult("redis", Fault.PAUSE, "s", 10, 2, 1000, 1, 10, 9, 1, 0, 0, 1, 0, 1, 1, 0,
-                List.of(), 1, List.of("false grant: ..."));
+        RunResult unsafe = result(Fault.PAUSE, 1, 0, 0, List.of(), 1);
         assertThat(unsafe.safetyViolations()).containsExactly("1 false grant(s)");
         assertThat(unsafe.untimedViolations()).contains("1 orphan(s) on the server", "onLost fired for 0 of 1 victims");
+    }
+
+    /** A redis run with one fault and the given false grants, validity overlaps, onLost, takeovers and orphans. */
+    private static RunResult result(Fault fault, long falseGrants, long validityOverlaps, long onLost,
+                                    List<Long> takeovers, long orphans) {
+        return new RunResult("redis", fault, Workload.BASIC, 1, List.of("k"), "s", 10, 2, 1000, 1, 10, 9, 1, 0, 0,
+                falseGrants, 0, 1, 100, validityOverlaps, LedgerChecker.Clock.MONOTONIC, 1,
+                onLost == 0 && falseGrants == 0 ? 1 : onLost,
+                takeovers.stream().map(t -> new LedgerChecker.Takeover(t, 1000)).toList(), orphans, List.of());
+    }
+
+    /** An event at {@code mono} nanos on the monotonic clock and {@code wallMicros} on the wall clock. */
+    private static WorkerEvent at(String worker, long mono, long wallMicros, String type, String key, long token,
+                                  long value) {
+        return new WorkerEvent(worker, wallMicros / 1000, type, key, token, value, mono, wallMicros);
+    }
+
+    @Test
+    void aHolderSeeingItsLeaseValidAfterAnotherGrantIsAValidityOverlapCountedOncePerPairOfHolds() {
+        List<WorkerEvent> events = List.of(
+                at("w0", 1_000, 1, "ACQUIRED", "k", 1, 0),
+                at("w0", 2_000, 2, "VALID", "k", 1, 1),
+                at("w1", 5_000, 5, "ACQUIRED", "k", 2, 0),
+                // Sampled before w1's grant was confirmed: no overlap, whatever it says.
+                at("w0", 4_999, 4, "VALID", "k", 1, 1),
+                // After it: true twice (one overlap), false once (fine).
+                at("w0", 5_001, 6, "VALID", "k", 1, 1),
+                at("w0", 9_000, 9, "VALID", "k", 1, 1),
+                at("w0", 9_500, 9, "VALID", "k", 1, 0),
+                // Another key at the same time: not an overlap.
+                at("w2", 6_000, 6, "VALID", "j", 3, 1), at("w2", 500, 0, "ACQUIRED", "j", 3, 0));
+
+        List<String> found = LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC);
+
+        assertThat(found).hasSize(1);
+        assertThat(found.get(0)).contains("w0 saw isValid() true for \"k\" token 1 0.000 ms after w1's grant of token 2");
+    }
+
+    @Test
+    void aGrantBeforeTheHoldersOwnGrantOrAFalseSampleIsNoValidityOverlap() {
+        List<WorkerEvent> events = List.of(
+                at("w1", 1_000, 1, "ACQUIRED", "k", 1, 0), at("w1", 2_000, 2, "RELEASED", "k", 1, 0),
+                at("w0", 3_000, 3, "ACQUIRED", "k", 2, 0), at("w0", 4_000, 4, "VALID", "k", 2, 1),
+                at("w2", 5_000, 5, "ACQUIRED", "k", 3, 0), at("w0", 6_000, 6, "VALID", "k", 2, 0));
+
+        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void clockSkewRunsAreJudgedOnTheWallClockBecauseLibfaketimeFakesTheMonotonicOneToo() {
+        // w0 under libfaketime: its "monotonic" reads are its faked wall clock, nothing like w1's.
+        List<WorkerEvent> events = List.of(
+                at("w0", 1_795_000_000_000_000_000L, 1_000, "ACQUIRED", "k", 1, 0),
+                at("w1", 5_000_000, 2_000, "ACQUIRED", "k", 2, 0),
+                at("w0", 1_795_000_000_000_000_001L, 3_000, "VALID", "k", 1, 1));
+
+        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.WALL_MINUS_OFFSET)).hasSize(1);
+        assertThat(LedgerChecker.Clock.forRun(Fault.CLOCK_SKEW)).isEqualTo(LedgerChecker.Clock.WALL_MINUS_OFFSET);
+        assertThat(LedgerChecker.Clock.forRun(Fault.PAUSE)).isEqualTo(LedgerChecker.Clock.MONOTONIC);
+    }
+
+    @Test
+    void aValidityOverlapIsUnsafeExceptWhereTheServerForgetsItsHolds() {
+        assertThat(result(Fault.PAUSE, 0, 2, 0, List.of(), 0).safetyViolations())
+                .containsExactly("2 validity overlap(s)");
+        RunResult volatileServer = result(Fault.SERVER_KILL_VOLATILE, 0, 2, 0, List.of(), 0);
+        assertThat(volatileServer.validityGuaranteeVoid()).isTrue();
+        assertThat(volatileServer.safetyViolations()).isEmpty();
+        assertThat(volatileServer.toJson()).contains("\"validityOverlaps\":2", "\"validityGuaranteeVoid\":true");
+    }
+
+    @Test
+    void aHoldOfOneOfSeveralKeysEndsAtThatKeysWriteNotAtTheFirstWriteOfTheCycle() {
+        List<WorkerEvent> events = List.of(
+                ev("w0", 0, "ACQUIRED", "a", 1), ev("w0", 10, "ACQUIRED", "b", 1),
+                ev("w0", 100, "WRITE_OK", "a", 1), ev("w0", 200, "WRITE_OK", "b", 1),
+                // Granted b while w0 still held it, and w0 never lost it: a false grant.
+                ev("w1", 150, "ACQUIRED", "b", 2), ev("w1", 300, "WRITE_OK", "b", 2));
+
+        assertThat(LedgerChecker.holds(events)).extracting(LedgerChecker.Hold::to).containsExactly(100L, 200L, 300L);
+        assertThat(LedgerChecker.falseGrants(events, List.of())).hasSize(1);
+    }
+
+    @Test
+    void randomKeysAreReproducibleUnrelatedAndSurviveTheCommandLineAndTheEventLine() {
+        List<String> keys = ChaosKeys.random(42, 50);
+
+        assertThat(ChaosKeys.random(42, 50)).isEqualTo(keys);
+        assertThat(Set.copyOf(keys)).hasSize(50);
+        assertThat(keys).noneMatch(String::isBlank);
+        assertThat(keys).anyMatch(k -> !Character.isLetterOrDigit(k.codePointAt(0)));
+        assertThat(keys).anyMatch(k -> k.codePoints().anyMatch(Character::isSupplementaryCodePoint));
+        assertThat(keys.stream().map(k -> k.substring(0, 1)).distinct().count()).isGreaterThan(25);
+        assertThat(ChaosKeys.fromArgument(ChaosKeys.toArgument(keys))).isEqualTo(keys);
+        for (String key : keys) {
+            String line = "EV 1700000000000 READ " + ChaosKeys.encode(key) + " 7 41 123 1700000000000001";
+            assertThat(WorkerEvent.parse("w0", line))
+                    .isEqualTo(new WorkerEvent("w0", 1700000000000L, "READ", key, 7, 41, 123, 1700000000000001L));
+        }
+    }
+
+    @Test
+    void theReportsTableRowsHaveAsManyCellsAsItsHeaderWhateverTheKeyNames() {
+        List<String> keys = List.of("a|b", "`tick`", "\"q\\");
+        RunResult r = new RunResult("redis", Fault.SERVER_KILL_VOLATILE, Workload.MIXED, 7, keys, "s", 10, 2, 1000, 1,
+                10, 9, 1, 0, 0, 0, 0, 1, 100, 2, LedgerChecker.Clock.MONOTONIC, 0, 0,
+                List.of(new LedgerChecker.Takeover(5, 1000)), 0,
+                List.of("validity overlap: w0 saw isValid() true for " + ChaosKeys.quoted(keys.get(1))));
+        String md = new ReliabilityReport(List.of(r), List.of(), new ChaosRun.Settings(10, 2, 2, 1000, 300), "cmd", 7,
+                keys).markdown();
+
+        List<String> table = md.lines().filter(l -> l.startsWith("|")).toList();
+        assertThat(table).hasSize(3);
+        long cells = table.get(0).chars().filter(c -> c == '|').count();
+        assertThat(table).allMatch(l -> l.chars().filter(c -> c == '|').count() == cells);
+        assertThat(table.get(2)).contains("| mixed |", "| 2 (void) |");
+        assertThat(md).contains("seed 7", "\"a\\u007cb\"");
+    }
+
+    @Test
+    void aTakeoverIsBoundedByTheLongestLeaseTheVictimsHoldAskedFor() {
+        InjectedFault pause = new InjectedFault(Fault.PAUSE, "w0", "k", 1, 1000, 6000);
+        List<WorkerEvent> events = List.of(
+                ev("w0", 0, "ACQUIRED", "k", 1), new WorkerEvent("w0", 500, "EXTENDED", "k", 1, 4000),
+                ev("w1", 800, "WAIT", "k", 0), ev("w1", 4800, "ACQUIRED", "k", 2));
+
+        assertThat(LedgerChecker.measuredTakeovers(events, List.of(pause), 2000))
+                .containsExactly(new LedgerChecker.Takeover(3800, 4000));
+        // Without the extend the same takeover is slow for a 2 s lease.
+        RunResult slow = result(Fault.PAUSE, 0, 0, 0, List.of(3800L), 0);
+        assertThat(slow.otherViolations()).containsExactly("takeover 3800 ms > the victim's lease 1000 ms + 1 s");
+        assertThat(LedgerChecker.victimLeaseMs(List.of(new WorkerEvent("w0", 0, "EXTENDED", "k", 1, 1000)), pause,
+                2000)).as("a shorter extend does not lower the bound").isEqualTo(2000);
+    }
+
+    @Test
+    void aTokenGrantedAgainByAServerThatForgotItIsJudgedFromItsLatestGrant() {
+        List<WorkerEvent> events = List.of(
+                at("w1", 1_000, 1, "ACQUIRED", "k", 2, 0), at("w1", 2_000, 2, "RELEASED", "k", 2, 0),
+                at("w0", 3_000, 3, "ACQUIRED", "k", 12, 0), at("w0", 4_000, 4, "RELEASED", "k", 12, 0),
+                // The server restarted without its state: token 2 again, a hold after w0's.
+                at("w1", 5_000, 5, "ACQUIRED", "k", 2, 0), at("w1", 6_000, 6, "VALID", "k", 2, 1));
+
+        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
     }
 }
