@@ -110,7 +110,7 @@ final class Acquirer {
             throw messages.interrupted(key, e);
         }
         if (gate == null) {
-            return notGranted(key, wait, start, throwOnTimeout);
+            return notGranted(key, wait, start, throwOnTimeout, true);
         }
         boolean published = false;
         try {
@@ -188,6 +188,11 @@ final class Acquirer {
     }
 
     private LockLease notGranted(String key, Duration wait, long start, boolean throwOnTimeout) {
+        return notGranted(key, wait, start, throwOnTimeout, false);
+    }
+
+    /** @param queued whether the wait ran out in this client's own queue for the key */
+    private LockLease notGranted(String key, Duration wait, long start, boolean throwOnTimeout, boolean queued) {
         events.fire(wait.isZero() ? LockEvent.Type.BUSY : LockEvent.Type.TIMEOUT, key, -1,
                 System.nanoTime() - start, null);
         if (closed) {
@@ -196,7 +201,7 @@ final class Acquirer {
         if (!throwOnTimeout) {
             return null;
         }
-        throw messages.timeout(key, wait);
+        throw queued ? messages.queuedTimeout(key, wait) : messages.timeout(key, wait);
     }
 
     /** Refuses new acquires and stops those under way; their grants, if any, are released, never returned. */

@@ -29,6 +29,14 @@ final class Messages {
                 + "instance).", key, backend);
     }
 
+    /** The wait ran out in this client's own queue for the key, before this caller could ask the server. */
+    LockTimeoutException queuedTimeout(String key, Duration wait) {
+        return new LockTimeoutException(lock(key) + " was not granted within " + wait + ": another caller of this "
+                + "client holds it or is still waiting for the server's answer for it (a server that does not answer "
+                + "takes up to the backend's operation timeout), and this caller queued behind it. Wait longer than "
+                + "that, use tryAcquire to skip busy work, or check that the server is reachable.", key, backend);
+    }
+
     LockInterruptedException interrupted(String key, InterruptedException e) {
         Thread.currentThread().interrupt();
         return new LockInterruptedException("Interrupted while waiting for lock '" + Arguments.abbreviate(key)

@@ -236,4 +236,21 @@ class CoreBehaviourTest {
             assertThat(backend.local.server().isHeld("parent-child")).isFalse();
         }
     }
+    /** A caller queued behind another caller's server request that hangs is told so, not that another owner holds it. */
+    @Test
+    void aTimeoutInTheClientsOwnQueueSaysSo() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        backend.acquireGate = new java.util.concurrent.CountDownLatch(1);
+        try (LockClient client = LockClient.builder(backend).build()) {
+            CompletableFuture<LockLease> first = CompletableFuture.supplyAsync(() -> client.acquire("hung",
+                    Duration.ofSeconds(10)));
+            assertThat(backend.acquireReachedServer.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> CompletableFuture.supplyAsync(() -> client.acquire("hung",
+                    Duration.ofMillis(200))).join())
+                    .hasCauseInstanceOf(dev.mortise.lock.LockTimeoutException.class)
+                    .hasMessageContaining("still waiting for the server").hasMessageContaining("'hung'");
+            backend.acquireGate.countDown();
+            first.get(10, TimeUnit.SECONDS).close();
+        }
+    }
 }

@@ -91,7 +91,8 @@ final class LockKeyChecks {
                             + operation.describeMethod() + " are not in its class file, so #" + name
                             + " would always be null and every call would share one lock. Compile with the "
                             + "-parameters flag (maven-compiler-plugin <parameters>true</parameters>, Gradle "
-                            + "options.compilerArgs << '-parameters'; Spring Boot's build plugins set it), "
+                            + "options.compilerArgs << '-parameters'; spring-boot-starter-parent and Boot's "
+                            + "Gradle plugin set it, importing only the dependencies BOM does not), "
                             + "or refer to arguments by position: #p0, #p1");
                 }
                 if (!Arrays.asList(names).contains(name)) {
