@@ -238,11 +238,13 @@ abstract class LockRegistrySuite {
         // only the registry's locks keep two aggregators from completing one group twice or losing a part.
         SimpleMessageStore store = new SimpleMessageStore();
         QueueChannel out = new QueueChannel();
-        AggregatingMessageHandler aggregatorA = aggregator(registryA, store, out);
-        AggregatingMessageHandler aggregatorB = aggregator(registryB, store, out);
-
-        int groups = 8;
+        int groups = 12;
         int size = 4;
+        Map<Object, AtomicInteger> inside = new ConcurrentHashMap<>();
+        AtomicInteger overlaps = new AtomicInteger();
+        AggregatingMessageHandler aggregatorA = aggregator(registryA, store, out, size, inside, overlaps);
+        AggregatingMessageHandler aggregatorB = aggregator(registryB, store, out, size, inside, overlaps);
+
         List<Message<?>> messages = new ArrayList<>();
         for (int g = 0; g < groups; g++) {
             for (int n = 1; n <= size; n++) {
@@ -264,6 +266,7 @@ abstract class LockRegistrySuite {
             pool.shutdownNow();
         }
 
+        assertThat(overlaps.get()).as("aggregators inside one group's lock at once").isZero();
         Map<Object, List<?>> released = new HashMap<>();
         Message<?> result;
         while ((result = out.receive(0)) != null) {
@@ -278,9 +281,20 @@ abstract class LockRegistrySuite {
     }
 
     private AggregatingMessageHandler aggregator(MortiseLockRegistry registry, SimpleMessageStore store,
-            QueueChannel out) {
+            QueueChannel out, int size, Map<Object, AtomicInteger> inside, AtomicInteger overlaps) {
         AggregatingMessageHandler aggregator = new AggregatingMessageHandler(
                 new DefaultAggregatingMessageGroupProcessor(), store);
+        // The aggregator asks the release strategy under the group's lock: count the instances inside
+        // it at once for one group (a check that takes a moment, as one reading a database does).
+        aggregator.setReleaseStrategy(group -> {
+            AtomicInteger count = inside.computeIfAbsent(group.getGroupId(), k -> new AtomicInteger());
+            if (count.incrementAndGet() > 1) {
+                overlaps.incrementAndGet();
+            }
+            sleep(10);
+            count.decrementAndGet();
+            return group.size() == size;
+        });
         aggregator.setLockRegistry(registry);
         aggregator.setOutputChannel(out);
         integrationContext().getAutowireCapableBeanFactory().initializeBean(aggregator, "aggregator");
