@@ -1,9 +1,12 @@
 package dev.mortise.lock.integration;
 
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockInterruptedException;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.LostReason;
 import org.springframework.integration.support.locks.DistributedLock;
 
 import java.time.Duration;
@@ -21,7 +24,13 @@ import java.util.concurrent.locks.Condition;
  * server hold and fencing token) and pushes it on the calling thread's stack; {@link #unlock()}
  * closes the thread's innermost one, and throws {@link IllegalMonitorStateException} if the
  * thread has none. A hold lost meanwhile makes {@code unlock()} throw
- * {@link dev.mortise.lock.LockLostException} (the lease is closed all the same).
+ * {@link LockLostException} (the lease is closed all the same).
+ *
+ * <p>A lost hold is not re-entered: once the calling thread's hold is no longer valid (expired,
+ * lost on the server, force-released), its next {@code tryLock} returns {@code false} and its next
+ * {@code lock}/{@code lockInterruptibly} throws {@link LockLostException}; either drops the
+ * thread's leases of the lost hold, so its pending {@code unlock()} calls throw
+ * {@link IllegalMonitorStateException} and the following lock takes the key afresh on the server.
  * {@link #newCondition()} is not supported.
  */
 public final class MortiseLock implements DistributedLock {
@@ -81,6 +90,10 @@ public final class MortiseLock implements DistributedLock {
     }
 
     private void lock(LockSpec spec) {
+        LockLostException lost = dropLostHold();
+        if (lost != null) {
+            throw lost;
+        }
         boolean interrupted = false;
         try {
             while (true) {
@@ -102,11 +115,18 @@ public final class MortiseLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
+        LockLostException lost = dropLostHold();
+        if (lost != null) {
+            throw lost;
+        }
         interruptibly(spec(FOREVER, null));
     }
 
     @Override
     public boolean tryLock() {
+        if (dropLostHold() != null) {
+            return false;
+        }
         LockSpec spec = spec(Duration.ZERO, null);
         return push(client.tryAcquire(spec), null);
     }
@@ -125,6 +145,9 @@ public final class MortiseLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before locking '" + key + "' (backend '"
                     + client.backendName() + "')");
+        }
+        if (dropLostHold() != null) {
+            return false;
         }
         try {
             return push(client.tryAcquire(spec), spec.explicitLease());
@@ -169,6 +192,40 @@ public final class MortiseLock implements DistributedLock {
         } else {
             held.lease().extend(lease);
         }
+    }
+
+    /**
+     * A lost hold cannot be re-entered: if the calling thread's hold of this lock is no longer
+     * valid, its leases are dropped (so that a later lock starts afresh on the server) and the loss
+     * is returned, for the caller to refuse this re-entry. Spring Integration's leader initiator
+     * re-locks on every heartbeat and relies on that refusal to revoke a leader whose lock is gone;
+     * a quiet fresh grant would keep it "leader" with a hold it releases at once.
+     */
+    private LockLostException dropLostHold() {
+        Deque<Held> stack = holders.get(Thread.currentThread());
+        if (stack == null || stack.isEmpty() || stack.peekFirst().lease().isValid()) {
+            return null;
+        }
+        holders.remove(Thread.currentThread());
+        LockLease top = stack.peekFirst().lease();
+        LockLostException lost;
+        try {
+            top.ensureValid();
+            lost = new LockLostException("The hold of '" + key + "' (backend '" + client.backendName()
+                    + "') ended before this re-entry; lock again to take it afresh", key, client.backendName(),
+                    LostReason.EXPIRED, null);
+        } catch (LockLostException e) {
+            lost = e;
+        }
+        for (Held held : stack) {
+            try {
+                held.lease().close();
+            } catch (LockException e) {
+                // Already lost: closing only tidies the client's side; the loss is reported above.
+            }
+        }
+        lastUsedMillis = System.currentTimeMillis();
+        return lost;
     }
 
     private Held innermost() {

@@ -1,6 +1,7 @@
 package dev.mortise.lock.integration;
 
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.spi.LockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -124,6 +125,22 @@ abstract class LockRegistrySuite {
         // The yielder is still running and stays a candidate: it may lead again later, never alongside.
         assertThat(leaderInitiator.isRunning()).isTrue();
         assertExactlyOneLeaderFor(Duration.ofMillis(500), initiatorA, initiatorB);
+    }
+
+    @Test
+    void leaderInitiatorRevokesALeaderWhoseHoldWasLost() {
+        RecordingCandidate a = new RecordingCandidate("a");
+        LockRegistryLeaderInitiator initiatorA = initiator(registryA, a);
+        await().atMost(PATIENCE).until(() -> a.leader);
+
+        // The hold ends under the leader (as after a pause longer than its lease): no one else competes,
+        // yet the leader must learn it lost the lock, not re-take it quietly and stay "leader".
+        assertThat(clientA.forceRelease(((MortiseLock) registryA.obtain("leader")).key())).isTrue();
+
+        await().atMost(PATIENCE).until(() -> a.revoked.get() == 1);
+        // Still a candidate: it is elected again on a fresh hold.
+        await().atMost(PATIENCE).until(() -> a.granted.get() == 2 && a.leader);
+        assertThat(initiatorA.getContext().isLeader()).isTrue();
     }
 
     private LockRegistryLeaderInitiator initiator(MortiseLockRegistry registry, RecordingCandidate candidate) {
@@ -410,6 +427,30 @@ abstract class LockRegistrySuite {
         } finally {
             lock.unlock();
         }
+    }
+
+    @Test
+    void aLostHoldIsNotReenteredAndTheNextLockStartsAfresh() throws Exception {
+        MortiseLock lock = (MortiseLock) registryA.obtain("job");
+        lock.lock();
+        long token = lock.fencingToken();
+        clientA.forceRelease(lock.key());
+
+        assertThat(lock.tryLock()).as("re-entering a lost hold").isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).as("a fresh hold").isTrue();
+        try {
+            assertThat(lock.fencingToken()).isGreaterThan(token);
+            assertThat(otherThreadGets(registryB.obtain("job"))).isFalse();
+        } finally {
+            lock.unlock();
+        }
+
+        lock.lock();
+        clientA.forceRelease(lock.key());
+        assertThatThrownBy(lock::lock).isInstanceOf(LockLostException.class);
+        lock.lock();
+        lock.unlock();
     }
 
     @Test
