@@ -2,6 +2,7 @@ package dev.mortise.lock.spring.actuate;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spring.internal.SpringTerms;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -37,13 +38,18 @@ public class LockBackendHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("backend", client.backendName());
         long start = System.nanoTime();
-        client.ping();
+        try {
+            client.ping();
+        } catch (RuntimeException e) {
+            builder.down().withDetail("error", e.getClass().getName() + ": " + SpringTerms.translate(e.getMessage()));
+            return;
+        }
         Duration latency = Duration.ofNanos(System.nanoTime() - start);
         for (Runnable check : checks) {
             try {
                 check.run();
             } catch (RuntimeException e) {
-                builder.down().withDetail("error", e.getMessage());
+                builder.down().withDetail("error", SpringTerms.translate(e.getMessage()));
                 return;
             }
         }

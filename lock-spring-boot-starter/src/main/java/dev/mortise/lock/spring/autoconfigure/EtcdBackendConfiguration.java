@@ -54,7 +54,7 @@ class EtcdBackendConfiguration {
             }
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new IllegalStateException("Cannot configure the 'etcd' lock backend: " + e.getMessage()
+            throw new IllegalStateException("Cannot configure the 'etcd' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())
                     + ". Check " + prefix + ".*, define a jetcd Client bean, or set "
                     + "mortise.lock.etcd.enabled=false.", e);
         }

@@ -65,15 +65,15 @@ class JdbcBackendConfiguration {
             backend = builder.build();
         } catch (LockBackendException e) {
             // The dialect was not known from the DataSource's URL, and the database could not be asked.
-            throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
+            throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())
                     + ". Set " + prefix + ".dialect (postgresql, mysql or h2) so that the application can start "
                     + "while the database is down, or set mortise.lock.jdbc.enabled=false.", e);
         } catch (IllegalStateException e) {
             throw e.getMessage().startsWith(prefix) ? e : new IllegalStateException("Cannot configure the 'jdbc' "
-                    + "lock backend: " + e.getMessage() + ". Check " + prefix + ".* (create-table=true creates the "
+                    + "lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage()) + ". Check " + prefix + ".* (create-table=true creates the "
                     + "lock table), or set mortise.lock.jdbc.enabled=false.", e);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + e.getMessage()
+            throw new IllegalStateException("Cannot configure the 'jdbc' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())
                     + ". Check " + prefix + ".* (create-table=true creates the lock table), or set "
                     + "mortise.lock.jdbc.enabled=false.", e);
         }

@@ -47,7 +47,7 @@ class RedisBackendConfiguration {
             }
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new IllegalStateException("Cannot configure the 'redis' lock backend: " + e.getMessage()
+            throw new IllegalStateException("Cannot configure the 'redis' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())
                     + ". Check " + prefix + ".* (one of address, cluster-nodes, sentinel-master), define a "
                     + "RedissonClient bean, or set mortise.lock.redis.enabled=false.", e);
         }

@@ -53,7 +53,7 @@ class ZookeeperBackendConfiguration {
             }
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new IllegalStateException("Cannot configure the 'zookeeper' lock backend: " + e.getMessage()
+            throw new IllegalStateException("Cannot configure the 'zookeeper' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())
                     + ". Check " + prefix + ".*, define a CuratorFramework bean, or set "
                     + "mortise.lock.zookeeper.enabled=false.", e);
         }

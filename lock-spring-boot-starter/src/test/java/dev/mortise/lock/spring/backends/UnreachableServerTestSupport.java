@@ -67,7 +67,9 @@ abstract class UnreachableServerTestSupport {
                     assertThat(down.getStatus()).isEqualTo(Status.DOWN);
                     assertThat(down.getDetails()).containsEntry("backend", backend()).containsKey("error");
                     assertThat(String.valueOf(down.getDetails().get("error")))
-                            .startsWith(LockBackendException.class.getName()).contains(backend());
+                            .startsWith(LockBackendException.class.getName()).contains(backend())
+                            .as("a Spring application is told Spring properties, not builder methods")
+                            .doesNotContain("Builder.").doesNotContain("createTableIfMissing");
 
                     LockClient client = context.getBean(LockClient.class);
                     Jobs jobs = context.getBean(Jobs.class);
