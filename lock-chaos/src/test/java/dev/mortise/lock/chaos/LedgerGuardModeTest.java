@@ -172,6 +172,30 @@ class LedgerGuardModeTest {
         assertThat(ledger.write(KEY, 2, "w0", 1, 2, read.at())).as("while the builtin write refuses it").isFalse();
     }
 
+    /**
+     * The checker compares a worker's READ time (whole milliseconds, truncated) with the
+     * ledger's {@code written_at}: that must be truncated too, or a write logged at x.6 ms reads
+     * as x+1 and a later read in millisecond x looks as if it came before the write - a stale
+     * write invented (seen once in serialHoldersAreAllAcceptedInEitherMode).
+     */
+    @Test
+    void aReadInTheSameMillisecondAfterAnAcceptedWriteIsNoStaleWrite() throws Exception {
+        try (PreparedStatement s = ledger.connection().prepareStatement(
+                "INSERT INTO ledger_log (key, worker, token, value_read, value_written, accepted, read_at, written_at)"
+                        + " VALUES (?, 'w0', 1, 0, 1, TRUE, to_timestamp(1000.0006), to_timestamp(1000.0006))")) {
+            s.setString(1, KEY);
+            s.executeUpdate();
+        }
+        try (PreparedStatement s = ledger.connection().prepareStatement("UPDATE ledger SET value = 1 WHERE key = ?")) {
+            s.setString(1, KEY);
+            s.executeUpdate();
+        }
+        // The next holder's read, logged in the same millisecond (1 000 000 ms), after the write.
+        events.add(new WorkerEvent("w1", 1_000_000, "READ", KEY, 2, 1));
+
+        assertThat(check().staleWritesAccepted()).isZero();
+    }
+
     @Test
     void resetEmptiesTheFenceTableForTheNextRunsFreshLockServer() throws Exception {
         read(LedgerMode.GUARD, "w0", 40);
