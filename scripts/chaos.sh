@@ -16,9 +16,15 @@
 #   ./scripts/chaos.sh jdbc --faults pause,clock-skew
 #   ./scripts/chaos.sh etcd --workloads mixed --seed 42   # the mixed workload only, key names of seed 42
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
+#   ./scripts/chaos.sh --ledger guard --faults pause,net-cut,clock-skew --seconds 20 \
+#       --out lock-chaos/target/chaos-guard --doc docs/RELIABILITY-fence-guard.md
+#                                               # the ledger fenced by lock-fencing's JdbcFenceGuard
+#                                               # (check first in each transaction) instead of its own
+#                                               # conditional write; a separate page (a later --doc wins)
 #
 # Faults: pause, waiter-pause, kill, net-cut, waiter-cut, net-delay, clock-skew (jdbc),
 # server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper), none.
+# Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
 # Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
 # extend, slow listeners). Key names are random Unicode drawn from --seed (default: the time; printed).
 # Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
@@ -33,8 +39,10 @@ cd "$(dirname "$0")/.."
 # would otherwise rewrite a jar under the running JVMs (workers are started throughout).
 jars=lock-chaos/target/chaos-jars
 rm -rf "$jars" && mkdir -p "$jars"
-cp lock-chaos/target/lock-chaos-*.jar "$jars/"
-classpath="$PWD/$(ls "$jars"/lock-chaos-*.jar)"
+# Only the module's own jar: the build may also attach -sources and -javadoc jars.
+main_jar=$(ls lock-chaos/target/lock-chaos-*.jar | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$')
+cp "$main_jar" "$jars/"
+classpath="$PWD/$jars/$(basename "$main_jar")"
 IFS=":" read -r -a entries < lock-chaos/target/chaos-classpath.txt || true  # no final newline
 for entry in "${entries[@]}"; do
   if [[ "$entry" == "$PWD"/* ]]; then

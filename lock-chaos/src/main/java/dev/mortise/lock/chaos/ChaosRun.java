@@ -26,12 +26,29 @@ public final class ChaosRun {
      * @param leaseMs  the workers' lease (renewed by the client's watchdog while alive)
      * @param csMs     time a worker spends between its read and its write
      * @param fenced   false only for the negative control: the ledger then accepts every write
+     * @param ledger   how a fenced ledger refuses a stale write: its own statement or the fence guard
      */
-    public record Settings(int seconds, int workers, int keys, long leaseMs, long csMs, boolean fenced) {
+    public record Settings(int seconds, int workers, int keys, long leaseMs, long csMs, boolean fenced,
+                           LedgerMode ledger) {
 
-        /** A fenced run. */
+        /** A fenced run with the builtin ledger. */
         public Settings(int seconds, int workers, int keys, long leaseMs, long csMs) {
             this(seconds, workers, keys, leaseMs, csMs, true);
+        }
+
+        /** With the builtin ledger, fenced or (the negative control) not. */
+        public Settings(int seconds, int workers, int keys, long leaseMs, long csMs, boolean fenced) {
+            this(seconds, workers, keys, leaseMs, csMs, fenced, LedgerMode.BUILTIN);
+        }
+
+        /** The same settings with the ledger refusing stale writes the {@code ledger} way. */
+        public Settings withLedger(LedgerMode ledger) {
+            return new Settings(seconds, workers, keys, leaseMs, csMs, fenced, ledger);
+        }
+
+        /** The worker's ledger argument: {@code unfenced}, {@code fenced} (builtin) or {@code guard}. */
+        String workerLedgerArgument() {
+            return !fenced ? "unfenced" : ledger == LedgerMode.GUARD ? "guard" : "fenced";
         }
 
         /** A pause is twice the lease and a second more, so the lease surely expires during it. */
@@ -182,7 +199,7 @@ public final class ChaosRun {
             long offset = fault == Fault.CLOCK_SKEW ? CLOCK_OFFSETS_MS[all.size() % CLOCK_OFFSETS_MS.length] : 0;
             WorkerProcess w = WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
                     Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(settings.csMs()),
-                    ChaosKeys.toArgument(keys), settings.fenced() ? "fenced" : "unfenced", workload.label(),
+                    ChaosKeys.toArgument(keys), settings.workerLedgerArgument(), workload.label(),
                     Long.toString(seed + 7919L * all.size())), proxies, offset);
             all.add(w);
             alive.add(w);
@@ -311,7 +328,9 @@ public final class ChaosRun {
 
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
-     * [--workloads basic,mixed] [--seed N] [--out DIR] [--doc FILE|none] [--command TEXT]}
+     * [--workloads basic,mixed] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
+     * [--command TEXT]} ({@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
+     * default builtin)
      * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
      * names, printed, by default the time): every backend × workload × fault (those that apply;
      * without {@code --faults} the workload's {@link Workload#defaultFaults}) on fresh servers,
@@ -324,6 +343,7 @@ public final class ChaosRun {
         List<Fault> faults = null;
         List<Workload> workloads = List.of(Workload.BASIC, Workload.MIXED);
         long seed = System.currentTimeMillis();
+        LedgerMode ledgerMode = LedgerMode.BUILTIN;
         Path out = Path.of("lock-chaos/target/chaos");
         Path doc = null;
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
@@ -335,6 +355,7 @@ public final class ChaosRun {
                         .map(Fault::of).toList();
                 case "--workloads" -> workloads = java.util.Arrays.stream(args[++i].split(","))
                         .map(Workload::of).toList();
+                case "--ledger" -> ledgerMode = LedgerMode.of(args[++i]);
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--doc" -> {
@@ -349,7 +370,7 @@ public final class ChaosRun {
         if (backends.isEmpty()) {
             backends.addAll(Backends.SUPPORTED);
         }
-        Settings settings = new Settings(seconds, workers, 2, 2000, 300);
+        Settings settings = new Settings(seconds, workers, 2, 2000, 300).withLedger(ledgerMode);
         List<String> allKeys = keys(seed, Workload.MIXED, settings);
         System.out.println("chaos: keys drawn with --seed " + seed + ": " + allKeys.stream().map(ChaosKeys::quoted)
                 .toList());

@@ -6,6 +6,7 @@ import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.fencing.JdbcFenceGuard;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * was called, every other line the times after the step.
  *
  * <p>Arguments, in order: backend, backend target, ledger JDBC URL, worker id, seconds, lease
- * millis, critical-section millis, keys ({@link ChaosKeys#toArgument}), {@code fenced} or
+ * millis, critical-section millis, keys ({@link ChaosKeys#toArgument}), {@code fenced} (the
+ * ledger's own conditional write, {@link LedgerMode#BUILTIN}), {@code guard} (the
+ * {@code lock-fencing} guard inside the ledger's transactions, {@link LedgerMode#GUARD}) or
  * {@code unfenced} (the negative control: the ledger accepts every write), workload
  * ({@link Workload#label}) and the seed of the worker's random choices.
  */
@@ -70,7 +73,7 @@ public final class ChaosWorker {
     public static void main(String[] args) throws Exception {
         if (args.length != 11) {
             System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs keys"
-                    + " fenced|unfenced basic|mixed seed");
+                    + " fenced|guard|unfenced basic|mixed seed");
             System.exit(2);
         }
         String backend = args[0];
@@ -82,6 +85,8 @@ public final class ChaosWorker {
         long csMillis = Long.parseLong(args[6]);
         List<String> keys = ChaosKeys.fromArgument(args[7]);
         boolean fenced = !"unfenced".equals(args[8]);
+        // The guard's own connection is the ledger's: built once, it holds no state of its own.
+        JdbcFenceGuard guard = "guard".equals(args[8]) ? Ledger.guard(ledgerUrl, "postgres") : null;
         Workload workload = Workload.of(args[9]);
         Random random = new Random(Long.parseLong(args[10]));
 
@@ -100,7 +105,7 @@ public final class ChaosWorker {
             while (System.currentTimeMillis() < endAt) {
                 List<String> mine = pick(keys, workload, random);
                 try {
-                    cycle(locks, ledger, worker, mine, csMillis, fenced, workload, lease, random);
+                    cycle(locks, ledger, guard, worker, mine, csMillis, fenced, workload, lease, random);
                 } catch (LockTimeoutException e) {
                     // Logged by the cycle for the key it waited for.
                 } catch (Exception e) {
@@ -136,7 +141,7 @@ public final class ChaosWorker {
     private record Held(String key, LockLease lease, long token, LeaseMode mode) {
     }
 
-    private static void cycle(LockClient locks, Ledger ledger, String worker, List<String> keys, long csMillis,
+    private static void cycle(LockClient locks, Ledger ledger, JdbcFenceGuard guard, String worker, List<String> keys, long csMillis,
                               boolean fenced, Workload workload, Duration lease, Random random) throws Exception {
         List<Held> held = new ArrayList<>();
         try {
@@ -174,7 +179,8 @@ public final class ChaosWorker {
             }
             List<Ledger.Read> reads = new ArrayList<>();
             for (Held h : held) {
-                Ledger.Read read = ledger.read(h.key(), h.token());
+                Ledger.Read read = guard != null ? ledger.readGuarded(guard, h.key(), h.token())
+                        : ledger.read(h.key(), h.token());
                 log("READ", h.key(), h.token(), read.value());
                 reads.add(read);
             }
@@ -192,8 +198,10 @@ public final class ChaosWorker {
                 Held h = held.get(i);
                 Ledger.Read read = reads.get(i);
                 sample(List.of(h));
-                boolean accepted = ledger.write(h.key(), h.token(), worker, read.value(), read.value() + 1, read.at(),
-                        fenced);
+                boolean accepted = guard != null
+                        ? ledger.writeGuarded(guard, h.key(), h.token(), worker, read.value(), read.value() + 1,
+                                read.at())
+                        : ledger.write(h.key(), h.token(), worker, read.value(), read.value() + 1, read.at(), fenced);
                 log(accepted ? "WRITE_OK" : "WRITE_REJECTED", h.key(), h.token(), read.value() + 1);
                 sample(List.of(h));
             }

@@ -1,5 +1,8 @@
 package dev.mortise.lock.chaos;
 
+import dev.mortise.lock.fencing.FenceDialect;
+import dev.mortise.lock.fencing.JdbcFenceGuard;
+import dev.mortise.lock.fencing.StaleFencingTokenException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -21,12 +24,21 @@ import java.util.List;
  * written; without that, an old holder's write landing between the new holder's read and
  * write would be accepted (its token is still the highest written) and one increment would
  * be lost. Each write is one conditional statement, logged in the same statement.
+ *
+ * <p>In the {@link LedgerMode#GUARD} mode the fence is {@code lock-fencing}'s
+ * {@link JdbcFenceGuard} on table {@value #FENCE_TABLE} instead: {@link #readGuarded} and
+ * {@link #writeGuarded} each run one transaction whose first statement is the guard's check,
+ * and the write carries no token condition of its own; a refused write is rolled back and then
+ * logged as rejected, as the builtin statement logs it.
  */
 public final class Ledger implements AutoCloseable {
 
     /** What a fenced read returned: the value, and the key's token after the read. */
     public record Read(long value, long ledgerToken, Timestamp at) {
     }
+
+    /** The fence table of the guard mode, recreated empty with the ledger on every {@link #reset}. */
+    public static final String FENCE_TABLE = "mortise_fences";
 
     private final Connection connection;
 
@@ -46,6 +58,9 @@ public final class Ledger implements AutoCloseable {
         try (Statement s = connection.createStatement()) {
             s.execute("DROP TABLE IF EXISTS ledger_log");
             s.execute("DROP TABLE IF EXISTS ledger");
+            // A fence outlives nothing: a fresh lock server starts its tokens again from the bottom.
+            s.execute("DROP TABLE IF EXISTS " + FENCE_TABLE);
+            s.execute(FenceDialect.POSTGRESQL.ddl(FENCE_TABLE));
             s.execute("CREATE TABLE ledger (key TEXT PRIMARY KEY, value BIGINT NOT NULL, token BIGINT NOT NULL)");
             s.execute("CREATE TABLE ledger_log (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, worker TEXT NOT NULL,"
                     + " token BIGINT NOT NULL, value_read BIGINT NOT NULL, value_written BIGINT NOT NULL,"
@@ -113,6 +128,100 @@ public final class Ledger implements AutoCloseable {
                 rs.next();
                 return rs.getBoolean(1);
             }
+        }
+    }
+
+    /**
+     * The guard of the {@link LedgerMode#GUARD} mode on the ledger database (the table is made
+     * by {@link #reset}).
+     */
+    public static JdbcFenceGuard guard(String jdbcUrl, String user) {
+        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
+        dataSource.setURL(jdbcUrl);
+        dataSource.setUser(user);
+        return JdbcFenceGuard.builder(dataSource).tableName(FENCE_TABLE).dialect(FenceDialect.POSTGRESQL).build();
+    }
+
+    /**
+     * The guard mode's read: one transaction that first raises the key's fence to {@code token}
+     * ({@code guard.check}) and then reads the value. A refused check (a newer holder has read or
+     * written) is rolled back and the value read without the fence: the write that follows is
+     * refused by the fence in any case, as the builtin read lets a stale reader go on to its
+     * refused write. {@link Read#ledgerToken} is the reader's token, or the newer one on a refusal.
+     */
+    public Read readGuarded(JdbcFenceGuard guard, String key, long token) throws SQLException {
+        long fence = token;
+        connection.setAutoCommit(false);
+        try {
+            try {
+                guard.check(connection, key, token);
+            } catch (StaleFencingTokenException e) {
+                connection.rollback();
+                fence = e.newerToken();
+            }
+            Read read;
+            try (PreparedStatement s = connection.prepareStatement(
+                    "SELECT value, clock_timestamp() FROM ledger WHERE key = ?")) {
+                s.setString(1, key);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("no ledger row for key " + key);
+                    }
+                    read = new Read(rs.getLong(1), fence, rs.getTimestamp(2));
+                }
+            }
+            connection.commit();
+            return read;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * The guard mode's write: one transaction of {@code guard.check(connection, key, token)}
+     * first, then the ledger's write and its log row with no token condition, then commit. A
+     * {@link StaleFencingTokenException} rolls the transaction back, and the attempt is then
+     * logged as rejected (a statement of its own: the rolled-back transaction cannot log it).
+     *
+     * @return whether the write was accepted (committed)
+     */
+    public boolean writeGuarded(JdbcFenceGuard guard, String key, long token, String worker, long valueRead,
+                                long valueWritten, Timestamp readAt) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            guard.check(connection, key, token);
+            boolean accepted = write(key, token, worker, valueRead, valueWritten, readAt, false);
+            connection.commit();
+            return accepted;
+        } catch (StaleFencingTokenException e) {
+            connection.rollback();
+            connection.setAutoCommit(true);
+            logRejected(key, token, worker, valueRead, valueWritten, readAt);
+            return false;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /** Logs a write attempt the fence refused; the ledger row is left as it was. */
+    private void logRejected(String key, long token, String worker, long valueRead, long valueWritten,
+                             Timestamp readAt) throws SQLException {
+        try (PreparedStatement s = connection.prepareStatement(
+                "INSERT INTO ledger_log (key, worker, token, value_read, value_written, accepted, read_at, written_at)"
+                        + " VALUES (?, ?, ?, ?, ?, FALSE, ?, clock_timestamp())")) {
+            s.setString(1, key);
+            s.setString(2, worker);
+            s.setLong(3, token);
+            s.setLong(4, valueRead);
+            s.setLong(5, valueWritten);
+            s.setTimestamp(6, readAt);
+            s.executeUpdate();
         }
     }
 

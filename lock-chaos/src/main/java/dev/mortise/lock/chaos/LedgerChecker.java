@@ -50,9 +50,11 @@ public final class LedgerChecker {
                                   Connection ledger, List<WorkerEvent> events, List<InjectedFault> faults,
                                   long orphans) throws SQLException {
         List<LogRow> log = new ArrayList<>();
+        // written_at truncated to the millisecond, as the workers' event times are: rounded, a
+        // write at x.6 ms would read as x+1 and a later read in millisecond x as one before it.
         try (Statement s = ledger.createStatement();
              ResultSet rs = s.executeQuery("SELECT id, key, worker, token, value_read, value_written, accepted,"
-                     + " (extract(epoch FROM written_at) * 1000)::bigint FROM ledger_log ORDER BY id")) {
+                     + " floor(extract(epoch FROM written_at) * 1000)::bigint FROM ledger_log ORDER BY id")) {
             while (rs.next()) {
                 log.add(new LogRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
                         rs.getLong(6), rs.getBoolean(7), rs.getLong(8)));

@@ -45,10 +45,29 @@ public final class ReliabilityReport {
                 + "\"seconds\":" + settings.seconds() + ",\"workers\":" + settings.workers() + ",\"keys\":"
                 + settings.keys() + ",\"leaseMs\":" + settings.leaseMs() + ",\"criticalSectionMs\":" + settings.csMs()
                 + ",\"pauseMs\":" + settings.pauseMs() + ",\"faultEveryMs\":" + settings.faultEveryMs()
-                + ",\"keysSeed\":" + keysSeed + "},"
+                + ",\"keysSeed\":" + keysSeed + ",\"ledger\":\"" + ledgerLabel() + "\"},"
                 + "\"results\":[" + results.stream().map(RunResult::toJson).collect(Collectors.joining(",\n"))
                 + "],\"harnessErrors\":[" + errors.stream().map(e -> "\"" + e.replace("\\", "\\\\")
                         .replace("\"", "'").replace("\n", " ") + "\"").collect(Collectors.joining(",")) + "]}\n";
+    }
+
+    /** The ledger mode as in the JSON: {@code builtin}, {@code guard} or {@code unfenced}. */
+    private String ledgerLabel() {
+        return settings.fenced() ? settings.ledger().label() : "unfenced";
+    }
+
+    /** How the ledger refused stale writes in this run, for the page's header. */
+    private String ledgerDescription() {
+        if (!settings.fenced()) {
+            return "`unfenced` (negative control: every write accepted)";
+        }
+        return settings.ledger() == LedgerMode.GUARD
+                ? "`--ledger guard`: each read and each write is a transaction whose first statement is "
+                        + "`JdbcFenceGuard.check(connection, key, token)` (lock-fencing, table `" + Ledger.FENCE_TABLE
+                        + "`); the write has no token condition of its own, a refused check rolls it back and "
+                        + "it is logged as a rejected write"
+                : "`--ledger builtin`: the ledger's own conditional statements (the read raises the key's "
+                        + "token, the write is `UPDATE ... WHERE token <= ?`)";
     }
 
     /** The Markdown page. */
@@ -60,6 +79,7 @@ public final class ReliabilityReport {
         md.append("- Date: ").append(date).append('\n');
         md.append("- Machine: ").append(machine()).append('\n');
         md.append("- Command: `").append(command).append("`\n");
+        md.append("- Ledger: ").append(ledgerDescription()).append('\n');
         md.append("- Per backend × fault: ").append(settings.workers()).append(" worker JVMs for ")
                 .append(settings.seconds()).append(" s on ").append(settings.keys()).append(" keys, lease ")
                 .append(settings.leaseMs()).append(" ms (renewed by the watchdog), critical section ")

@@ -26,7 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * deterministic enough to assert. Fails on any safety violation (stale write accepted, lost
  * update, false grant, token reused, validity overlap), an orphan, or a victim whose loss went unnoticed; the
  * takeover time is measured and reported but not asserted (a shared two-core machine).
- * A last, shorter run with fencing switched off checks that the checker does see the damage.
+ * One run (Redis x pause) uses the ledger fenced by {@code lock-fencing}'s guard instead of its
+ * own conditional write ({@link LedgerMode#GUARD}). A last, shorter run with fencing switched
+ * off checks that the checker does see the damage.
  */
 class ChaosSmokeTest {
 
@@ -112,6 +114,24 @@ class ChaosSmokeTest {
         assertThat(result.faultsInjected()).as("a fault struck").isPositive();
         assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
         assertThat(result.validitySamples()).as("holders sampled isValid()").isPositive();
+    }
+
+    /**
+     * The ledger fenced by {@code lock-fencing}'s {@code JdbcFenceGuard} instead of its own
+     * conditional write ({@code --ledger guard}): the same rules hold, and the paused holder's
+     * write is refused by the guard (the write itself carries no token condition).
+     */
+    @Test
+    void theFenceGuardLedgerRejectsAPausedHoldersWrite() throws Exception {
+        RunResult result = run("redis", Fault.PAUSE, SETTINGS.withLedger(LedgerMode.GUARD), "chaos-ci-guard");
+
+        assertThat(result.writeAttempts()).as("the workers did work").isPositive();
+        assertThat(result.faultsInjected()).as("a pause struck a holder").isPositive();
+        assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
+        assertThat(result.staleWritesAccepted()).isZero();
+        assertThat(result.staleWritesAttempted()).as("the guard refused a stale write").isPositive();
+        assertThat(result.victimWritesRejected()).as("the fault bit: a paused holder's write was rejected")
+                .isPositive();
     }
 
     /**

@@ -218,6 +218,38 @@ class LedgerCheckerTest {
     }
 
     @Test
+    void ledgerModesParseAndTheWorkerIsToldWhichLedgerToUse() {
+        for (LedgerMode mode : LedgerMode.values()) {
+            assertThat(LedgerMode.of(mode.label())).isEqualTo(mode);
+        }
+        ChaosRun.Settings builtin = new ChaosRun.Settings(10, 2, 1, 1500, 300);
+        assertThat(builtin.ledger()).as("the default").isEqualTo(LedgerMode.BUILTIN);
+        assertThat(builtin.workerLedgerArgument()).isEqualTo("fenced");
+        assertThat(builtin.withLedger(LedgerMode.GUARD).workerLedgerArgument()).isEqualTo("guard");
+        assertThat(new ChaosRun.Settings(10, 2, 1, 1500, 300, false).workerLedgerArgument()).isEqualTo("unfenced");
+        assertThat(new ChaosRun.Settings(10, 2, 1, 1500, 300, false).withLedger(LedgerMode.GUARD)
+                .workerLedgerArgument()).as("the negative control stays unfenced").isEqualTo("unfenced");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LedgerMode.of("fence"))
+                .hasMessageContaining("builtin").hasMessageContaining("guard");
+    }
+
+    @Test
+    void theReportSaysWhichLedgerRefusedTheStaleWrites() {
+        RunResult r = new RunResult("redis", Fault.PAUSE, Workload.BASIC, 7, List.of("k"), "s", 10, 2, 1000, 1,
+                10, 9, 1, 0, 0, 0, 0, 1, 100, 0, LedgerChecker.Clock.MONOTONIC, 1, 1,
+                List.of(new LedgerChecker.Takeover(5, 1000)), 0, List.of());
+        ChaosRun.Settings settings = new ChaosRun.Settings(10, 2, 2, 1000, 300);
+
+        ReliabilityReport guard = new ReliabilityReport(List.of(r), List.of(), settings.withLedger(LedgerMode.GUARD),
+                "cmd", 7, List.of("k"));
+        assertThat(guard.json()).contains("\"ledger\":\"guard\"");
+        assertThat(guard.markdown()).contains("- Ledger: `--ledger guard`", "JdbcFenceGuard.check(connection, key, token)");
+        ReliabilityReport builtin = new ReliabilityReport(List.of(r), List.of(), settings, "cmd", 7, List.of("k"));
+        assertThat(builtin.json()).contains("\"ledger\":\"builtin\"");
+        assertThat(builtin.markdown()).contains("- Ledger: `--ledger builtin`");
+    }
+
+    @Test
     void aTakeoverIsBoundedByTheLongestLeaseTheVictimsHoldAskedFor() {
         InjectedFault pause = new InjectedFault(Fault.PAUSE, "w0", "k", 1, 1000, 6000);
         List<WorkerEvent> events = List.of(
