@@ -74,8 +74,9 @@ public interface LockLease extends AutoCloseable {
     /**
      * Registers a listener called once if the hold is lost while open. Called at once,
      * on this thread, if it is already lost. A loss found by the client in the background
-     * (expiry, a refused renewal) or reported by the backend (session ended) is told on the
-     * client's notification thread, never on the watchdog's; a loss found by a caller's own
+     * (expiry, a refused renewal) or reported by the backend (session ended) is told at once on
+     * a pooled thread of the client's own ({@code mortise-onlost-<backend>-N}), never on the
+     * watchdog's, and no slow listener delays it; a loss found by a caller's own
      * call (close, {@code ensureValid}, {@code forceRelease}, closing the client) is told on
      * that caller's thread. The lease is invalid before the listener runs. A listener that
      * throws is logged and does not disturb the lock or other listeners.

@@ -234,15 +234,26 @@ public final class DefaultLockClient implements LockClient {
             return;
         }
         acquirer.close();
-        renewer.shutdown();
-        actions.expiry().shutdown();
+        // Every hold is marked lost first, all at once, before any listener runs or any thread stops:
+        // a slow onLost listener or a renewal in flight must not leave other holds looking valid.
+        List<Hold> holds = new ArrayList<>();
+        List<Runnable> announcements = new ArrayList<>();
         for (KeyGates.Gate gate : new ArrayList<>(gates.all())) {
             Hold hold = gate.hold();
             if (hold != null) {
-                actions.loseHere(hold, LostReason.CLIENT_CLOSED, null, false);
-                actions.clearOnServer(hold);
+                holds.add(hold);
+                Runnable announce = actions.loseForClose(hold);
+                if (announce != null) {
+                    announcements.add(announce);
+                }
             }
         }
+        renewer.shutdown();
+        actions.expiry().shutdown();
+        for (Hold hold : holds) {
+            actions.clearOnServer(hold);
+        }
+        announcements.forEach(Runnable::run);
         notifier.shutdown();
         try {
             backend.close();

@@ -203,6 +203,16 @@ final class HoldActions {
         return lose(hold, reason, cause, true, false);
     }
 
+    /**
+     * Marks an active hold lost as the client closes, and returns the telling of its listeners
+     * for the caller to run once every hold is marked (null if it was not active): closing must
+     * not leave holds valid-looking and unmarked while listeners of other holds run.
+     */
+    Runnable loseForClose(Hold hold) {
+        List<Consumer<LockLostEvent>> listeners = hold.lose(event(hold, LostReason.CLIENT_CLOSED, null));
+        return listeners == null ? null : () -> announce(hold, listeners, true);
+    }
+
     private boolean lose(Hold hold, LostReason reason, Throwable cause, boolean clearLater, boolean tellHere) {
         List<Consumer<LockLostEvent>> listeners = hold.lose(event(hold, reason, cause));
         if (listeners == null) {

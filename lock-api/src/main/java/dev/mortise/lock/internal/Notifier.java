@@ -6,49 +6,84 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Runs user code that the client's own threads would otherwise run: {@link dev.mortise.lock.LockListener}
- * events found in the background (renewals, their failures, losses) and {@code onLost} callbacks.
- * One daemon thread per client, so a listener that blocks for minutes delays other
- * notifications but never a renewal or an expiry, which run on threads of their own.
+ * Runs user code that the client's own threads would otherwise run, so that none of it can
+ * delay a renewal or an expiry (those run on threads of their own):
+ * <ul>
+ *   <li>{@code onLost} callbacks, each loss on a pooled daemon thread of its own
+ *       ({@code mortise-onlost-<backend>-N}): a callback that blocks delays no other hold's
+ *       loss notice;</li>
+ *   <li>{@link dev.mortise.lock.LockListener} events found in the background (renewals, their
+ *       failures, losses) on one daemon thread ({@code mortise-notify-<backend>}), in order. Its
+ *       queue is bounded: a listener slower than the events it is given (a renewal event per
+ *       hold per period) drops events past {@value #EVENT_QUEUE} queued, with a warning, rather
+ *       than let the queue grow without end.</li>
+ * </ul>
  * Notifications queued when the client closes are still delivered.
  */
 final class Notifier {
 
     private static final Logger log = LoggerFactory.getLogger(Notifier.class);
+    static final int EVENT_QUEUE = 10_000;
 
+    private final String backendName;
     private final Events events;
-    private final ExecutorService executor;
+    private final ThreadPoolExecutor eventThread;
+    private final ExecutorService lossThreads;
+    private final AtomicLong dropped = new AtomicLong();
 
     Notifier(String backendName, Events events) {
+        this.backendName = backendName;
         this.events = events;
-        this.executor = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "mortise-notify-" + backendName);
+        this.eventThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(EVENT_QUEUE), daemon("mortise-notify-" + backendName, false));
+        this.lossThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), daemon("mortise-onlost-" + backendName + "-", true));
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name, boolean numbered) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, numbered ? name + count.incrementAndGet() : name);
             thread.setDaemon(true);
             return thread;
-        });
+        };
     }
 
     /** Fires a listener event on the notification thread. */
     void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause) {
         if (events.hasListeners()) {
-            run(() -> events.fire(type, key, token, nanos, cause));
+            event(() -> events.fire(type, key, token, nanos, cause));
         }
     }
 
-    /** Tells listeners and {@code onLost} callbacks of a loss, on the notification thread. */
+    /** Tells {@code onLost} callbacks of a loss at once on a thread of their own, and listeners in order. */
     void lost(LockLostEvent event, long heldNanos, List<Consumer<LockLostEvent>> callbacks) {
-        run(() -> {
-            events.fireLost(event.key(), event.fencingToken(), heldNanos, event.reason(), event.cause());
-            for (Consumer<LockLostEvent> callback : callbacks) {
-                call(callback, event);
+        if (events.hasListeners()) {
+            event(() -> events.fireLost(event.key(), event.fencingToken(), heldNanos, event.reason(), event.cause()));
+        }
+        if (!callbacks.isEmpty()) {
+            Runnable tell = () -> {
+                for (Consumer<LockLostEvent> callback : callbacks) {
+                    call(callback, event);
+                }
+            };
+            try {
+                lossThreads.execute(tell);
+            } catch (RejectedExecutionException closed) {
+                runHereUnlessInternal(tell);
             }
-        });
+        }
     }
 
     /** As {@link #lost}, on the calling thread (a user's thread that found the loss itself). */
@@ -68,20 +103,34 @@ final class Notifier {
         }
     }
 
-    private void run(Runnable notification) {
+    private void event(Runnable notification) {
         try {
-            executor.execute(notification);
-        } catch (RejectedExecutionException closed) {
-            // Shut down. On a caller's thread, tell it here; the client's own threads never run user code.
-            if (Thread.currentThread().getName().startsWith("mortise-")) {
-                log.debug("Client closed; a notification from {} was dropped", Thread.currentThread().getName());
-            } else {
-                notification.run();
+            eventThread.execute(notification);
+        } catch (RejectedExecutionException full) {
+            if (eventThread.isShutdown()) {
+                runHereUnlessInternal(notification);
+                return;
+            }
+            long count = dropped.incrementAndGet();
+            if (count == 1 || Long.bitCount(count) == 1) {
+                log.warn("A LockListener of backend '{}' is slower than the events it is given: {} event(s) queued, "
+                        + "{} dropped so far. Keep listeners quick (hand slow work to an executor of your own).",
+                        backendName, EVENT_QUEUE, count);
             }
         }
     }
 
+    private static void runHereUnlessInternal(Runnable notification) {
+        // Shut down. On a caller's thread, tell it here; the client's own threads never run user code.
+        if (Thread.currentThread().getName().startsWith("mortise-")) {
+            log.debug("Client closed; a notification from {} was dropped", Thread.currentThread().getName());
+        } else {
+            notification.run();
+        }
+    }
+
     void shutdown() {
-        executor.shutdown();
+        eventThread.shutdown();
+        lossThreads.shutdown();
     }
 }

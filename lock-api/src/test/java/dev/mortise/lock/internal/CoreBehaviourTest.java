@@ -150,7 +150,7 @@ class CoreBehaviourTest {
             CompletableFuture<String> listenerThread = new CompletableFuture<>();
             lease.onLost(event -> listenerThread.complete(Thread.currentThread().getName()));
             local.server().forget("k");
-            assertThat(listenerThread.get(10, TimeUnit.SECONDS)).startsWith("mortise-notify-");
+            assertThat(listenerThread.get(10, TimeUnit.SECONDS)).startsWith("mortise-onlost-");
             assertThatThrownBy(lease::close).isInstanceOf(LockLostException.class);
         }
     }
