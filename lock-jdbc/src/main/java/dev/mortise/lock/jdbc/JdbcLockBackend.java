@@ -68,7 +68,8 @@ public final class JdbcLockBackend implements LockBackend {
         this.dialect = dialect;
         this.table = builder.table;
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
-        this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds);
+        this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         if (tableOwed) {
             int seconds = queryTimeoutSeconds;
