@@ -70,7 +70,9 @@ class RedisFairContractTest extends RedisLockBackendContractTest {
             tokens.add(waiter.get(30, TimeUnit.SECONDS));
         }
         assertThat(order).containsExactly(0L, 1L, 2L);
-        assertThat(tokens).containsExactly(held.fencingToken() + 1, held.fencingToken() + 2, held.fencingToken() + 3);
+        // Hand-over order is token order (server-clock tokens jump by the microseconds between grants).
+        assertThat(tokens.get(0)).isGreaterThan(held.fencingToken());
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
         assertThat(residueOnServer(key)).isZero();
     }
 

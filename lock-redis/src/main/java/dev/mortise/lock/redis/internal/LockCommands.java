@@ -184,6 +184,11 @@ public final class LockCommands {
         return fair;
     }
 
+    /** Whether grants are numbered {@code max(counter + 1, server TIME in µs)} rather than {@code counter + 1}. */
+    public boolean serverClock() {
+        return clock.equals("1");
+    }
+
     public CompletableFuture<Long> raiseFenceAsync(RedisKeys keys, String owner, long token) {
         return runner.callAsync(ScriptCall.of(Scripts.RAISE_FENCE, RScript.ReturnType.LONG,
                 List.of(keys.lock(), keys.fence()), owner, Long.toString(token)));
