@@ -114,8 +114,9 @@ public final class FairScripts {
             redis.call('SET', KEYS[1], successor, 'PX', lease)
             redis.call('ZREM', KEYS[3], successor)
             redis.call('HDEL', KEYS[4], successor)
-            local token = next_token(KEYS[2], ARGV[5])
-            redis.call('PUBLISH', ARGV[2], successor .. ' ' .. token)
+            next_token(KEYS[2], ARGV[5])
+            -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
+            redis.call('PUBLISH', ARGV[2], successor .. ' ' .. redis.call('GET', KEYS[2]))
             return 1
             """);
 }
