@@ -2,6 +2,7 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.tck.server.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -95,6 +96,33 @@ class RedisVolatileTokensTest {
         List<RedisServer> servers = List.of(server(), server(), server());
         restartsWithoutLosingOrder(() -> RedlockBackend.builder()
                 .nodes(servers.stream().map(RedisServer::address).toArray(String[]::new)).build(), servers);
+    }
+
+    /**
+     * A failover that loses unreplicated increments: the replica is cut off (as if the
+     * master's last writes never reached it), the master grants more, and then the stale
+     * replica is promoted and grants: its token must still be above the master's last.
+     */
+    @Test
+    void tokensKeepIncreasingAcrossAFailoverToAReplicaThatMissedTheLastIncrements() throws Exception {
+        RedisServer master = server();
+        RedisServer replica = new RedisServer().args("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        replica.start();
+        closeables.add(replica);
+        String fence = RedisKeys.of("mortise", key).fence();
+        List<Long> replicated = cycle(client(RedisLockBackend.builder().address(master.address()).build()), 2);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!replica.command("GET", fence).equals(master.command("GET", fence))) {
+            assertThat(System.nanoTime() - deadline).as("replica to catch up").isNegative();
+            Thread.sleep(20);
+        }
+        assertThat(replica.command("REPLICAOF", "NO", "ONE")).isEqualTo("+OK");
+        List<Long> lost = cycle(client(RedisLockBackend.builder().address(master.address()).build()), 3);
+        assertThat(replica.command("GET", fence)).as("the promoted replica missed the last increments")
+                .isEqualTo(Long.toString(replicated.get(1)));
+        long after = cycle(client(RedisLockBackend.builder().address(replica.address()).build()), 1).get(0);
+        assertThat(after).as("first token of the promoted replica, tokens of the old master: %s then %s",
+                replicated, lost).isGreaterThan(lost.get(lost.size() - 1));
     }
 
     @Test
