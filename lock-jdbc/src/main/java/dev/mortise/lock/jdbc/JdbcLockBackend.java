@@ -63,12 +63,25 @@ public final class JdbcLockBackend implements LockBackend {
     private final BackendGuarantees guarantees;
     private final UnconfirmedGrants unconfirmed;
 
+    private static final String FENCING_COUNTER =
+            "A per-key counter in the lock row, which release keeps: strictly increasing for as long as the row "
+                    + "lives; it breaks if the row is deleted, the table truncated or recreated, or the database "
+                    + "restored from a backup or failed over to a replica that misses the latest grants.";
+    private static final String FENCING_SERVER_CLOCK =
+            "max(token in the lock row + 1, the database's clock in microseconds), computed in the acquire statement: "
+                    + "strictly increasing while the row lives, and still increasing when the database loses the row "
+                    + "or its latest writes (crash with durability off, failover to a lagging replica, restore, "
+                    + "truncated table) unless the clock of the database granting after the loss is behind the "
+                    + "last token by more than the loss took (a clock stepped back, or a replica's clock that far "
+                    + "behind the old primary's).";
+
     /** @param tableOwed whether the table still has to be created (the database was down at build) */
     JdbcLockBackend(JdbcLockBackendBuilder builder, JdbcDialect dialect, boolean tableOwed) {
         this.dialect = dialect;
         this.table = builder.table;
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
-        this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds);
+        this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         if (tableOwed) {
             int seconds = queryTimeoutSeconds;
@@ -86,9 +99,7 @@ public final class JdbcLockBackend implements LockBackend {
                 builder.operationTimeout) : null;
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
-                "A per-key counter in the lock row, which release keeps: strictly increasing for as long as the row "
-                        + "lives; it breaks if the row is deleted, the table truncated or recreated, or the database "
-                        + "restored from a backup or failed over to a replica that misses the latest grants.",
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK ? FENCING_SERVER_CLOCK : FENCING_COUNTER,
                 Duration.ofMillis(1));
     }
 

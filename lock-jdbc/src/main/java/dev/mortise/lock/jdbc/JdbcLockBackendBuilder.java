@@ -37,6 +37,7 @@ public final class JdbcLockBackendBuilder {
     Duration pushedPollInterval = Duration.ofSeconds(5);
     boolean listen = true;
     int keyColumnBytes = DEFAULT_KEY_COLUMN_BYTES;
+    FencingTokens fencingTokens = FencingTokens.SERVER_CLOCK;
 
     JdbcLockBackendBuilder(DataSource dataSource) {
         if (dataSource == null) {
@@ -124,6 +125,20 @@ public final class JdbcLockBackendBuilder {
                     + " and 3072 (backend 'jdbc'), was " + bytes);
         }
         this.keyColumnBytes = bytes;
+        return this;
+    }
+
+    /**
+     * How fencing tokens are numbered; default {@link FencingTokens#SERVER_CLOCK}, tokens that
+     * keep increasing when the database loses the row or its latest writes (a crash with
+     * durability settings off, a failover to a lagging replica, a truncated table).
+     * {@link FencingTokens#COUNTER} gives 1, 2, 3… but repeats tokens after such a loss.
+     * Backends sharing a table should use the same scheme; switching from the clock to the
+     * counter keeps tokens increasing (the counter continues from the large value in the row).
+     */
+    public JdbcLockBackendBuilder fencingTokens(FencingTokens scheme) {
+        this.fencingTokens = Objects.requireNonNull(scheme, "fencingTokens must not be null (backend 'jdbc'): omit "
+                + "the call for the default SERVER_CLOCK");
         return this;
     }
 

@@ -42,7 +42,9 @@ class H2FileTwoJvmTest {
         String url = "jdbc:h2:file:" + dir.resolve("locks") + ";AUTO_SERVER=TRUE";
         String key = "two-jvm:" + UUID.randomUUID();
         try (HikariDataSource pool = TestDatabases.pool("first-jvm", url, "sa", 4);
-             LockClient locks = LockClient.builder(JdbcLockBackend.builder(pool).createTableIfMissing(true).build())
+             LockClient locks = LockClient.builder(JdbcLockBackend.builder(pool).createTableIfMissing(true)
+                     // the plain counter, as in SecondJvm: no gaps between tokens means no grant unaccounted for
+                     .fencingTokens(FencingTokens.COUNTER).build())
                      .defaultLease(Duration.ofSeconds(2)).build()) {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE counter (id INT PRIMARY KEY, n INT NOT NULL)");

@@ -71,7 +71,7 @@ abstract class JdbcBehaviourTest {
         assertThat(backend.release(first)).as("second release: no longer ours").isFalse();
         assertThat(rows(key)).isEqualTo(1);
         Grant second = backend.tryAcquire(request(key, "two", Duration.ofSeconds(30))).grant().orElseThrow();
-        assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(backend.release(first)).as("a stale owner cannot release").isFalse();
         assertThat(backend.tryAcquire(request(key, "three", Duration.ofSeconds(30))).isGranted()).isFalse();
         backend.release(second);
@@ -183,7 +183,7 @@ abstract class JdbcBehaviourTest {
         assertThat(busy.isGranted()).isFalse();
         assertThat(busy.holderRemaining()).hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofMinutes(59)));
         assertThat(backend.tryAcquire(request(lapsed, "me", Duration.ofSeconds(5))).grant())
-                .hasValueSatisfying(g -> assertThat(g.fencingToken()).isEqualTo(42));
+                .hasValueSatisfying(g -> assertThat(g.fencingToken()).isGreaterThan(41));
     }
 
     @Test
@@ -202,6 +202,72 @@ abstract class JdbcBehaviourTest {
         }
         assertThat(JdbcContractTest.stored(key)).contains("#").isNotEqualTo(JdbcContractTest.stored(similar));
         backend.release(grant);
+    }
+
+    /** Takes and releases {@code key} with a new owner each time; returns the tokens in grant order. */
+    private static List<Long> cycle(JdbcLockBackend on, String key, int times) {
+        List<Long> tokens = new ArrayList<>();
+        for (int i = 0; i < times; i++) {
+            Grant grant = on.tryAcquire(request(key, "cycle-" + UUID.randomUUID(), Duration.ofSeconds(30))).grant()
+                    .orElseThrow();
+            tokens.add(grant.fencingToken());
+            assertThat(on.release(grant)).isTrue();
+        }
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("tokens %s strictly increase", tokens).isGreaterThan(tokens.get(i - 1));
+        }
+        return tokens;
+    }
+
+    /**
+     * A database that loses the lock row — a crash with fsync or synchronous commit off, a
+     * failover to a lagging replica, a restore: what it loses looks like this DELETE — must
+     * still hand out a token above every one it issued (default server-clock tokens).
+     */
+    @Test
+    void tokensKeepIncreasingWhenTheDatabaseLosesTheRow() throws SQLException {
+        String key = key("lost-row");
+        List<Long> before = cycle(backend, key, 5);
+        execute("DELETE FROM mortise_locks WHERE lock_key = ?", JdbcContractTest.stored(key));
+        assertThat(rows(key)).isZero();
+        long after = cycle(backend, key, 1).get(0);
+        assertThat(after).as("first token after the row was lost, tokens before: %s", before)
+                .isGreaterThan(before.get(before.size() - 1));
+    }
+
+    /** The same for a lost increment: the row is back at an older token (the write before the last). */
+    @Test
+    void tokensKeepIncreasingWhenTheDatabaseLosesTheLastIncrement() throws SQLException {
+        String key = key("lost-increment");
+        List<Long> before = cycle(backend, key, 3);
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("UPDATE mortise_locks SET fencing_token = ? WHERE lock_key = ?")) {
+            c.setAutoCommit(true);
+            s.setLong(1, before.get(1));
+            s.setString(2, JdbcContractTest.stored(key));
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+        long after = cycle(backend, key, 1).get(0);
+        assertThat(after).as("token after the last increment was lost, tokens before: %s", before)
+                .isGreaterThan(before.get(before.size() - 1));
+    }
+
+    @Test
+    void counterOptionKeepsSmallNumbersAndStartsAgainWhenTheRowIsLost() throws SQLException {
+        String key = key("counter");
+        try (JdbcLockBackend counter = JdbcLockBackend.builder(dataSource()).fencingTokens(FencingTokens.COUNTER)
+                .build()) {
+            assertThat(cycle(counter, key, 3)).containsExactly(1L, 2L, 3L);
+            execute("DELETE FROM mortise_locks WHERE lock_key = ?", JdbcContractTest.stored(key));
+            assertThat(cycle(counter, key, 2)).as("the plain counter starts again on a lost row").containsExactly(1L, 2L);
+        }
+    }
+
+    @Test
+    void serverClockTokensAreMicrosecondsOfTheDatabaseClock() {
+        long floor = (System.currentTimeMillis() - Duration.ofMinutes(10).toMillis()) * 1000;
+        long ceiling = (System.currentTimeMillis() + Duration.ofMinutes(10).toMillis()) * 1000;
+        assertThat(cycle(backend, key("clock"), 1).get(0)).isBetween(floor, ceiling);
     }
 
     @Test

@@ -25,7 +25,9 @@ public final class SecondJvm {
         String mode = args[1];
         String key = args[2];
         try (HikariDataSource pool = TestDatabases.pool("second-jvm", url, "sa", 4);
-             LockClient locks = LockClient.builder(JdbcLockBackend.builder(pool).createTableIfMissing(true).build())
+             LockClient locks = LockClient.builder(JdbcLockBackend.builder(pool).createTableIfMissing(true)
+                     // the plain counter: the test counts grants by the gaps between tokens
+                     .fencingTokens(FencingTokens.COUNTER).build())
                      .defaultLease(Duration.ofSeconds(2)).build()) {
             if (mode.equals("serve")) {
                 locks.ping();

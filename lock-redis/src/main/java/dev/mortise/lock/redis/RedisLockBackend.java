@@ -40,10 +40,17 @@ public final class RedisLockBackend implements LockBackend {
     /** The backend's name in messages, metrics and configuration. */
     public static final String NAME = "redis";
 
-    private static final String FENCING =
+    private static final String FENCING_COUNTER =
             "A per-key counter key (no TTL) in the lock's cluster slot, incremented by the acquire script: strictly "
                     + "increasing while Redis keeps that key; a failover that loses unreplicated writes, a restart "
                     + "without persistence, FLUSHALL or eviction of the counter can repeat tokens.";
+    private static final String FENCING_SERVER_CLOCK =
+            "max(counter + 1, the granting server's TIME in microseconds), taken inside the acquire script; the "
+                    + "counter key (no TTL) lives in the lock's cluster slot: strictly increasing while Redis keeps "
+                    + "that key, and still increasing when it loses it (restart without persistence, failover that "
+                    + "loses unreplicated writes, FLUSHALL, eviction) unless the clock of the server granting after "
+                    + "the loss is behind the last token by more than the loss took (a clock stepped back, or a "
+                    + "promoted replica's clock that far behind the old master's).";
 
     private final ScriptRunner runner;
     private final LockCommands commands;
@@ -69,7 +76,8 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public BackendGuarantees guarantees() {
         return new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, commands.fair(),
-                BackendGuarantees.Wakeup.PUSH, FENCING, Duration.ofMillis(1));
+                BackendGuarantees.Wakeup.PUSH,
+                commands.serverClock() ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
     }
 
     @Override

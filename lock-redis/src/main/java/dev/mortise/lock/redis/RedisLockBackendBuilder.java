@@ -42,6 +42,7 @@ public final class RedisLockBackendBuilder {
     private int replicas;
     private Duration replicaTimeout = Duration.ofMillis(500);
     private boolean fair;
+    private FencingTokens fencingTokens = FencingTokens.SERVER_CLOCK;
 
     RedisLockBackendBuilder() {
     }
@@ -155,6 +156,20 @@ public final class RedisLockBackendBuilder {
     }
 
     /**
+     * How fencing tokens are numbered (default {@link FencingTokens#SERVER_CLOCK}: tokens that
+     * keep increasing when Redis loses the counter, e.g. on a restart without persistence or a
+     * failover that loses unreplicated writes). {@link FencingTokens#COUNTER} gives 1, 2, 3…
+     * but repeats tokens after such a loss. Every backend that locks the same keys should use
+     * the same scheme: a counter-scheme acquirer after a clock-scheme one still gets a larger
+     * token, but small numbers only come back after the counter key is deleted.
+     */
+    public RedisLockBackendBuilder fencingTokens(FencingTokens scheme) {
+        this.fencingTokens = Objects.requireNonNull(scheme, "fencingTokens must not be null (backend 'redis'): "
+                + "omit the call for the default SERVER_CLOCK");
+        return this;
+    }
+
+    /**
      * With {@link #config} the Redisson timeouts are yours; the operation timeout still
      * bounds every wait of the backend.
      *
@@ -191,6 +206,6 @@ public final class RedisLockBackendBuilder {
         ScriptRunner runner = new ScriptRunner(redisson, operationTimeout, RedisLockBackend.NAME, where);
         boolean cluster = redisson.getConfig().isClusterConfig();
         return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, cluster, replicas, replicaTimeout,
-                fair), owns);
+                fair, fencingTokens == FencingTokens.SERVER_CLOCK), owns);
     }
 }

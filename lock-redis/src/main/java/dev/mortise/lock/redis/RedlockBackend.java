@@ -45,13 +45,17 @@ public final class RedlockBackend implements LockBackend {
     /** The backend's name in messages, metrics and configuration. */
     public static final String NAME = "redlock";
 
-    private static final BackendGuarantees GUARANTEES = new BackendGuarantees(
-            BackendGuarantees.LeaseModel.TIME_BOUND, false, BackendGuarantees.Wakeup.POLL,
+    private static final String FENCING_COUNTER =
             "The maximum of the per-node counters of a majority, raised on every reachable node before the grant "
                     + "counts: strictly increasing while every later majority meets a node that stored it, i.e. "
                     + "unless nodes that were part of that round lose their state (restart without persistence) "
-                    + "in larger numbers than the overlap, or clocks drift beyond the allowance.",
-            Duration.ofMillis(1));
+                    + "in larger numbers than the overlap, or clocks drift beyond the allowance.";
+    private static final String FENCING_SERVER_CLOCK =
+            "The maximum over a majority of each node's max(counter + 1, its TIME in microseconds), raised on every "
+                    + "reachable node before the grant counts: strictly increasing while every later majority meets a "
+                    + "node that stored it, and, beyond that, as long as some node of the later majority has a clock "
+                    + "ahead of the last token (a node that forgot its counter continues from its clock unless that "
+                    + "clock stepped back across the restart by more than the restart took).";
 
     private static final Duration WARM_UP = Duration.ofSeconds(2);
 
@@ -89,7 +93,8 @@ public final class RedlockBackend implements LockBackend {
 
     @Override
     public BackendGuarantees guarantees() {
-        return GUARANTEES;
+        return new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false, BackendGuarantees.Wakeup.POLL,
+                nodes.get(0).serverClock() ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
     }
 
     /** How many nodes must agree: a strict majority. */

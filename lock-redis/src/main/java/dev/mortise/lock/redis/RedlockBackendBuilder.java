@@ -29,6 +29,7 @@ public final class RedlockBackendBuilder {
     private double driftFactor = 0.01;
     private Duration driftFixed = Duration.ofMillis(2);
     private String keyPrefix = "mortise";
+    private FencingTokens fencingTokens = FencingTokens.SERVER_CLOCK;
     private String username;
     private String password;
     private Consumer<Config> customizer = c -> {
@@ -114,6 +115,19 @@ public final class RedlockBackendBuilder {
     }
 
     /**
+     * How each node numbers a grant (default {@link FencingTokens#SERVER_CLOCK}: its counter + 1
+     * or its {@code TIME} in microseconds, whichever is larger); the grant's token is the
+     * largest of the majority's, as always. With the server clock, tokens keep increasing even
+     * when more nodes forget the counter than the majorities overlap by, as long as no node's
+     * clock stepped back across its restart. {@link FencingTokens#COUNTER} gives small numbers.
+     */
+    public RedlockBackendBuilder fencingTokens(FencingTokens scheme) {
+        this.fencingTokens = Objects.requireNonNull(scheme, "fencingTokens must not be null (backend 'redlock'): "
+                + "omit the call for the default SERVER_CLOCK");
+        return this;
+    }
+
+    /**
      * @throws IllegalStateException if neither or both of nodes(...) and clients(...) were given
      */
     public RedlockBackend build() {
@@ -136,7 +150,8 @@ public final class RedlockBackendBuilder {
                 where = "Redlock node " + (i + 1) + " of " + count + " (supplied client)";
             }
             ScriptRunner runner = new ScriptRunner(client, nodeTimeout, RedlockBackend.NAME, where);
-            nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO, false));
+            nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO, false,
+                    fencingTokens == FencingTokens.SERVER_CLOCK));
         }
         return new RedlockBackend(nodes, closers, nodeTimeout, driftFactor, driftFixed, keyPrefix);
     }

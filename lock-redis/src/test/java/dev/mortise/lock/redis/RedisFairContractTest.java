@@ -70,7 +70,9 @@ class RedisFairContractTest extends RedisLockBackendContractTest {
             tokens.add(waiter.get(30, TimeUnit.SECONDS));
         }
         assertThat(order).containsExactly(0L, 1L, 2L);
-        assertThat(tokens).containsExactly(held.fencingToken() + 1, held.fencingToken() + 2, held.fencingToken() + 3);
+        // Hand-over order is token order (server-clock tokens jump by the microseconds between grants).
+        assertThat(tokens.get(0)).isGreaterThan(held.fencingToken());
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
         assertThat(residueOnServer(key)).isZero();
     }
 
@@ -86,7 +88,9 @@ class RedisFairContractTest extends RedisLockBackendContractTest {
         await(Duration.ofSeconds(10), () -> zcard(keys) == 2, "the live waiter to queue behind the ghost");
         held.close();
         LockLease granted = waiter.get(30, TimeUnit.SECONDS);
-        assertThat(granted.fencingToken()).isEqualTo(held.fencingToken() + 1);
+        // Server-clock tokens jump by the microseconds between grants, so +1 no longer shows that the
+        // ghost got nothing; the ghost's entries being gone (residue below) and this grant do.
+        assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
         CompletableFuture.runAsync(granted::close).get(30, TimeUnit.SECONDS);
         assertThat(residueOnServer(key)).isZero();
     }

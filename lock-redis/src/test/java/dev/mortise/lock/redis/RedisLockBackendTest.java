@@ -254,10 +254,13 @@ class RedisLockBackendTest {
     @Test
     void flushedScriptCacheIsReloadedTransparently() throws Exception {
         LockClient a = client(server);
-        a.acquire(key, SLACK).close();
+        long first;
+        try (LockLease lease = a.acquire(key, SLACK)) {
+            first = lease.fencingToken();
+        }
         assertThat(server.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
         try (LockLease lease = a.acquire(key, SLACK)) {
-            assertThat(lease.fencingToken()).isEqualTo(2);
+            assertThat(lease.fencingToken()).as("the reloaded acquire script bumped the counter").isGreaterThan(first);
         }
         assertThat(server.command("EXISTS", keys.lock())).isEqualTo(":0");
     }
@@ -291,7 +294,7 @@ class RedisLockBackendTest {
                     .credentials(null, "s3cret").build());
             closeables.add(password);
             try (LockLease lease = acl.client.acquire(key, SLACK)) {
-                assertThat(lease.fencingToken()).isEqualTo(1);
+                assertThat(lease.fencingToken()).isPositive();
                 assertThat(password.client.tryAcquire(key)).as("held by the ACL user").isEmpty();
             }
             LockBackendWith wrong = new LockBackendWith(RedisLockBackend.builder().address(own.address())

@@ -14,11 +14,15 @@ public final class Dialects {
     private Dialects() {
     }
 
-    public static LockSql sql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds) {
+    /**
+     * @param serverClock whether a new holder's token is {@code max(token + 1, database clock in µs)}
+     *                    ({@link dev.mortise.lock.jdbc.FencingTokens#SERVER_CLOCK}) rather than {@code token + 1}
+     */
+    public static LockSql sql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds, boolean serverClock) {
         return switch (dialect) {
-            case POSTGRESQL -> new PostgresLockSql(table, queryTimeoutSeconds);
-            case MYSQL -> new MySqlLockSql(table, queryTimeoutSeconds);
-            case H2 -> new H2LockSql(table, queryTimeoutSeconds);
+            case POSTGRESQL -> new PostgresLockSql(table, queryTimeoutSeconds, serverClock);
+            case MYSQL -> new MySqlLockSql(table, queryTimeoutSeconds, serverClock);
+            case H2 -> new H2LockSql(table, queryTimeoutSeconds, serverClock);
         };
     }
 

@@ -21,18 +21,28 @@ final class H2LockSql extends SqlTemplate {
     private static final String NOW = "CURRENT_TIMESTAMP";
     private static final String LEASE = "DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW + ")";
 
-    private final String acquire = sql("""
+    /**
+     * The database's clock in microseconds since 1970: the statement's {@code CURRENT_TIMESTAMP}
+     * (a time with zone, so the session's zone does not matter) less the epoch.
+     */
+    private static final String CLOCK_MICROS =
+            "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + NOW + ")";
+
+    /** Acquire, over: now, the token of a new row, the token of a new holder of an existing row. */
+    private static final String ACQUIRE = """
             SELECT fencing_token FROM FINAL TABLE (
               MERGE INTO ${table} l
               USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS VARCHAR))) s(k, o, ms, orig)
               ON l.lock_key = s.k
               WHEN MATCHED AND (l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = s.o) THEN UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE l.fencing_token + 1 END,
+                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE %3$s END,
                 acquired_at = CASE WHEN l.lock_owner = s.o THEN l.acquired_at ELSE %1$s END,
                 lock_owner = s.o,
                 expires_at = DATEADD(MILLISECOND, s.ms, %1$s)
               WHEN NOT MATCHED THEN INSERT (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-                VALUES (s.k, s.o, 1, %1$s, DATEADD(MILLISECOND, s.ms, %1$s), s.orig))""".formatted(NOW));
+                VALUES (s.k, s.o, %2$s, %1$s, DATEADD(MILLISECOND, s.ms, %1$s), s.orig))""";
+
+    private final String acquire;
 
     private final String remaining = sql("SELECT DATEDIFF(MILLISECOND, " + NOW + ", expires_at) FROM ${table}"
             + " WHERE lock_key = ? AND lock_owner IS NOT NULL AND expires_at > " + NOW);
@@ -51,8 +61,12 @@ final class H2LockSql extends SqlTemplate {
               WHEN MATCHED AND l.expires_at > %1$s THEN UPDATE SET expires_at = %2$s)"""
             .formatted(NOW, LEASE));
 
-    H2LockSql(TableName table, int queryTimeoutSeconds) {
+    /** @param serverClock whether a new holder's token is {@code max(token + 1, clock in µs)}, see {@link #CLOCK_MICROS} */
+    H2LockSql(TableName table, int queryTimeoutSeconds, boolean serverClock) {
         super(table, queryTimeoutSeconds, NOW, LEASE);
+        String first = serverClock ? CLOCK_MICROS : "1";
+        String next = serverClock ? "GREATEST(l.fencing_token + 1, " + CLOCK_MICROS + ")" : "l.fencing_token + 1";
+        this.acquire = sql(ACQUIRE.formatted(NOW, first, next));
     }
 
     @Override

@@ -34,18 +34,30 @@ final class MySqlLockSql extends SqlTemplate {
     private static final String FREE = "(lock_owner IS NULL OR expires_at <= " + NOW
             + " OR lock_owner = VALUES(lock_owner))";
 
-    private final String acquire = sql("""
+    /**
+     * The database's clock in microseconds since 1970, zone-independent (a difference of two
+     * UTC times, never {@code UNIX_TIMESTAMP(NOW(6))}, which goes through the session's zone)
+     * and exact (an integer).
+     */
+    private static final String CLOCK_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + NOW + ")";
+
+    /**
+     * Acquire, over: now, free, busy offset, lease, the token of a new row, the token of a new
+     * holder of an existing row.
+     */
+    private static final String ACQUIRE = """
             INSERT INTO ${table} (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-            VALUES (?, ?, LAST_INSERT_ID(1), %1$s, %4$s, ?)
+            VALUES (?, ?, LAST_INSERT_ID(%5$s), %1$s, %4$s, ?)
             ON DUPLICATE KEY UPDATE
               fencing_token = IF(%2$s,
-                LAST_INSERT_ID(fencing_token + IF(lock_owner <=> VALUES(lock_owner), 0, 1)),
+                LAST_INSERT_ID(IF(lock_owner <=> VALUES(lock_owner), fencing_token, %6$s)),
                 IF(LAST_INSERT_ID(%3$d + GREATEST(0, TIMESTAMPDIFF(MICROSECOND, %1$s, expires_at))) > 0,
                    fencing_token, fencing_token)),
               acquired_at = IF(%2$s, IF(lock_owner <=> VALUES(lock_owner), acquired_at, %1$s), acquired_at),
               lock_owner = IF(%2$s, VALUES(lock_owner), lock_owner),
-              expires_at = IF(lock_owner <=> VALUES(lock_owner), VALUES(expires_at), expires_at)"""
-            .formatted(NOW, FREE, BUSY, LEASE));
+              expires_at = IF(lock_owner <=> VALUES(lock_owner), VALUES(expires_at), expires_at)""";
+
+    private final String acquire;
 
     /**
      * The holds as one JSON parameter, {@code [["<key as hex>", "<owner>"], …]}: the key as
@@ -67,8 +79,12 @@ final class MySqlLockSql extends SqlTemplate {
     private final String gone = sql("SELECT h.i FROM " + HOLDS
             + " WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE " + OURS + ")");
 
-    MySqlLockSql(TableName table, int queryTimeoutSeconds) {
+    /** @param serverClock whether a new holder's token is {@code max(token + 1, clock in µs)}, see {@link #CLOCK_MICROS} */
+    MySqlLockSql(TableName table, int queryTimeoutSeconds, boolean serverClock) {
         super(table, queryTimeoutSeconds, NOW, LEASE);
+        String first = serverClock ? CLOCK_MICROS : "1";
+        String next = serverClock ? "GREATEST(fencing_token + 1, " + CLOCK_MICROS + ")" : "fencing_token + 1";
+        this.acquire = sql(ACQUIRE.formatted(NOW, FREE, BUSY, LEASE, first, next));
     }
 
     @Override

@@ -19,12 +19,21 @@ final class PostgresLockSql extends SqlTemplate {
     private static final String NOW = "CURRENT_TIMESTAMP";
     private static final String LEASE = "(" + NOW + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
 
-    private final String acquire = sql("""
+    /**
+     * The database's clock in microseconds since 1970, read when the row is written (after any
+     * wait for the row lock): {@code clock_timestamp()}, not the transaction's start time
+     * {@code CURRENT_TIMESTAMP}, so the reading is as late as it can be. Exact: EXTRACT answers
+     * numeric from PostgreSQL 14, and a double with microsecond precision before.
+     */
+    private static final String CLOCK_MICROS = "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000) AS BIGINT)";
+
+    /** Acquire, over: now, lease, the token of a new row, the token of a new holder of an existing row. */
+    private static final String ACQUIRE = """
             WITH attempt AS (
               INSERT INTO ${table} AS l (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-              VALUES (?, ?, 1, %1$s, %2$s, ?)
+              VALUES (?, ?, %3$s, %1$s, %2$s, ?)
               ON CONFLICT (lock_key) DO UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.fencing_token ELSE l.fencing_token + 1 END,
+                fencing_token = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.fencing_token ELSE %4$s END,
                 acquired_at = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.acquired_at ELSE EXCLUDED.acquired_at END,
                 lock_owner = EXCLUDED.lock_owner,
                 expires_at = EXCLUDED.expires_at
@@ -33,7 +42,9 @@ final class PostgresLockSql extends SqlTemplate {
             SELECT fencing_token, CAST(NULL AS BIGINT) FROM attempt
             UNION ALL
             SELECT NULL, CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (h.expires_at - %1$s)) * 1000)) AS BIGINT)
-              FROM ${table} h WHERE h.lock_key = ? AND NOT EXISTS (SELECT 1 FROM attempt)""".formatted(NOW, LEASE));
+              FROM ${table} h WHERE h.lock_key = ? AND NOT EXISTS (SELECT 1 FROM attempt)""";
+
+    private final String acquire;
 
     /**
      * One statement for any number of holds: the holds travel as two text arrays, the
@@ -52,8 +63,12 @@ final class PostgresLockSql extends SqlTemplate {
             + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW + " RETURNING lock_key)"
             + " SELECT CAST(pg_notify(?, lock_key) AS text) FROM released");
 
-    PostgresLockSql(TableName table, int queryTimeoutSeconds) {
+    /** @param serverClock whether a new holder's token is {@code max(token + 1, clock in µs)}, see {@link #CLOCK_MICROS} */
+    PostgresLockSql(TableName table, int queryTimeoutSeconds, boolean serverClock) {
         super(table, queryTimeoutSeconds, NOW, LEASE);
+        String first = serverClock ? CLOCK_MICROS : "1";
+        String next = serverClock ? "GREATEST(l.fencing_token + 1, " + CLOCK_MICROS + ")" : "l.fencing_token + 1";
+        this.acquire = sql(ACQUIRE.formatted(NOW, LEASE, first, next));
     }
 
     @Override

@@ -15,7 +15,7 @@ public final class FairScripts {
     }
 
     /** Drops dead entries at the head; returns the first live waiter and its entry, or nil. */
-    private static final String PURGE = """
+    private static final String PURGE = Scripts.NEXT_TOKEN + """
             local function now_ms()
               local t = redis.call('TIME')
               return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -42,7 +42,8 @@ public final class FairScripts {
 
     /**
      * KEYS: lock, fence, queue, waiters, cancelled marker of the owner. ARGV: owner, lease ms,
-     * enqueue (0/1), waiter TTL ms. Granted {1, token} if the lock is ours (handed over
+     * enqueue (0/1), waiter TTL ms, clock (1: server-clock tokens, 0: counter; {@link Scripts#NEXT_TOKEN}).
+     * Granted {1, token} if the lock is ours (handed over
      * already) or free and we are first in line (or no one waits). Otherwise {0, ms}: the
      * holder's PTTL, or, when the lock is free but another waiter is first, the time until that
      * waiter's entry lapses; with enqueue, joins the queue (or refreshes our entry). A cancelled
@@ -65,7 +66,7 @@ public final class FairScripts {
                 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
                 redis.call('ZREM', KEYS[3], ARGV[1])
                 redis.call('HDEL', KEYS[4], ARGV[1])
-                return {1, redis.call('INCR', KEYS[2])}
+                return {1, next_token(KEYS[2], ARGV[5])}
               end
               wait = deadline - now
             else
@@ -85,7 +86,8 @@ public final class FairScripts {
 
     /**
      * KEYS: lock, fence, queue, waiters, cancelled marker of the owner. ARGV: owner, channel,
-     * mode (0 release, 1 leave, 2 cancel), marker TTL ms (mode 2). Leave and cancel first remove
+     * mode (0 release, 1 leave, 2 cancel), marker TTL ms (mode 2), clock (as in {@link #ACQUIRE}).
+     * Leave and cancel first remove
      * the owner from the queue (a waiter giving up); cancel also sets the owner's marker, so an
      * acquire of that owner still on its way is refused when it arrives. Then, if the owner
      * holds the lock, deletes it and hands it to the first live waiter (SET with that waiter's
@@ -112,8 +114,9 @@ public final class FairScripts {
             redis.call('SET', KEYS[1], successor, 'PX', lease)
             redis.call('ZREM', KEYS[3], successor)
             redis.call('HDEL', KEYS[4], successor)
-            local token = redis.call('INCR', KEYS[2])
-            redis.call('PUBLISH', ARGV[2], successor .. ' ' .. token)
+            next_token(KEYS[2], ARGV[5])
+            -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
+            redis.call('PUBLISH', ARGV[2], successor .. ' ' .. redis.call('GET', KEYS[2]))
             return 1
             """);
 }

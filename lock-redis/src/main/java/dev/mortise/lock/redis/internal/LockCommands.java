@@ -36,6 +36,8 @@ public final class LockCommands {
     private final int replicas;
     private final Duration replicaTimeout;
     private final boolean fair;
+    /** ARGV flag of the granting scripts: "1" numbers grants by the server clock, "0" by the counter. */
+    private final String clock;
     private final ReleaseChannels channels;
     private final Duration waiterTtl;
 
@@ -44,15 +46,18 @@ public final class LockCommands {
      * @param replicas       replicas that must acknowledge a grant or renewal (0: none)
      * @param replicaTimeout how long {@code WAIT} waits for them
      * @param fair           whether waiters queue on the server and release hands over ({@link FairScripts})
+     * @param serverClock    whether a new holder's token is {@code max(counter + 1, server TIME in µs)}
+     *                       ({@link Scripts#NEXT_TOKEN}) rather than {@code counter + 1}
      */
     public LockCommands(ScriptRunner runner, String prefix, boolean cluster, int replicas, Duration replicaTimeout,
-                        boolean fair) {
+                        boolean fair, boolean serverClock) {
         this.runner = runner;
         this.prefix = prefix;
         this.cluster = cluster;
         this.replicas = replicas;
         this.replicaTimeout = replicaTimeout;
         this.fair = fair;
+        this.clock = serverClock ? "1" : "0";
         this.channels = new ReleaseChannels(runner);
         // A queue entry outlives a few missed heartbeats and one slow round trip, no more.
         this.waiterTtl = PushWait.HEARTBEAT.multipliedBy(3).plus(runner.timeout());
@@ -78,9 +83,9 @@ public final class LockCommands {
 
     // ---- asynchronous primitives (Redlock sends them to many nodes at once) -------------------
 
-    private static ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease) {
+    private ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease) {
         return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST,
-                List.of(keys.lock(), keys.fence(), keys.cancelled(owner)), owner, millis(lease));
+                List.of(keys.lock(), keys.fence(), keys.cancelled(owner)), owner, millis(lease), clock);
     }
 
     private static String millis(Duration duration) {
@@ -142,7 +147,7 @@ public final class LockCommands {
     private ScriptCall releaseCall(RedisKeys keys, String owner, String mode) {
         if (fair) {
             return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock(), keys.fence(),
-                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), mode, "1");
+                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), mode, "1", clock);
         }
         return ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner, keys.channel());
     }
@@ -151,7 +156,7 @@ public final class LockCommands {
         String ttl = millis(horizon(lease));
         if (fair) {
             return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock(), keys.fence(),
-                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), CANCEL, ttl);
+                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), CANCEL, ttl, clock);
         }
         return ScriptCall.of(Scripts.CANCEL, RScript.ReturnType.LONG, List.of(keys.lock(), keys.cancelled(owner)),
                 owner, keys.channel(), ttl, always ? "1" : "0");
@@ -177,6 +182,11 @@ public final class LockCommands {
 
     public boolean fair() {
         return fair;
+    }
+
+    /** Whether grants are numbered {@code max(counter + 1, server TIME in µs)} rather than {@code counter + 1}. */
+    public boolean serverClock() {
+        return clock.equals("1");
     }
 
     public CompletableFuture<Long> raiseFenceAsync(RedisKeys keys, String owner, long token) {
@@ -227,7 +237,7 @@ public final class LockCommands {
         }
         return ScriptCall.of(FairScripts.ACQUIRE, RScript.ReturnType.LIST,
                 List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters(), keys.cancelled(request.owner())),
-                request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl));
+                request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl), clock);
     }
 
     /**

@@ -12,20 +12,46 @@ public final class Scripts {
     }
 
     /**
-     * KEYS: lock, fence, cancelled marker of the owner. ARGV: owner, lease ms. Takes the lock
-     * if free or already the owner's and returns {1, token}; otherwise {0, holder's PTTL}. A
-     * new holder bumps the fence counter; the same owner asking again (a retried request)
-     * keeps its token. An owner whose attempt was given up ({@link #CANCEL}) is refused with
+     * Lua: {@code next_token(fence, clock)} bumps the fence counter for a new holder and returns
+     * the token. With {@code clock == '1'} the token is {@code max(counter + 1, TIME in µs)}
+     * (server-clock tokens): a server that lost the counter (restart without persistence,
+     * failover that lost unreplicated writes) continues above every token it issued, unless
+     * its clock stepped back across the loss by more than the loss took. With {@code '0'} it is
+     * {@code counter + 1}. The time goes into the key as an exact decimal string, built from
+     * {@code TIME}'s two fields, never through a Lua number (which would print as 1.8e+15);
+     * the number compared and returned stays below 2^53, so it is exact. {@code TIME} in a
+     * script that then writes needs effects replication: the default from Redis 5, the only
+     * mode from Redis 7.
+     */
+    static final String NEXT_TOKEN = """
+            local function next_token(fence, clock)
+              if clock == '1' then
+                local t = redis.call('TIME')
+                local micros = t[1] .. string.format('%06d', tonumber(t[2]))
+                if tonumber(micros) > tonumber(redis.call('GET', fence) or '0') then
+                  redis.call('SET', fence, micros)
+                  return tonumber(micros)
+                end
+              end
+              return redis.call('INCR', fence)
+            end
+            """;
+
+    /**
+     * KEYS: lock, fence, cancelled marker of the owner. ARGV: owner, lease ms, clock (1: server-clock
+     * tokens, 0: counter; see {@link #NEXT_TOKEN}). Takes the lock if free or already the owner's
+     * and returns {1, token}; otherwise {0, holder's PTTL}. A new holder bumps the fence counter;
+     * the same owner asking again (a retried request) keeps its token. An owner whose attempt was given up ({@link #CANCEL}) is refused with
      * {0, -1} and nothing is written: the attempt arrived after its own clean-up.
      */
-    public static final LuaScript ACQUIRE = LuaScript.of("acquire", """
+    public static final LuaScript ACQUIRE = LuaScript.of("acquire", NEXT_TOKEN + """
             if redis.call('EXISTS', KEYS[3]) == 1 then
               return {0, -1}
             end
             local holder = redis.call('GET', KEYS[1])
             if holder == false then
               redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-              return {1, redis.call('INCR', KEYS[2])}
+              return {1, next_token(KEYS[2], ARGV[3])}
             end
             if holder == ARGV[1] then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
