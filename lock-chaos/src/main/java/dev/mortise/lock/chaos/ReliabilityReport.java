@@ -255,9 +255,11 @@ public final class ReliabilityReport {
               the controller's JVM and is stopped and restarted instead of killed).
             - **server-kill-volatile** (Redis, JDBC): the same with the server not durable: Redis without
               persistence, PostgreSQL with fsync and synchronous commit off. A Redis restart then loses
-              its `fence` counters and tokens start again at 1 (**tokens reused**): fencing breaks, as
-              docs/redis.md states ("Exactly when fencing can break"). This table shows it rather than
-              hiding it.
+              its `fence` counters. With the plain counter (`FencingTokens.COUNTER`) tokens start again at
+              1 (**tokens reused**): fencing breaks, as docs/redis.md states ("Fencing tokens"); with the
+              default server-clock tokens (`max(counter + 1, server time in µs)`, since this run's code
+              if the date says so) they continue above every earlier token unless the server's clock was
+              stepped back across the restart. This table shows what the run saw rather than hiding it.
             - **leader-kill** (etcd, ZooKeeper): kill -9 of the leader of a 3-member etcd cluster (found
               with `/v3/maintenance/status`), or shutdown of the leader of a 3-server ZooKeeper ensemble
               (curator-test, in the controller's JVM; found with `srvr`), restarted one second later.
