@@ -116,16 +116,11 @@ final class LockKeyChecks {
     }
 
     /**
-     * Fails if {@code value}, the key of one call, would not exclude what it should.
+     * Fails if {@code value}, the key (or fence) of one call given by {@code attribute}'s
+     * expression {@code text}, would not exclude what it should.
      *
      * @param key the text of {@code value}
      */
-    static void checkValue(LockOperation operation, Expression expression, EvaluationContext context, Object value,
-                           String key) {
-        checkValue(operation, "key", operation.keyExpression(), expression, context, value, key);
-    }
-
-    /** As {@link #checkValue(LockOperation, Expression, EvaluationContext, Object, String)} for {@code attribute}. */
     static void checkValue(LockOperation operation, String attribute, String text, Expression expression,
                            EvaluationContext context, Object value, String key) {
         if (value instanceof Collection<?> || value instanceof Map<?, ?> || value.getClass().isArray()) {

@@ -67,30 +67,9 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
      *                               {@code toString} of its own, naming the method and the expression
      */
     public String key(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
-        Expression expression = expression(operation, targetClass);
-        LockExpressionRoot root = new LockExpressionRoot(operation.method(), args, target, targetClass);
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
-                parameterNames);
-        if (beanResolver != null) {
-            context.setBeanResolver(beanResolver);
-        }
-        Object value;
-        try {
-            value = expression.getValue(context);
-        } catch (EvaluationException e) {
-            throw new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
-                    + operation.describeMethod() + " failed: " + e.getMessage()
-                    + ". Refer to arguments by name (compile with -parameters) or as #p0, #a0.", e);
-        }
-        String key = value == null ? null : value.toString();
-        if (key == null || key.isBlank()) {
-            throw new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
-                    + operation.describeMethod() + " evaluated to " + (key == null ? "null" : "a blank string")
-                    + "; every call would share one lock. Check the argument is not null, that the code is compiled "
-                    + "with -parameters (for #name), or quote a literal key: \"'billing-run'\".");
-        }
-        LockKeyChecks.checkValue(operation, expression, context, value, key);
-        return key;
+        return evaluate(operation, "key", operation.keyExpression(), expression(operation, targetClass), args, target,
+                targetClass, "; every call would share one lock. Check the argument is not null, that the code is "
+                        + "compiled with -parameters (for #name), or quote a literal key: \"'billing-run'\".");
     }
 
     /**
@@ -100,7 +79,14 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
      */
     public String fence(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
         String text = operation.fenceExpression();
-        Expression expression = parse(operation, targetClass, "fence", text);
+        return evaluate(operation, "fence", text, parse(operation, targetClass, "fence", text), args, target,
+                targetClass, "; every call would share one fence. Check the argument is not null, or quote a literal "
+                        + "resource: \"'billing-run'\".");
+    }
+
+    /** Evaluates one attribute's expression for one call and checks the value as keys are checked. */
+    private String evaluate(LockOperation operation, String attribute, String text, Expression expression,
+                            Object[] args, Object target, Class<?> targetClass, String whenBlank) {
         LockExpressionRoot root = new LockExpressionRoot(operation.method(), args, target, targetClass);
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
                 parameterNames);
@@ -111,19 +97,18 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
         try {
             value = expression.getValue(context);
         } catch (EvaluationException e) {
-            throw new IllegalStateException("@DistributedLock fence \"" + text + "\" on "
+            throw new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "
                     + operation.describeMethod() + " failed: " + e.getMessage()
                     + ". Refer to arguments by name (compile with -parameters) or as #p0, #a0.", e);
         }
-        String resource = value == null ? null : value.toString();
-        if (resource == null || resource.isBlank()) {
-            throw new IllegalStateException("@DistributedLock fence \"" + text + "\" on "
-                    + operation.describeMethod() + " evaluated to " + (resource == null ? "null" : "a blank string")
-                    + "; every call would share one fence. Check the argument is not null, or quote a literal "
-                    + "resource: \"'billing-run'\".");
+        String result = value == null ? null : value.toString();
+        if (result == null || result.isBlank()) {
+            throw new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "
+                    + operation.describeMethod() + " evaluated to " + (result == null ? "null" : "a blank string")
+                    + whenBlank);
         }
-        LockKeyChecks.checkValue(operation, "fence", text, expression, context, value, resource);
-        return resource;
+        LockKeyChecks.checkValue(operation, attribute, text, expression, context, value, result);
+        return result;
     }
 
     private Expression expression(LockOperation operation, Class<?> targetClass) {
