@@ -4,11 +4,7 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
-import dev.mortise.lock.tck.server.EtcdServer;
-import io.etcd.jetcd.Client;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,30 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (no leader during an election). Has its own server, since it stops and restarts it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class EtcdCleanupTest {
+class EtcdCleanupTest extends EtcdServerPerClass {
 
-    private static EtcdServer server;
-    private static Client admin;
-    private static EtcdTestSupport etcd;
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void startServer() {
-        server = new EtcdServer();
-        server.start();
-        admin = Client.builder().endpoints(server.endpoint()).build();
-        etcd = new EtcdTestSupport(admin);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void closeClients() {

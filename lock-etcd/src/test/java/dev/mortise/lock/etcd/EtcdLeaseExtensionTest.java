@@ -6,14 +6,10 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
-import dev.mortise.lock.tck.server.EtcdServer;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.LeaseOption;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,30 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in force through {@code appliedLease}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class EtcdLeaseExtensionTest {
+class EtcdLeaseExtensionTest extends EtcdServerPerClass {
 
-    private static EtcdServer server;
-    private static Client admin;
-    private static EtcdTestSupport etcd;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void startServer() {
-        server = new EtcdServer();
-        server.start();
-        admin = Client.builder().endpoints(server.endpoint()).build();
-        etcd = new EtcdTestSupport(admin);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void close() throws Exception {

@@ -7,13 +7,9 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
-import dev.mortise.lock.tck.server.EtcdServer;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.LeaseOption;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,33 +27,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** etcd-specific behaviour against a real single-member etcd: leases, the queue, loss, a frozen server. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class EtcdLockBackendTest {
+class EtcdLockBackendTest extends EtcdServerPerClass {
 
     private static final Duration LEASE = Duration.ofSeconds(3);
     private static final Duration SLACK = Duration.ofSeconds(5);
 
-    private static EtcdServer server;
-    private static Client admin;
-    private static EtcdTestSupport etcd;
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void startServer() {
-        server = new EtcdServer();
-        server.start();
-        admin = Client.builder().endpoints(server.endpoint()).build();
-        etcd = new EtcdTestSupport(admin);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void closeClients() {
