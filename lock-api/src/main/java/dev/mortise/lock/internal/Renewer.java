@@ -114,13 +114,19 @@ final class Renewer {
     private long tick(long now, long defaultPeriod) {
         long period = defaultPeriod;
         Map<Duration, List<Hold>> due = new LinkedHashMap<>();
+        // Holds nearly all share the default lease: compute its period once, not per hold.
+        Duration lastLease = null;
+        long own = 0;
         for (KeyGates.Gate gate : keys.all()) {
             Hold hold = gate.hold();
             if (hold == null || !hold.renewed || !hold.isActive()) {
                 continue;
             }
             Duration lease = hold.lease();
-            long own = validity.renewalPeriodNanos(lease);
+            if (!lease.equals(lastLease)) {
+                lastLease = lease;
+                own = validity.renewalPeriodNanos(lease);
+            }
             period = Math.min(period, own);
             if (now - hold.confirmedStartNanos() >= own - defaultPeriod / 2 && hold.tryBeginRequest()) {
                 due.computeIfAbsent(lease, l -> new ArrayList<>()).add(hold);
