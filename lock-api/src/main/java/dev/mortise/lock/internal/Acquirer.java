@@ -78,11 +78,9 @@ final class Acquirer {
             throw messages.interrupted(key, new InterruptedException());
         }
 
-        KeyGates.Gate current = gates.get(key);
-        Hold held = current == null ? null : current.hold();
-        if (held != null && held.ownedBy(ownerThread, ownerId) && held.enter()) {
-            events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), 0, null);
-            return new Lease(client, held);
+        LockLease nested = nestIfOwned(key, ownerThread, ownerId, 0);
+        if (nested != null) {
+            return nested;
         }
 
         long deadline = Deadlines.after(start, wait);
@@ -98,12 +96,9 @@ final class Acquirer {
                 if (gate != null || ownerId == null || left <= slice) {
                     break;
                 }
-                current = gates.get(key);
-                held = current == null ? null : current.hold();
-                if (held != null && held.ownedBy(null, ownerId) && held.enter()) {
-                    events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), System.nanoTime() - start,
-                            null);
-                    return new Lease(client, held);
+                nested = nestIfOwned(key, null, ownerId, System.nanoTime() - start);
+                if (nested != null) {
+                    return nested;
                 }
             }
         } catch (InterruptedException e) {
@@ -162,6 +157,17 @@ final class Acquirer {
                 gate.leave(null);
             }
         }
+    }
+
+    /** A nested lease on this client's current hold of {@code key} if the owner holds it validly, else null. */
+    private LockLease nestIfOwned(String key, Thread ownerThread, String ownerId, long waitedNanos) {
+        KeyGates.Gate current = gates.get(key);
+        Hold held = current == null ? null : current.hold();
+        if (held != null && held.ownedBy(ownerThread, ownerId) && held.enter()) {
+            events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), waitedNanos, null);
+            return new Lease(client, held);
+        }
+        return null;
     }
 
     /** One server request, stopped by {@link #close()} if it is still under way. */
