@@ -38,11 +38,13 @@ public interface LockClient extends AutoCloseable {
     }
 
     /**
-     * Acquires {@code key}, waiting up to {@code wait}.
+     * Acquires {@code key}, waiting up to {@code wait}. A grant whose answer arrives after its
+     * lease ran out (a round trip slower than the lease) is released and asked for again while
+     * {@code wait} lasts; {@link #tryAcquire(String)} has no second try and throws.
      *
      * @throws LockTimeoutException     if not granted within {@code wait}
      * @throws LockInterruptedException if interrupted while waiting
-     * @throws LockBackendException     if the backend failed
+     * @throws LockBackendException     if the backend failed, or the last grant came back after its lease
      */
     LockLease acquire(String key, Duration wait);
 
@@ -59,7 +61,8 @@ public interface LockClient extends AutoCloseable {
      * Tries once, never waits.
      *
      * @return the lease, or empty if the lock is held by another owner
-     * @throws LockBackendException if the backend failed
+     * @throws LockBackendException if the backend failed, or the grant came back after its lease ran out
+     *                              (it has been released)
      */
     Optional<LockLease> tryAcquire(String key);
 

@@ -113,18 +113,26 @@ final class Acquirer {
                 throw messages.clientClosed(key, null);
             }
             Duration lease = explicitLease != null ? explicitLease : settings.defaultLease();
-            LockRequest request = new LockRequest(key, ownerPrefix + holdSequence.incrementAndGet(), lease,
-                    explicitLease == null);
-            gate.expect(request.owner());
-            Optional<Grant> grant = ask(request, Deadlines.left(deadline));
-            if (grant.isEmpty()) {
-                return notGranted(key, wait, start, throwOnTimeout);
-            }
-            Hold hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
-                    validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease));
-            if (hold.expiredAt(System.nanoTime())) {
+            Hold hold;
+            while (true) {
+                LockRequest request = new LockRequest(key, ownerPrefix + holdSequence.incrementAndGet(), lease,
+                        explicitLease == null);
+                gate.expect(request.owner());
+                Optional<Grant> grant = ask(request, Deadlines.left(deadline));
+                if (grant.isEmpty()) {
+                    return notGranted(key, wait, start, throwOnTimeout);
+                }
+                hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
+                        validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease));
+                if (!hold.expiredAt(System.nanoTime())) {
+                    break;
+                }
                 actions.clearOnServer(hold);
-                throw messages.grantedTooLate(key, lease, validity.worth(grant.get(), lease));
+                // A late answer is one stalled round trip, not a refusal: while the caller's wait
+                // lasts, ask again rather than fail an acquire that still has time.
+                if (wait.isZero() || Deadlines.left(deadline) == 0 || closed) {
+                    throw messages.grantedTooLate(key, lease, validity.worth(grant.get(), lease));
+                }
             }
             KeyGates.EarlyState early = gate.publish(hold);
             published = true;

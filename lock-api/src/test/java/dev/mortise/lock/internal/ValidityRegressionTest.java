@@ -269,6 +269,40 @@ class ValidityRegressionTest {
         client.close();
     }
 
+    /**
+     * A grant whose answer arrives after its lease ran out (one stalled round trip on a loaded
+     * machine) is given up; while the caller's wait lasts the client asks again instead of
+     * failing an acquire that still had time (CI saw this fail a 60 s acquire with a 1 s lease).
+     */
+    @Test
+    void aLateGrantIsGivenUpAndAskedForAgainWhileTheWaitLasts() {
+        LocalLockServer server = new LocalLockServer();
+        ScriptedBackend backend = new ScriptedBackend(server);
+        backend.lateGrants.set(2);
+        try (LockClient client = LockClient.builder(backend).defaultLease(SHORT).build()) {
+            try (LockLease lease = client.acquire("slow", Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+                assertThat(backend.releases.get()).as("both late grants released on the server").isEqualTo(2);
+                assertThat(lease.fencingToken()).as("a grant after the two late ones").isGreaterThan(2);
+            }
+            assertThat(server.isHeld("slow")).isFalse();
+        }
+    }
+
+    /** Without a wait there is no second try: the late grant is released and the caller told why. */
+    @Test
+    void aLateGrantFailsATryAcquireAndLeavesTheKeyFree() {
+        LocalLockServer server = new LocalLockServer();
+        ScriptedBackend backend = new ScriptedBackend(server);
+        backend.lateGrants.set(1);
+        try (LockClient client = LockClient.builder(backend).defaultLease(SHORT).build()) {
+            assertThatThrownBy(() -> client.tryAcquire("slow")).isInstanceOf(LockException.class)
+                    .hasMessageContaining("came back after its lease").hasMessageContaining("slow");
+            assertThat(server.isHeld("slow")).isFalse();
+            assertThat(client.tryAcquire("slow")).hasValueSatisfying(LockLease::close);
+        }
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
