@@ -24,6 +24,8 @@ import java.util.Objects;
  *       server queues behind it as any other caller of this client does, and nests only if
  *       the hold is granted and still open when its turn comes. Owner ids are local to one
  *       client: the same id on two clients does not share a hold.</li>
+ *   <li>{@code mode}: {@link LockMode#EXCLUSIVE} (the default) or {@link LockMode#SHARED}
+ *       ({@link #shared()}): shared holds of a key coexist, an exclusive one excludes all.</li>
  * </ul>
  */
 public final class LockSpec {
@@ -32,32 +34,53 @@ public final class LockSpec {
     private final Duration waitFor;
     private final Duration lease;
     private final String owner;
+    private final LockMode mode;
 
-    private LockSpec(String key, Duration waitFor, Duration lease, String owner) {
+    private LockSpec(String key, Duration waitFor, Duration lease, String owner, LockMode mode) {
         this.key = key;
         this.waitFor = waitFor;
         this.lease = lease;
         this.owner = owner;
+        this.mode = mode;
     }
 
     /** A request for {@code key} that does not wait, with the default renewed lease. */
     public static LockSpec of(String key) {
-        return new LockSpec(key, Duration.ZERO, null, null);
+        return new LockSpec(key, Duration.ZERO, null, null, LockMode.EXCLUSIVE);
     }
 
     /** A copy that waits up to {@code wait} (validated when used). */
     public LockSpec waitFor(Duration wait) {
-        return new LockSpec(key, wait, lease, owner);
+        return new LockSpec(key, wait, lease, owner, mode);
     }
 
     /** A copy with an explicit lease that is not renewed (validated when used). */
     public LockSpec lease(Duration lease) {
-        return new LockSpec(key, waitFor, lease, owner);
+        return new LockSpec(key, waitFor, lease, owner, mode);
     }
 
     /** A copy owned by {@code owner} instead of the calling thread. */
     public LockSpec owner(String owner) {
-        return new LockSpec(key, waitFor, lease, owner);
+        return new LockSpec(key, waitFor, lease, owner, mode);
+    }
+
+    /** A copy in {@code mode}. */
+    public LockSpec mode(LockMode mode) {
+        return new LockSpec(key, waitFor, lease, owner, Objects.requireNonNull(mode, "mode"));
+    }
+
+    /** A copy asking for a shared (read) hold. */
+    public LockSpec shared() {
+        return mode(LockMode.SHARED);
+    }
+
+    /** A copy asking for an exclusive (write) hold, the default. */
+    public LockSpec exclusive() {
+        return mode(LockMode.EXCLUSIVE);
+    }
+
+    public LockMode lockMode() {
+        return mode;
     }
 
     public String key() {
@@ -81,17 +104,17 @@ public final class LockSpec {
     @Override
     public boolean equals(Object o) {
         return o instanceof LockSpec s && Objects.equals(key, s.key) && Objects.equals(waitFor, s.waitFor)
-                && Objects.equals(lease, s.lease) && Objects.equals(owner, s.owner);
+                && Objects.equals(lease, s.lease) && Objects.equals(owner, s.owner) && mode == s.mode;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(key, waitFor, lease, owner);
+        return Objects.hash(key, waitFor, lease, owner, mode);
     }
 
     @Override
     public String toString() {
         return "LockSpec[key=" + key + ", waitFor=" + waitFor + ", lease=" + (lease == null ? "renewed" : lease)
-                + (owner == null ? "" : ", owner=" + owner) + "]";
+                + (owner == null ? "" : ", owner=" + owner) + (mode == LockMode.SHARED ? ", shared" : "") + "]";
     }
 }

@@ -26,9 +26,36 @@ public interface LockBackend extends AutoCloseable {
     BackendGuarantees guarantees();
 
     /**
+     * Whether this backend grants {@link dev.mortise.lock.LockMode#SHARED} requests. The core
+     * refuses shared locks on a backend that returns false (the default), naming it. A backend
+     * that returns true honours, for every request, renewal and release:
+     * <ul>
+     *   <li>a shared hold of a key coexists with other shared holds of it and with no
+     *       exclusive one; an exclusive hold excludes every other hold;</li>
+     *   <li>no writer starvation: while an exclusive request of the key waits (in
+     *       {@link #acquire}), a new shared request is not granted before it — in arrival
+     *       order where the server orders waiters, otherwise by a marker the waiting writer
+     *       leaves that expires with its wait;</li>
+     *   <li>every grant, shared or exclusive, takes a fencing token from the key's one
+     *       counter (strictly increasing over all grants of the key);</li>
+     *   <li>{@link #renewAll} renews shared and exclusive holds together; a crashed reader's
+     *       share ends with its lease (or session), as an exclusive hold does;</li>
+     *   <li>nothing a timed-out or interrupted request created remains on the server, and a
+     *       reader leaving wakes the waiting writer.</li>
+     * </ul>
+     * The mode of a hold travels in its {@link Grant#state()}; the core asks
+     * {@link #renew}, {@link #linger} and {@link #release} for shared holds exactly as for
+     * exclusive ones.
+     */
+    default boolean supportsSharedMode() {
+        return false;
+    }
+
+    /**
      * One attempt that never waits for the lock (it may wait for the network, up to the
      * operation timeout). Takes the key if it is free or already held by
-     * {@code request.owner()}.
+     * {@code request.owner()}; a shared request also if only shared holds have it (and no
+     * exclusive request waits, where the backend can tell).
      *
      * @return granted with a new fencing token, or busy with the holder's remaining lease if known
      */

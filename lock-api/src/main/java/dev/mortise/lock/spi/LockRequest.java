@@ -1,10 +1,13 @@
 package dev.mortise.lock.spi;
 
+import dev.mortise.lock.LockMode;
+
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One request to a backend: take {@code key} for {@code owner} with {@code lease}.
+ * One request to a backend: take {@code key} for {@code owner} with {@code lease}, in
+ * {@code mode}.
  * The core has validated every field: the key is non-blank and within the configured
  * length, the owner is unique per hold and unguessable, the lease is positive.
  *
@@ -13,12 +16,26 @@ import java.util.Objects;
  * @param lease   how long the server keeps the hold without renewal
  * @param renewed whether the watchdog will renew it (session-bound backends may use this
  *                to choose between a shared session and a per-hold lease)
+ * @param mode    {@link LockMode#EXCLUSIVE} (every request before shared locks), or
+ *                {@link LockMode#SHARED}, which the core sends only to a backend whose
+ *                {@link LockBackend#supportsSharedMode()} is true
  */
-public record LockRequest(String key, String owner, Duration lease, boolean renewed) {
+public record LockRequest(String key, String owner, Duration lease, boolean renewed, LockMode mode) {
 
     public LockRequest {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /** An exclusive request. */
+    public LockRequest(String key, String owner, Duration lease, boolean renewed) {
+        this(key, owner, lease, renewed, LockMode.EXCLUSIVE);
+    }
+
+    /** Whether this request asks for a shared (read) hold. */
+    public boolean shared() {
+        return mode == LockMode.SHARED;
     }
 }
