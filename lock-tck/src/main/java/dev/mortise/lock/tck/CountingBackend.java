@@ -37,6 +37,11 @@ public final class CountingBackend implements LockBackend {
     }
 
     @Override
+    public boolean supportsSharedMode() {
+        return delegate.supportsSharedMode();
+    }
+
+    @Override
     public Attempt tryAcquire(LockRequest request) {
         acquireCalls.incrementAndGet();
         return delegate.tryAcquire(request);

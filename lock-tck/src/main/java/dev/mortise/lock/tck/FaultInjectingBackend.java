@@ -206,6 +206,11 @@ public final class FaultInjectingBackend implements LockBackend {
         }
     }
 
+    @Override
+    public boolean supportsSharedMode() {
+        return delegate.supportsSharedMode();
+    }
+
     // ---- the injected operations --------------------------------------------------------
 
     @Override

@@ -2,6 +2,7 @@ package dev.mortise.lock.tck;
 
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockMode;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +23,10 @@ import java.util.function.Consumer;
  * checks against the leases themselves:
  *
  * <ul>
- *   <li><b>(a) exclusion</b>: no two distinct holds on one key report {@code isValid()} at the
- *       same time — checked at every grant and by a sampler sweeping all keys. Reads are
+ *   <li><b>(a) exclusion</b>: no valid exclusive hold on a key overlaps any other valid hold of
+ *       the key (shared holds may overlap each other): no two distinct holds on one key, one of
+ *       them exclusive, report {@code isValid()} at the same time — checked at every grant and by
+ *       a sampler sweeping all keys. Reads are
  *       sandwiched (first, second, first again), so a lease that merely expired between two
  *       reads is not blamed. A hold the test itself deleted on the server ({@code breakHold})
  *       is exempt: the server handed it out again on purpose while the old holder could not
@@ -53,6 +56,8 @@ final class PropertyModel {
         final int worker;
         final long acquireStartNanos;
         final Duration explicitLease;
+        /** The mode the hold reported at its grant: shared holds may be valid together. */
+        final LockMode mode;
         final Set<TrackedLease> leases = ConcurrentHashMap.newKeySet();
         volatile boolean exposed;
         /** An extend of this hold failed after the server may have applied it (its reply was lost). */
@@ -78,7 +83,8 @@ final class PropertyModel {
         }
 
         TrackedHold(PropertyClient client, String key, long token, int worker, long acquireStartNanos,
-                    Duration explicitLease) {
+                    Duration explicitLease, LockMode mode) {
+            this.mode = mode;
             this.client = client;
             this.key = key;
             this.token = token;
@@ -101,7 +107,8 @@ final class PropertyModel {
         @Override
         public String toString() {
             return "hold[token " + token + " of " + client + ", worker " + worker + ", "
-                    + (explicitLease == null ? "renewed" : "explicit lease " + explicitLease.toMillis() + " ms") + "]";
+                    + (explicitLease == null ? "renewed" : "explicit lease " + explicitLease.toMillis() + " ms")
+                    + (mode == LockMode.SHARED ? ", shared" : "") + "]";
         }
     }
 
@@ -226,7 +233,8 @@ final class PropertyModel {
                         + ", not above " + floor + ", the greatest token of a grant that returned before this acquire"
                         + " started");
             }
-            TrackedHold hold = new TrackedHold(client, key, token, worker, acquireStartNanos, explicitLease);
+            TrackedHold hold = new TrackedHold(client, key, token, worker, acquireStartNanos, explicitLease,
+                    lease.mode());
             hold.note("acquire started +" + millisSinceStart(acquireStartNanos) + " returned +"
                     + millisSinceStart(returned) + " ms");
             tracked = new TrackedLease(leaseIds.incrementAndGet(), lease, hold, false, returned);
@@ -329,6 +337,9 @@ final class PropertyModel {
     private void checkPair(TrackedHold first, TrackedHold second, String when) {
         List<TrackedLease> firstOpen = first.open();
         List<TrackedLease> secondOpen = second.open();
+        if (first.mode == LockMode.SHARED && second.mode == LockMode.SHARED) {
+            return; // shared holds of a key may be valid together
+        }
         if (firstOpen.isEmpty() || secondOpen.isEmpty() || exposed(first) || exposed(second)) {
             return;
         }

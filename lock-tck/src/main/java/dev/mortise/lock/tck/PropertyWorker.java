@@ -4,6 +4,7 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockInterruptedException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.tck.FaultInjectingBackend.Fault;
@@ -82,16 +83,16 @@ final class PropertyWorker implements Runnable {
         ValidityPropertySuite.Settings settings = suite.settings();
         boolean explicit = settings.runs("explicit");
         if (roll < 16) {
-            acquire(client, key(), null, waitTime(), false);
+            acquire(client, key(), null, waitTime(), false, mode());
         } else if (roll < 24 && explicit) {
-            acquire(client, key(), leases.explicitShort(random), waitTime(), false);
+            acquire(client, key(), leases.explicitShort(random), waitTime(), false, mode());
         } else if (roll < 30 && explicit) {
-            acquire(client, key(), leases.explicitLong(random), waitTime(), false);
+            acquire(client, key(), leases.explicitLong(random), waitTime(), false, mode());
         } else if (roll >= 30 && roll < 38) {
             acquire(client, key(), random.nextBoolean() || !explicit ? null : leases.explicitShort(random), Duration.ZERO,
-                    true);
+                    true, mode());
         } else if (roll >= 38 && roll < 43) {
-            acquire(client, key(), null, waitTime(), true);
+            acquire(client, key(), null, waitTime(), true, mode());
         } else if (roll >= 43 && roll < 50 && settings.runs("nested")) {
             nested(client, explicit);
         } else if (roll >= 50 && roll < 60 && settings.runs("extend")) {
@@ -119,24 +120,32 @@ final class PropertyWorker implements Runnable {
         return random.nextInt(3) == 0 ? keys.get(random.nextInt(hot)) : keys.get(random.nextInt(keys.size()));
     }
 
+    /** Exclusive, or shared one time in three where the backend supports it. */
+    private LockMode mode() {
+        return suite.sharedMode() && random.nextInt(3) == 0 ? LockMode.SHARED : LockMode.EXCLUSIVE;
+    }
+
     private Duration waitTime() {
         int roll = random.nextInt(4);
         return roll == 0 ? Duration.ZERO : Duration.ofMillis(random.nextInt(roll == 3 ? 1500 : 400));
     }
 
-    private void acquire(PropertyClient client, String key, Duration explicitLease, Duration wait, boolean tryOnly) {
+    private void acquire(PropertyClient client, String key, Duration explicitLease, Duration wait, boolean tryOnly,
+                         LockMode mode) {
         long floor = model.tokenFloor(key);
         long start = System.nanoTime();
         LockLease lease;
-        String op = (tryOnly ? "tryAcquire" : "acquire") + (explicitLease == null ? "(renewed)" : "(explicit)");
+        boolean shared = mode == LockMode.SHARED;
+        String op = (tryOnly ? "tryAcquire" : "acquire") + (explicitLease == null ? "(renewed" : "(explicit")
+                + (shared ? ", shared)" : ")");
         try {
-            LockSpec spec = LockSpec.of(key).waitFor(wait);
+            LockSpec spec = LockSpec.of(key).waitFor(wait).mode(mode);
             if (explicitLease != null) {
                 spec = spec.lease(explicitLease);
                 suite.leaseUsed(explicitLease);
             }
             if (tryOnly) {
-                Optional<LockLease> maybe = explicitLease == null && random.nextBoolean()
+                Optional<LockLease> maybe = explicitLease == null && !shared && random.nextBoolean()
                         ? (wait.isZero() ? client.client.tryAcquire(key) : client.client.tryAcquire(key, wait))
                         : client.client.tryAcquire(spec);
                 if (maybe.isEmpty()) {
@@ -145,7 +154,7 @@ final class PropertyWorker implements Runnable {
                 }
                 lease = maybe.get();
             } else {
-                lease = explicitLease == null && random.nextBoolean() ? client.client.acquire(key, wait)
+                lease = explicitLease == null && !shared && random.nextBoolean() ? client.client.acquire(key, wait)
                         : client.client.acquire(spec);
             }
         } catch (LockTimeoutException e) {
@@ -155,7 +164,11 @@ final class PropertyWorker implements Runnable {
             suite.count(op + (injected(e) ? " injected failure" : " backend failure"));
             return;
         } catch (IllegalStateException e) {
-            expectClosed(client, op, e);
+            if (!shared && holdsShared(client, key) && e.getMessage() != null && e.getMessage().contains("upgrading")) {
+                suite.count(op + " refused as an upgrade");
+            } else {
+                expectClosed(client, op, e);
+            }
             return;
         } catch (LockInterruptedException e) {
             if (client.closeStarted()) {
@@ -198,8 +211,22 @@ final class PropertyWorker implements Runnable {
             return;
         }
         TrackedLease outer = mine.get(random.nextInt(mine.size()));
+        // Read inside read, read inside write, write inside write; now and then write inside read,
+        // which must be refused at once as an upgrade.
+        LockMode mode = outer.hold.mode == LockMode.SHARED && random.nextInt(8) != 0 ? LockMode.SHARED : mode();
         acquire(client, outer.key(), random.nextBoolean() || !explicit ? null : leases.explicitShort(random),
-                Duration.ofMillis(random.nextInt(300)), random.nextBoolean());
+                Duration.ofMillis(random.nextInt(300)), random.nextBoolean(), mode);
+    }
+
+    /** Whether this worker has an open lease on a shared hold of {@code key} from {@code client}. */
+    private boolean holdsShared(PropertyClient client, String key) {
+        for (TrackedLease lease : held) {
+            if (lease.hold.client == client && lease.key().equals(key) && lease.hold.mode == LockMode.SHARED
+                    && !lease.closeStarted) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void extend() {

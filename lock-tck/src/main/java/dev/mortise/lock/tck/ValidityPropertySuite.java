@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link PropertyModel} checks the invariants continuously:
  *
  * <ul>
- *   <li>(a) at every grant, and at every moment a sampler looks, no two distinct holds on a
- *       key report {@code isValid()};</li>
+ *   <li>(a) at every grant, and at every moment a sampler looks, no valid exclusive hold on a
+ *       key overlaps any other valid hold of the key (shared holds may be valid together);</li>
  *   <li>(b) tokens strictly increase per key in grant order; nested leases share their
  *       hold's token;</li>
  *   <li>(c) every lease that stopped being valid while open got exactly one {@code onLost},
@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  *
  * <p>Operations: acquire with the client's renewed default lease (short or long per client)
- * or an explicit short or long lease, tryAcquire with and without a wait, nested acquire,
+ * or an explicit short or long lease, exclusive or (on a backend that supports it) shared, tryAcquire with and without a wait, nested acquire,
  * extend to a longer or shorter lease, release, windows of failed, delayed or dropped
  * renewals, failed/delayed/dropped replies of single acquire, release and renew calls
  * (through {@link FaultInjectingBackend}), deleting a hold on the server
@@ -83,7 +83,7 @@ public final class ValidityPropertySuite {
      * @param lostGrace        how long a lease may be invalid before its onLost must have come
      * @param without          kinds of operation left out, to narrow a failure down: {@code extend},
      *                         {@code faults}, {@code forget}, {@code close}, {@code blocking},
-     *                         {@code nested}, {@code explicit}
+     *                         {@code nested}, {@code explicit}, {@code shared}
      */
     public record Settings(long seed, int sequences, Duration maxRun, int clients, int workersPerClient,
                            Duration lostGrace, java.util.Set<String> without) {
@@ -143,6 +143,7 @@ public final class ValidityPropertySuite {
     private long deadlineNanos;
     private long lastReplaceNanos;
     private String backendName = "?";
+    private volatile boolean sharedMode;
 
     public ValidityPropertySuite(Target target, Settings settings) {
         this.target = target;
@@ -169,13 +170,18 @@ public final class ValidityPropertySuite {
         for (int slot = 0; slot < settings.clients(); slot++) {
             slots.set(slot, newClient(slot, random));
         }
+        try (LockBackend probe = target.newBackend()) {
+            // Workers take some holds shared where the backend supports it (unless left out).
+            sharedMode = probe.supportsSharedMode() && settings.runs("shared");
+        }
         PropertyClient first = slots.get(0);
         backendName = first.client.backendName();
         BackendGuarantees guarantees = first.client.guarantees();
         sessionBound = guarantees.leaseModel() == BackendGuarantees.LeaseModel.SESSION_BOUND;
         System.out.println("ValidityPropertySuite: backend '" + backendName + "', seed " + settings.seed() + ", "
                 + settings.sequences() + " sequences, cap " + settings.maxRun().toSeconds() + " s, " + keys.size()
-                + " keys, lease floor " + leases.floor().toMillis() + " ms (re-run with " + settings.rerun() + ")");
+                + " keys, lease floor " + leases.floor().toMillis() + " ms" + (sharedMode ? ", shared holds too" : "")
+                + " (re-run with " + settings.rerun() + ")");
         deadlineNanos = System.nanoTime() + settings.maxRun().toNanos();
 
         Thread sampler = new Thread(this::sample, "property-sampler");
@@ -278,6 +284,11 @@ public final class ValidityPropertySuite {
     }
 
     // ---- called by workers ------------------------------------------------------------------
+
+    /** Whether workers take some holds shared. */
+    boolean sharedMode() {
+        return sharedMode;
+    }
 
     Settings settings() {
         return settings;
