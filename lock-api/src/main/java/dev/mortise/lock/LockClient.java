@@ -21,7 +21,12 @@ import java.util.concurrent.locks.ReadWriteLock;
  *
  * <p>One per application and backend; thread-safe. The same owner (by default the
  * calling thread, see {@link LockSpec#owner}) acquiring a key it holds gets a nested
- * lease at once, without a server round trip. Leases without an explicit lease time are
+ * lease at once, without a server round trip. Holds are exclusive unless asked for
+ * {@linkplain LockSpec#shared() shared}: shared holds of a key coexist (each caller with its
+ * own hold and token), an exclusive one excludes all; a shared request inside the owner's
+ * exclusive hold nests in it, an exclusive request inside the owner's shared hold (an
+ * upgrade) throws {@link IllegalStateException}, and once an exclusive request waits new
+ * shared ones queue behind it. Leases without an explicit lease time are
  * renewed in the background until closed. Threads of this client contending for one key
  * queue locally, so only one of them talks to the server.
  *

@@ -25,7 +25,12 @@ import java.util.Objects;
  *       the hold is granted and still open when its turn comes. Owner ids are local to one
  *       client: the same id on two clients does not share a hold.</li>
  *   <li>{@code mode}: {@link LockMode#EXCLUSIVE} (the default) or {@link LockMode#SHARED}
- *       ({@link #shared()}): shared holds of a key coexist, an exclusive one excludes all.</li>
+ *       ({@link #shared()}): shared holds of a key coexist, an exclusive one excludes all. For
+ *       one owner, a shared request nests in its shared or exclusive hold of the key; an
+ *       exclusive request while it holds the key shared is an upgrade and throws
+ *       {@link IllegalStateException}. A backend without shared mode refuses shared requests
+ *       with {@link LockException}. Two shared requests of one explicit owner that race before
+ *       either is granted may each get a hold of their own.</li>
  * </ul>
  */
 public final class LockSpec {
