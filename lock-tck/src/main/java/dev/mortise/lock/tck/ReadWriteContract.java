@@ -223,7 +223,7 @@ public abstract class ReadWriteContract {
                                 try (LockLease lease = client.acquire(shared(key, Duration.ofSeconds(60)))) {
                                     int readers = readersInside.incrementAndGet();
                                     peakReaders.accumulateAndGet(readers, Math::max);
-                                    Thread.sleep(5 + random.nextInt(15));
+                                    Thread.sleep(10 + random.nextInt(20));
                                     if (writersInside.get() != 0 && lease.isValid()) {
                                         violations.add("reader inside with a writer");
                                     }
