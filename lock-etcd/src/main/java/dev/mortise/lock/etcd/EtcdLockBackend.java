@@ -75,6 +75,18 @@ public final class EtcdLockBackend implements LockBackend {
         return GUARANTEES;
     }
 
+    /**
+     * True: shared (read) holds are reader keys in the same queue as exclusive ones. A reader
+     * holds the lock while no writer key (holder or waiter) has a lower create revision; a
+     * writer while no key of either mode does. Waiting is first in, first out by revision,
+     * so a waiting writer keeps every later reader out, and every grant's token is its key's
+     * create revision. See the read-write section of {@code docs/etcd.md}.
+     */
+    @Override
+    public boolean supportsSharedMode() {
+        return true;
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return engine.tryAcquire(request);
