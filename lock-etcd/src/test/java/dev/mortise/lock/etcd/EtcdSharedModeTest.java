@@ -254,7 +254,8 @@ class EtcdSharedModeTest extends EtcdServerPerClass {
             boolean wantShared = action != 2 || !readers.isEmpty() && actions.nextBoolean();
             Attempt attempt = client.tryAcquire(wantShared ? shared(key) : exclusive(key));
             if (!wantShared && !readers.isEmpty()) {
-                assertThat(attempt.isGranted()).as("seed %d step %d: a writer while readers hold", seed, step).isFalse();
+                assertThat(attempt.isGranted()).as("seed %d step %d: a writer while readers hold", seed, step)
+                        .isFalse();
                 continue;
             }
             Grant grant = granted(attempt);
@@ -308,10 +309,24 @@ class EtcdSharedModeTest extends EtcdServerPerClass {
         });
         thread.start();
         await(Duration.ofSeconds(10), () -> keyCount(key) == queued, "the waiter queued");
+        // The key is on the server before the queueing call returns; an interrupt during that call is a failed call
+        // (LockBackendException, the key removed in the background), not an interrupted wait: interrupt the wait.
+        await(Duration.ofSeconds(10), () -> parkedInTheQueue(thread), "the waiter waiting on its watch");
         thread.interrupt();
         thread.join(TimeUnit.SECONDS.toMillis(20));
         assertThat(thread.isAlive()).isFalse();
         assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+    }
+
+    private static boolean parkedInTheQueue(Thread thread) {
+        StackTraceElement[] stack = thread.getStackTrace();
+        boolean inWaiter = false;
+        boolean parked = false;
+        for (StackTraceElement frame : stack) {
+            inWaiter |= frame.getClassName().endsWith("internal.Waiter") && frame.getMethodName().equals("await");
+            parked |= frame.getClassName().equals("java.util.concurrent.Semaphore");
+        }
+        return inWaiter && parked;
     }
 
     @Test

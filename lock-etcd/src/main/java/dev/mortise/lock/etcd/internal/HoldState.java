@@ -6,8 +6,9 @@ import io.etcd.jetcd.ByteSequence;
  * What a {@link dev.mortise.lock.spi.Grant} carries for etcd: our own key, its create
  * revision (the fencing token, and the owner check of every later write), the hold's mode
  * (shared or exclusive: renewal, moves and release treat both alike, since the key's name
- * already says which) and the lease the key is attached to now. The lease changes when a renewal asks for another TTL (see
- * {@link LeaseMove}); the key and its create revision never do.
+ * already says which) and the lease the key is attached to now. The lease changes when a
+ * renewal asks for another TTL (see {@link LeaseMove}); the key, its create revision and the
+ * mode never do.
  *
  * <p>Thread-safe: moves of one hold are serialized on this object; readers see the lease
  * of the last move that etcd confirmed.

@@ -81,8 +81,8 @@ public final class LockEngine implements AutoCloseable {
             }
             Waiter.Outcome outcome;
             try {
-                outcome = waiter.await(prefix, request.shared(), ownKey, queued.revision(), queued.predecessor(), queued.ahead(), lease,
-                        deadline, key);
+                outcome = waiter.await(prefix, request.shared(), ownKey, queued.revision(), queued.predecessor(),
+                        queued.ahead(), lease, deadline, key);
             } catch (InterruptedException e) {
                 leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
                 throw e;

@@ -68,7 +68,8 @@ final class LockQueue {
                 : new Cmp[] {absent, new Cmp(fence, Cmp.Op.EQUAL, CmpTarget.modRevision(lease.fenceRevision()))};
         TxnResponse response = rpc.await(kv.txn()
                 .If(conditions)
-                .Then(blockers(prefix, shared, 0), Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
+                .Then(blockers(prefix, shared, 0),
+                        Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
                 .Else(Op.get(fence == null ? ownKey : fence, GetOption.DEFAULT))
                 .commit(), key, "queue for the lock");
         if (response.isSucceeded()) {

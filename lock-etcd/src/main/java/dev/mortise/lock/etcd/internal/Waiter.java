@@ -92,9 +92,9 @@ final class Waiter {
                 }
                 boolean needsKeepAlive = needsKeepAlive(lease, requestedAt);
                 if (ahead == 1 && watching.seen() == KeyWatch.Seen.PREDECESSOR_DELETED && !needsKeepAlive) {
-                    // Our predecessor was the only key before ours that kept us waiting, and it is gone with our own key still there
-                    // (the watch delivers both in revision order): the lock is ours as of that deletion, on a
-                    // session lease our keep-alives show alive for at least half its TTL more.
+                    // Our predecessor was the only key before ours that kept us waiting, and it is gone with our own
+                    // key still there (the watch delivers both in revision order): the lock is ours as of that
+                    // deletion, on a session lease our keep-alives show alive for at least half its TTL more.
                     grantedRequestedAt = requestedAt;
                     return Outcome.GRANTED;
                 }
