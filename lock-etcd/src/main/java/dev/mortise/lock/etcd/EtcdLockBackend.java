@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * keeps its data. A waiter watches only the key just before its own. Holds the core renews
  * share one session lease per TTL, kept alive in the background; holds with an explicit
  * lease get a lease of their own that simply expires. Lease TTLs are whole seconds,
- * rounded up. See {@code docs/etcd.md}.
+ * rounded up. Shared (read) holds queue in the same prefix under reader keys and hold while
+ * no writer is queued before them ({@link #supportsSharedMode()}). See {@code docs/etcd.md}.
  *
  * <p>Thread-safe. Every call answers or fails with
  * {@link dev.mortise.lock.LockBackendException} within the operation timeout.
@@ -73,6 +74,18 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public BackendGuarantees guarantees() {
         return GUARANTEES;
+    }
+
+    /**
+     * True: shared (read) holds are reader keys in the same queue as exclusive ones. A reader
+     * holds the lock while no writer key (holder or waiter) has a lower create revision; a
+     * writer while no key of either mode does. Waiting is first in, first out by revision,
+     * so a waiting writer keeps every later reader out, and every grant's token is its key's
+     * create revision. See the read-write section of {@code docs/etcd.md}.
+     */
+    @Override
+    public boolean supportsSharedMode() {
+        return true;
     }
 
     @Override

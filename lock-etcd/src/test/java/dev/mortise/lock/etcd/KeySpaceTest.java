@@ -57,6 +57,25 @@ class KeySpaceTest {
     }
 
     @Test
+    void readerKeysSortBeforeTheWritersRangeAndWriterKeysInsideIt() {
+        for (String key : KEYS) {
+            ByteSequence prefix = keys.prefix(key);
+            byte[] writersFrom = KeySpace.writersFrom(prefix).getBytes();
+            byte[] end = KeySpace.prefixEnd(prefix).getBytes();
+            for (String owner : List.of("c0ffee:1", "%", "-", "~", "#", "$", "a b", "日", "ZZ")) {
+                ByteSequence reader = keys.readerKey(prefix, owner, 0);
+                ByteSequence writer = keys.ownKey(prefix, owner, 0);
+                assertThat(reader.startsWith(prefix)).isTrue();
+                assertThat(reader).isNotEqualTo(writer);
+                assertThat(java.util.Arrays.compareUnsigned(reader.getBytes(), writersFrom)).as(owner).isNegative();
+                assertThat(java.util.Arrays.compareUnsigned(writer.getBytes(), writersFrom)).as(owner).isPositive();
+                assertThat(java.util.Arrays.compareUnsigned(writer.getBytes(), end)).as(owner).isNegative();
+                assertThat(java.util.Arrays.compareUnsigned(reader.getBytes(), prefix.getBytes())).isPositive();
+            }
+        }
+    }
+
+    @Test
     void ttlsRoundUpToWholeSecondsNeverDown() {
         assertThat(LeaseKeeper.ttlSeconds(Duration.ofMillis(1))).isEqualTo(1);
         assertThat(LeaseKeeper.ttlSeconds(Duration.ofSeconds(1))).isEqualTo(1);

@@ -4,9 +4,11 @@ import io.etcd.jetcd.ByteSequence;
 
 /**
  * What a {@link dev.mortise.lock.spi.Grant} carries for etcd: our own key, its create
- * revision (the fencing token, and the owner check of every later write) and the lease the
- * key is attached to now. The lease changes when a renewal asks for another TTL (see
- * {@link LeaseMove}); the key and its create revision never do.
+ * revision (the fencing token, and the owner check of every later write), the hold's mode
+ * (shared or exclusive: renewal, moves and release treat both alike, since the key's name
+ * already says which) and the lease the key is attached to now. The lease changes when a
+ * renewal asks for another TTL (see {@link LeaseMove}); the key, its create revision and the
+ * mode never do.
  *
  * <p>Thread-safe: moves of one hold are serialized on this object; readers see the lease
  * of the last move that etcd confirmed.
@@ -15,12 +17,14 @@ final class HoldState {
 
     private final ByteSequence ownKey;
     private final long revision;
+    private final boolean shared;
     private volatile EtcdLease lease;
     private volatile EtcdLease stray;
 
-    HoldState(ByteSequence ownKey, long revision, EtcdLease lease) {
+    HoldState(ByteSequence ownKey, long revision, boolean shared, EtcdLease lease) {
         this.ownKey = ownKey;
         this.revision = revision;
+        this.shared = shared;
         this.lease = lease;
     }
 
@@ -30,6 +34,11 @@ final class HoldState {
 
     long revision() {
         return revision;
+    }
+
+    /** Whether this is a shared (read) hold. */
+    boolean shared() {
+        return shared;
     }
 
     /** The lease our key is attached to, as of the last confirmed grant or move. */
@@ -56,6 +65,6 @@ final class HoldState {
 
     @Override
     public String toString() {
-        return "HoldState[" + ownKey + ", revision=" + revision + ", " + lease + "]";
+        return "HoldState[" + ownKey + ", revision=" + revision + (shared ? ", shared" : "") + ", " + lease + "]";
     }
 }

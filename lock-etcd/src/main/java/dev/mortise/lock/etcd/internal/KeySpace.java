@@ -6,7 +6,9 @@ import io.etcd.jetcd.ByteSequence;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Where a lock lives in etcd: {@code <namespace><encoded key>/<encoded owner>~<round>}.
+ * Where a lock lives in etcd: {@code <namespace><encoded key>/<encoded owner>~<round>} for an
+ * exclusive (writer) hold or waiter, {@code <namespace><encoded key>/#<encoded owner>~<round>}
+ * for a shared (reader) one.
  *
  * <p>The user's key is percent-encoded so that the encoded form never contains {@code /};
  * the lock's prefix ends with the first {@code /} after the namespace, so no lock's prefix
@@ -37,6 +39,32 @@ public final class KeySpace {
      */
     public ByteSequence ownKey(ByteSequence prefix, String owner, int round) {
         return prefix.concat(bytes(KeyEncoding.percentEncode(owner, KeyEncoding::isPlainChar) + "~" + round));
+    }
+
+    /**
+     * The key of one shared (read) hold or waiter: {@link #ownKey} with {@code #} in front of
+     * the owner. An encoded owner never contains {@code #} (nor {@code $}) and every one of its
+     * characters sorts after {@code $}, so under a lock's prefix the reader keys sort before
+     * {@link #writersFrom} and every writer key at or after it: one range read finds the writers
+     * alone. A reader key and a writer key never share a name.
+     */
+    public ByteSequence readerKey(ByteSequence prefix, String owner, int round) {
+        return prefix.concat(bytes("#" + KeyEncoding.percentEncode(owner, KeyEncoding::isPlainChar) + "~" + round));
+    }
+
+    /**
+     * Where the writer keys of the lock at {@code prefix} begin: the range from here to
+     * {@link #prefixEnd} holds every writer key of the lock and no reader key.
+     */
+    public static ByteSequence writersFrom(ByteSequence prefix) {
+        return prefix.concat(bytes("$"));
+    }
+
+    /** The first key after every key under {@code prefix} (which ends with {@code /}). */
+    public static ByteSequence prefixEnd(ByteSequence prefix) {
+        byte[] end = prefix.getBytes();
+        end[end.length - 1]++;
+        return ByteSequence.from(end);
     }
 
     /**

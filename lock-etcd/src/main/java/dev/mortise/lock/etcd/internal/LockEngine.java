@@ -19,7 +19,9 @@ import java.util.Set;
 
 /**
  * The etcd lock protocol behind {@link dev.mortise.lock.etcd.EtcdLockBackend}: queue under
- * the lock's prefix, hold when first, wait on the predecessor, clean up on every way out.
+ * the lock's prefix, hold when first (a reader: when no writer is before it), wait on the
+ * predecessor, clean up on every way out. Shared and exclusive requests differ only in
+ * their key's name and in which keys before theirs they wait for ({@link LockQueue}).
  * Thread-safe; it keeps no per-lock state beyond the holds on each lease (to report their
  * loss).
  */
@@ -52,7 +54,7 @@ public final class LockEngine implements AutoCloseable {
     public Attempt tryAcquire(LockRequest request) {
         String key = request.key();
         ByteSequence prefix = keys.prefix(key);
-        ByteSequence ownKey = keys.ownKey(prefix, request.owner(), 0);
+        ByteSequence ownKey = ownKey(request, prefix, 0);
         long requestedAt = System.nanoTime();
         Queued queued = enqueue(request, prefix, ownKey);
         EtcdLease lease = queued.lease();
@@ -70,7 +72,7 @@ public final class LockEngine implements AutoCloseable {
         ByteSequence prefix = keys.prefix(key);
         Waiter waiter = new Waiter(leases, queue, client.getWatchClient(), rpc);
         for (int round = 0; ; round++) {
-            ByteSequence ownKey = keys.ownKey(prefix, request.owner(), round);
+            ByteSequence ownKey = ownKey(request, prefix, round);
             long requestedAt = System.nanoTime();
             Queued queued = enqueue(request, prefix, ownKey);
             EtcdLease lease = queued.lease();
@@ -79,8 +81,8 @@ public final class LockEngine implements AutoCloseable {
             }
             Waiter.Outcome outcome;
             try {
-                outcome = waiter.await(prefix, ownKey, queued.revision(), queued.predecessor(), queued.ahead(), lease,
-                        deadline, key);
+                outcome = waiter.await(prefix, request.shared(), ownKey, queued.revision(), queued.predecessor(),
+                        queued.ahead(), lease, deadline, key);
             } catch (InterruptedException e) {
                 leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
                 throw e;
@@ -238,6 +240,12 @@ public final class LockEngine implements AutoCloseable {
                 : leases.perLock(request.lease(), request.key());
     }
 
+    /** Our key for one round of queueing: a reader key for a shared request. */
+    private ByteSequence ownKey(LockRequest request, ByteSequence prefix, int round) {
+        return request.shared() ? keys.readerKey(prefix, request.owner(), round)
+                : keys.ownKey(prefix, request.owner(), round);
+    }
+
     /** Our key in the queue, on {@code lease}. */
     private record Queued(EtcdLease lease, long revision, ByteSequence predecessor, long ahead) {
     }
@@ -251,7 +259,8 @@ public final class LockEngine implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             EtcdLease lease = lease(request);
             try {
-                LockQueue.Enqueued queued = queue.enqueue(prefix, ownKey, value, lease, request.key());
+                LockQueue.Enqueued queued = queue.enqueue(prefix, request.shared(), ownKey, value, lease,
+                        request.key());
                 if (queued != null) {
                     return new Queued(lease, queued.revision(), queued.predecessor(), queued.ahead());
                 }
@@ -287,7 +296,8 @@ public final class LockEngine implements AutoCloseable {
      */
     private Grant grant(LockRequest request, ByteSequence ownKey, long revision, EtcdLease lease, long requestedAt) {
         long from = Math.min(requestedAt, lease.aliveUntilNanos() - request.lease().toNanos());
-        Grant grant = new Grant(request.key(), request.owner(), revision, from, new HoldState(ownKey, revision, lease));
+        Grant grant = new Grant(request.key(), request.owner(), revision, from,
+                new HoldState(ownKey, revision, request.shared(), lease));
         lease.grants().add(grant);
         return grant;
     }

@@ -17,10 +17,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The queue of one lock in etcd, as transactions. Every key under a lock's prefix is one
- * hold or waiter; the one with the lowest create revision holds the lock, each waiter
- * watches only the key created just before its own. Every write is checked against our
- * own key's create revision, so nothing here ever touches another owner's key.
- * Thread-safe.
+ * hold or waiter, exclusive (a writer) or shared (a reader, see {@link KeySpace#readerKey}).
+ * A writer holds the lock when no key of either mode has a lower create revision, and
+ * watches only the key created just before its own; a reader holds it when no <em>writer</em>
+ * key has a lower create revision, and watches only the newest such writer key. So a
+ * waiting writer keeps every reader that queues after it out (no writer starvation), and
+ * the queue is granted in revision order. Every write is checked against our own key's
+ * create revision, so nothing here ever touches another owner's key. Thread-safe.
  */
 final class LockQueue {
 
@@ -33,17 +36,20 @@ final class LockQueue {
     }
 
     /**
-     * Our key was put at {@code revision}; {@code predecessor} is the key created just before
-     * it, or null; {@code ahead} is how many keys were created before it (0 or 1: nobody is
-     * ahead of our predecessor, so when it goes, we are first).
+     * Our key was put at {@code revision}; {@code predecessor} is the key that keeps us waiting
+     * (for a writer the key created just before ours, for a reader the newest writer key
+     * created before ours), or null; {@code ahead} is how many such keys were created before
+     * ours (1: nobody else keeps us waiting, so when the predecessor goes, we hold the lock).
      */
     record Enqueued(long revision, ByteSequence predecessor, long ahead) {
     }
 
     /**
      * Puts our key on {@code lease} and, in the same transaction, reads the newest key
-     * before it: the predecessor to watch, or none, in which case we hold the lock. The
-     * read runs before the put, so its count is exactly the number of keys ahead of ours.
+     * before it that keeps us waiting (any key for a writer; a writer key for a
+     * {@code shared} request): the predecessor to watch, or none, in which case we hold the
+     * lock. The read runs before the put, so its count is exactly the number of keys ahead
+     * of ours.
      *
      * <p>On a session lease the put also requires the session's fence key to be unchanged.
      * A put whose answer never came may still be applied later (a frozen member thawing);
@@ -54,14 +60,16 @@ final class LockQueue {
      * @return null if the fence moved (another attempt's outcome was unknown): try again
      * @throws LeaseGoneException if the session's fence key is gone with its lease
      */
-    Enqueued enqueue(ByteSequence prefix, ByteSequence ownKey, ByteSequence value, EtcdLease lease, String key) {
+    Enqueued enqueue(ByteSequence prefix, boolean shared, ByteSequence ownKey, ByteSequence value, EtcdLease lease,
+                     String key) {
         ByteSequence fence = lease.fenceKey();
         Cmp absent = new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
         Cmp[] conditions = fence == null ? new Cmp[] {absent}
                 : new Cmp[] {absent, new Cmp(fence, Cmp.Op.EQUAL, CmpTarget.modRevision(lease.fenceRevision()))};
         TxnResponse response = rpc.await(kv.txn()
                 .If(conditions)
-                .Then(Op.get(prefix, newest(0)), Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
+                .Then(blockers(prefix, shared, 0),
+                        Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
                 .Else(Op.get(fence == null ? ownKey : fence, GetOption.DEFAULT))
                 .commit(), key, "queue for the lock");
         if (response.isSucceeded()) {
@@ -105,11 +113,14 @@ final class LockQueue {
     record Behind(ByteSequence predecessor, long revision) implements Check {
     }
 
-    /** Reads, only if our key still has {@code revision}, the newest key created before it. */
-    CompletableFuture<TxnResponse> recheck(ByteSequence prefix, ByteSequence ownKey, long revision) {
+    /**
+     * Reads, only if our key still has {@code revision}, the newest key created before it
+     * that keeps us waiting (a writer key, for a {@code shared} waiter).
+     */
+    CompletableFuture<TxnResponse> recheck(ByteSequence prefix, boolean shared, ByteSequence ownKey, long revision) {
         return rpc.retrying(() -> kv.txn()
                 .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.get(prefix, newest(revision - 1)))
+                .Then(blockers(prefix, shared, revision - 1))
                 .commit(), rpc.deadline());
     }
 
@@ -145,9 +156,22 @@ final class LockQueue {
         return rpc.retrying(() -> kv.get(probe, GetOption.builder().withCountOnly(true).build()), rpc.deadline());
     }
 
-    /** Keys under the prefix created up to {@code maxCreateRevision} (0: any), newest first, at most one. */
-    private static GetOption newest(long maxCreateRevision) {
-        GetOption.Builder option = GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1)
+    /**
+     * The newest key that keeps a request of this mode waiting, created up to
+     * {@code maxCreateRevision} (0: any): for a writer any key under the prefix (the read
+     * the exclusive path has always sent), for a reader a key in the writers' range.
+     */
+    private static Op blockers(ByteSequence prefix, boolean shared, long maxCreateRevision) {
+        if (!shared) {
+            return Op.get(prefix, newest(GetOption.builder().isPrefix(true), maxCreateRevision));
+        }
+        return Op.get(KeySpace.writersFrom(prefix),
+                newest(GetOption.builder().withRange(KeySpace.prefixEnd(prefix)), maxCreateRevision));
+    }
+
+    /** Keys of {@code option}'s range created up to {@code maxCreateRevision} (0: any), newest first, at most one. */
+    private static GetOption newest(GetOption.Builder option, long maxCreateRevision) {
+        option.withKeysOnly(true).withLimit(1)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND);
         if (maxCreateRevision > 0) {
             option.withMaxCreateRevision(maxCreateRevision);

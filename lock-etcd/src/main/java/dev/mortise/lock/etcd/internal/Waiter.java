@@ -10,8 +10,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One waiter's stay in a lock's queue under one key: it watches the key just before its
- * own (no herd), and looks again when that key is deleted, the watch breaks, our lease is
+ * One waiter's stay in a lock's queue under one key: it watches the key that keeps it
+ * waiting (a writer: the key just before its own; a reader: the newest writer key before
+ * its own; no herd), and looks again when that key is deleted, the watch breaks, our lease is
  * found lost (the session's keep-alive tells), or a third of its lease TTL passes (which
  * also keeps an explicit lease alive while waiting, and notices our own key deleted behind
  * our back). Not thread-safe: one acquiring thread uses one waiter.
@@ -64,11 +65,12 @@ final class Waiter {
     private static final long UNKNOWN = -1;
 
     /**
-     * Waits in the queue behind {@code predecessor}, with {@code ahead} keys before ours when
-     * we queued (so 1: the predecessor alone).
+     * Waits in the queue behind {@code predecessor}, with {@code ahead} keys that keep us
+     * waiting before ours when we queued (so 1: the predecessor alone). A {@code shared}
+     * waiter is kept waiting by writer keys only.
      */
-    Outcome await(ByteSequence prefix, ByteSequence ownKey, long revision, ByteSequence predecessor, long ahead,
-                  EtcdLease lease, long deadline, String key) throws InterruptedException {
+    Outcome await(ByteSequence prefix, boolean shared, ByteSequence ownKey, long revision, ByteSequence predecessor,
+                  long ahead, EtcdLease lease, long deadline, String key) throws InterruptedException {
         Semaphore wake = new Semaphore(0);
         long recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
         lease.wakeOnLoss(wake);
@@ -90,14 +92,14 @@ final class Waiter {
                 }
                 boolean needsKeepAlive = needsKeepAlive(lease, requestedAt);
                 if (ahead == 1 && watching.seen() == KeyWatch.Seen.PREDECESSOR_DELETED && !needsKeepAlive) {
-                    // Our predecessor was the only key before ours, and it is gone with our own key still there
-                    // (the watch delivers both in revision order): the lock is ours as of that deletion, on a
-                    // session lease our keep-alives show alive for at least half its TTL more.
+                    // Our predecessor was the only key before ours that kept us waiting, and it is gone with our own
+                    // key still there (the watch delivers both in revision order): the lock is ours as of that
+                    // deletion, on a session lease our keep-alives show alive for at least half its TTL more.
                     grantedRequestedAt = requestedAt;
                     return Outcome.GRANTED;
                 }
                 CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive ? leases.keepAliveAsync(lease) : null;
-                CompletableFuture<TxnResponse> look = queue.recheck(prefix, ownKey, revision);
+                CompletableFuture<TxnResponse> look = queue.recheck(prefix, shared, ownKey, revision);
                 long callDeadline = rpc.deadline();
                 LockQueue.Check check = LockQueue.check(rpc.awaitInterruptibly(look, callDeadline, key,
                         "look at the lock's queue"));
