@@ -203,14 +203,18 @@ public final class LockCommands {
 
     /**
      * Non-fair mode: a waiting exclusive request gives up. Removes its "writer waiting" marker (and
-     * tells waiters when it was the last, so readers it held back go at once). Waits for the server
-     * at most the operation timeout; if it does not confirm, the removal is retried in the background
-     * until the marker has lapsed by itself (at most the waiter TTL after the blocking hold's lease).
+     * tells waiters when it was the last, so readers it held back go at once). With {@code await},
+     * waits for the server at most the operation timeout; if it does not confirm, the removal is
+     * retried in the background until the marker has lapsed by itself (at most the waiter TTL after
+     * the blocking hold's lease).
      */
-    public void unmark(RedisKeys keys, LockRequest request) {
+    public void unmark(RedisKeys keys, LockRequest request, boolean await) {
         ScriptCall call = ScriptCall.of(Scripts.UNMARK, RScript.ReturnType.LONG,
                 List.of(keys.lock(), keys.readers(), keys.writers()), request.owner(), keys.channel());
         CompletableFuture<Long> first = CleanUps.send(runner, call, deadline(waiterTtl.plus(horizon(request.lease()))));
+        if (!await) {
+            return;
+        }
         try {
             runner.await(first, runner.timeout(), request.key(), "withdraw the writer-waiting marker of");
         } catch (RuntimeException e) {

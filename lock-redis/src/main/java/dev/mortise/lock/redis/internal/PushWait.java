@@ -62,6 +62,8 @@ public final class PushWait {
         ReleaseWaiter waiter = null;
         boolean queued = false;
         boolean granted = false;
+        boolean failed = false;
+        boolean marked = false;
         try {
             if (!channels.isEmpty()) {
                 waiter = waiter(commands, request, keys, entryTtl, marks, deadline);
@@ -71,6 +73,7 @@ public final class PushWait {
             }
             commands.runner().ensureReady(request.key());
             LockCommands.Pending first = commands.start(request, keys, marks, entryTtl, deadline);
+            marked = marks; // a marking attempt is on its way: from here on, withdraw it on giving up
             LockCommands.Answer answer = commands.answer(first, request, keys);
             Attempt attempt = answer.attempt();
             if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
@@ -145,6 +148,9 @@ public final class PushWait {
                     busySentAt = next.requestedAt();
                 }
             }
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
         } finally {
             if (waiter != null) {
                 waiter.close(granted);
@@ -152,8 +158,10 @@ public final class PushWait {
             if (queued && !granted) {
                 commands.leave(keys, request);
             }
-            if (marks && !granted) {
-                commands.unmark(keys, request);
+            if (marked && !granted) {
+                // After a failure the server may not answer either: the caller gets the failure
+                // within its operation timeout and the withdrawal goes on in the background.
+                commands.unmark(keys, request, !failed);
             }
         }
     }
