@@ -80,6 +80,19 @@ public final class RedisLockBackend implements LockBackend {
                 commands.serverClock() ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
     }
 
+    /**
+     * Shared (read) locks, natively: a key's readers are a hash beside its lock key, one field per
+     * shared hold (owner → expiry and token), whose TTL is kept at the latest reader's expiry; every
+     * grant takes its token from the key's one counter. Default mode: a waiting exclusive request
+     * leaves a marker that refuses new readers until it is granted or gives up; fair mode: readers
+     * and writers queue in one order and a release hands the lock to the writer at the head, or their
+     * shares to all the readers at the head. See {@code docs/redis.md}, "Read-write locks".
+     */
+    @Override
+    public boolean supportsSharedMode() {
+        return true;
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return commands.acquire(request);

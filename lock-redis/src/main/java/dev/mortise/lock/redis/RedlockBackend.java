@@ -97,6 +97,16 @@ public final class RedlockBackend implements LockBackend {
                 nodes.get(0).serverClock() ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
     }
 
+    /**
+     * False: Redlock does not grant shared (read) holds yet, and the core refuses shared requests on it,
+     * naming this backend. (It would be the single-server shared scripts on every node with the majority
+     * rule, plus a majority rule for the writer-waiting markers; not built.)
+     */
+    @Override
+    public boolean supportsSharedMode() {
+        return false;
+    }
+
     /** How many nodes must agree: a strict majority. */
     public int quorum() {
         return quorum;

@@ -1,6 +1,7 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.tck.LockBackendContractTest;
@@ -46,9 +47,10 @@ class RedisClusterContractTest extends LockBackendContractTest {
 
     @Override
     protected void breakHold(LockLease lease) throws Exception {
-        String reply = cluster.onOwner("DEL", RedisKeys.of("mortise", lease.key()).lock());
+        RedisKeys keys = RedisKeys.of("mortise", lease.key());
+        String reply = cluster.onOwner("DEL", lease.mode() == LockMode.SHARED ? keys.readers() : keys.lock());
         if (!reply.equals(":1")) {
-            throw new AssertionError("the lock key was not on its node: " + reply);
+            throw new AssertionError("the hold was not on its node: " + reply);
         }
     }
 
@@ -60,7 +62,8 @@ class RedisClusterContractTest extends LockBackendContractTest {
 
     @Override
     protected int residueOnServer(String key) throws Exception {
-        return Integer.parseInt(cluster.onOwner("EXISTS", RedisKeys.of("mortise", key).lock()).substring(1));
+        RedisKeys keys = RedisKeys.of("mortise", key);
+        return Integer.parseInt(cluster.onOwner("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
     }
 
     // ---- beyond the shared contract ---------------------------------------------------------
@@ -71,6 +74,8 @@ class RedisClusterContractTest extends LockBackendContractTest {
             RedisKeys names = RedisKeys.of("mortise", userKey);
             int slot = cluster.slotOf(names.lock());
             assertThat(cluster.slotOf(names.fence())).as("counter of '%s'", userKey).isEqualTo(slot);
+            assertThat(cluster.slotOf(names.readers())).as("readers of '%s'", userKey).isEqualTo(slot);
+            assertThat(cluster.slotOf(names.writers())).as("waiting writers of '%s'", userKey).isEqualTo(slot);
             assertThat(names.slot()).as("our CRC16 for '%s'", userKey).isEqualTo(slot);
         }
         assertThat(RedisKeys.of("mortise", "{a}").slot()).as("user braces do not pick the slot")

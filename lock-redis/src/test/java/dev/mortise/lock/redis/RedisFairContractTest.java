@@ -32,11 +32,12 @@ class RedisFairContractTest extends RedisLockBackendContractTest {
                 .operationTimeout(operationTimeout).build();
     }
 
-    /** The lock key, the queue and the waiter entries: all must be gone when nobody holds or waits. */
+    /** The lock key, the readers, the queue and the waiter entries: all must be gone when nobody holds or waits. */
     @Override
     protected int residueOnServer(String key) throws Exception {
         RedisKeys keys = RedisKeys.of("mortise", key);
-        return Integer.parseInt(server.command("EXISTS", keys.lock(), keys.queue(), keys.waiters()).substring(1));
+        return Integer.parseInt(server.command("EXISTS", keys.lock(), keys.readers(), keys.queue(), keys.waiters())
+                .substring(1));
     }
 
     // ---- beyond the shared contract ---------------------------------------------------------

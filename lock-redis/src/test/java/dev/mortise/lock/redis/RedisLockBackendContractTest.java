@@ -1,6 +1,7 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.tck.LockBackendContractTest;
@@ -32,11 +33,13 @@ class RedisLockBackendContractTest extends LockBackendContractTest {
         return RedisLockBackend.builder().address(server.address()).build();
     }
 
+    /** Deletes the lock key, or the readers of a shared hold (every share of the key: there is one here). */
     @Override
     protected void breakHold(LockLease lease) throws Exception {
-        String reply = server.command("DEL", RedisKeys.of("mortise", lease.key()).lock());
+        RedisKeys keys = RedisKeys.of("mortise", lease.key());
+        String reply = server.command("DEL", lease.mode() == LockMode.SHARED ? keys.readers() : keys.lock());
         if (!reply.equals(":1")) {
-            throw new AssertionError("the lock key was not on the server: " + reply);
+            throw new AssertionError("the hold was not on the server: " + reply);
         }
     }
 
@@ -46,8 +49,10 @@ class RedisLockBackendContractTest extends LockBackendContractTest {
                 .operationTimeout(operationTimeout).build();
     }
 
+    /** The lock key, the readers and the writer-waiting markers: all must be gone when nobody holds or waits. */
     @Override
     protected int residueOnServer(String key) throws Exception {
-        return Integer.parseInt(server.command("EXISTS", RedisKeys.of("mortise", key).lock()).substring(1));
+        RedisKeys keys = RedisKeys.of("mortise", key);
+        return Integer.parseInt(server.command("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
     }
 }

@@ -2,6 +2,7 @@ package dev.mortise.lock.redis.internal;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
 import org.redisson.api.BatchOptions;
@@ -83,9 +84,19 @@ public final class LockCommands {
 
     // ---- asynchronous primitives (Redlock sends them to many nodes at once) -------------------
 
-    private ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease) {
+    /** An exclusive attempt; {@code markTtl} above zero leaves a "writer waiting" marker if refused. */
+    private ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease, Duration markTtl, long deadline) {
+        boolean mark = !markTtl.isZero();
         return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST,
-                List.of(keys.lock(), keys.fence(), keys.cancelled(owner)), owner, millis(lease), clock);
+                List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
+                millis(lease), clock, mark ? millis(markTtl) : "0",
+                mark ? millis(Duration.ofNanos(Deadlines.left(deadline))) : "0");
+    }
+
+    private ScriptCall acquireSharedCall(RedisKeys keys, String owner, Duration lease) {
+        return ScriptCall.of(Scripts.ACQUIRE_SHARED, RScript.ReturnType.LIST,
+                List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
+                millis(lease), clock);
     }
 
     private static String millis(Duration duration) {
@@ -109,7 +120,7 @@ public final class LockCommands {
 
     /** Replies {1, token} if {@code owner} now holds the lock, else {0, holder's PTTL}. */
     public CompletableFuture<List<Object>> acquireAsync(RedisKeys keys, String owner, Duration lease) {
-        return runner.callAsync(acquireCall(keys, owner, lease));
+        return runner.callAsync(acquireCall(keys, owner, lease, Duration.ZERO, 0));
     }
 
     /**
@@ -119,7 +130,7 @@ public final class LockCommands {
      * @return the first try's reply: 1 if the owner held the lock there, else 0
      */
     public CompletableFuture<Long> releaseAsync(RedisKeys keys, String owner, Duration lease) {
-        return CleanUps.send(runner, releaseCall(keys, owner, RELEASE), deadline(horizon(lease)));
+        return CleanUps.send(runner, releaseCall(keys, owner, RELEASE, false), deadline(horizon(lease)));
     }
 
     /**
@@ -144,22 +155,32 @@ public final class LockCommands {
         return CleanUps.send(runner, cancelCall(keys, owner, lease, false), deadline(horizon(lease)));
     }
 
-    private ScriptCall releaseCall(RedisKeys keys, String owner, String mode) {
+    private ScriptCall releaseCall(RedisKeys keys, String owner, String mode, boolean shared) {
         if (fair) {
-            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock(), keys.fence(),
-                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), mode, "1", clock);
+            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, fairKeys(keys, owner), owner,
+                    keys.channel(), mode, "1", clock);
+        }
+        if (shared) {
+            return ScriptCall.of(Scripts.RELEASE_SHARED, RScript.ReturnType.LONG, List.of(keys.readers()), owner,
+                    keys.channel());
         }
         return ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner, keys.channel());
+    }
+
+    /** KEYS of the fair scripts: lock, fence, queue, waiters, the owner's cancelled marker, readers. */
+    private static List<Object> fairKeys(RedisKeys keys, String owner) {
+        return List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters(), keys.cancelled(owner),
+                keys.readers());
     }
 
     private ScriptCall cancelCall(RedisKeys keys, String owner, Duration lease, boolean always) {
         String ttl = millis(horizon(lease));
         if (fair) {
-            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock(), keys.fence(),
-                    keys.queue(), keys.waiters(), keys.cancelled(owner)), owner, keys.channel(), CANCEL, ttl, clock);
+            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, fairKeys(keys, owner), owner,
+                    keys.channel(), CANCEL, ttl, clock);
         }
-        return ScriptCall.of(Scripts.CANCEL, RScript.ReturnType.LONG, List.of(keys.lock(), keys.cancelled(owner)),
-                owner, keys.channel(), ttl, always ? "1" : "0");
+        return ScriptCall.of(Scripts.CANCEL, RScript.ReturnType.LONG, List.of(keys.lock(), keys.cancelled(owner),
+                keys.readers(), keys.writers()), owner, keys.channel(), ttl, always ? "1" : "0");
     }
 
     /**
@@ -171,10 +192,31 @@ public final class LockCommands {
      * a whole lease.
      */
     public void leave(RedisKeys keys, LockRequest request) {
-        CompletableFuture<Long> first = CleanUps.send(runner, releaseCall(keys, request.owner(), LEAVE),
-                deadline(waiterTtl.plus(horizon(request.lease()))));
+        CompletableFuture<Long> first = CleanUps.send(runner, releaseCall(keys, request.owner(), LEAVE,
+                request.shared()), deadline(waiterTtl.plus(horizon(request.lease()))));
         try {
             runner.await(first, runner.timeout(), request.key(), "leave the queue of");
+        } catch (RuntimeException e) {
+            // retried in the background; the caller is already failing or giving up
+        }
+    }
+
+    /**
+     * Non-fair mode: a waiting exclusive request gives up. Removes its "writer waiting" marker (and
+     * tells waiters when it was the last, so readers it held back go at once). With {@code await},
+     * waits for the server at most the operation timeout; if it does not confirm, the removal is
+     * retried in the background until the marker has lapsed by itself (at most the waiter TTL after
+     * the blocking hold's lease).
+     */
+    public void unmark(RedisKeys keys, LockRequest request, boolean await) {
+        ScriptCall call = ScriptCall.of(Scripts.UNMARK, RScript.ReturnType.LONG,
+                List.of(keys.lock(), keys.readers(), keys.writers()), request.owner(), keys.channel());
+        CompletableFuture<Long> first = CleanUps.send(runner, call, deadline(waiterTtl.plus(horizon(request.lease()))));
+        if (!await) {
+            return;
+        }
+        try {
+            runner.await(first, runner.timeout(), request.key(), "withdraw the writer-waiting marker of");
         } catch (RuntimeException e) {
             // retried in the background; the caller is already failing or giving up
         }
@@ -199,30 +241,63 @@ public final class LockCommands {
      * their owners, in the same order. Replies one flag (1 renewed, 0 gone) per hold.
      */
     public CompletableFuture<List<Object>> renewAsync(List<String> lockKeys, List<String> owners, Duration lease) {
-        return runner.callAsync(renewCall(lockKeys, owners, lease));
+        return runner.callAsync(renewCall(lockKeys, owners, "", lease));
     }
 
+    /** Exclusive and shared holds together: the lock of each exclusive one, the readers of each shared one. */
     private static ScriptCall renewCall(List<Grant> grants, Duration lease) {
-        return renewCall(grants.stream().map(g -> g.<RedisKeys>state().lock()).toList(),
-                grants.stream().map(Grant::owner).toList(), lease);
+        List<String> keys = new ArrayList<>(grants.size());
+        StringBuilder modes = null;
+        for (int i = 0; i < grants.size(); i++) {
+            Object state = grants.get(i).state();
+            if (ReadHold.isShared(state)) {
+                if (modes == null) {
+                    modes = new StringBuilder(grants.size()).append("X".repeat(i));
+                }
+                modes.append('S');
+                keys.add(((ReadHold) state).keys().readers());
+            } else {
+                if (modes != null) {
+                    modes.append('X');
+                }
+                keys.add(((RedisKeys) state).lock());
+            }
+        }
+        return renewCall(keys, grants.stream().map(Grant::owner).toList(), modes == null ? "" : modes.toString(),
+                lease);
     }
 
-    private static ScriptCall renewCall(List<String> lockKeys, List<String> owners, Duration lease) {
-        Object[] args = new Object[owners.size() + 1];
+    /** {@code modes}: one character per key, 'S' for the readers of a shared hold; empty when all are exclusive. */
+    private static ScriptCall renewCall(List<String> holdKeys, List<String> owners, String modes, Duration lease) {
+        Object[] args = new Object[owners.size() + 2];
         args[0] = Long.toString(Math.max(1, lease.toMillis()));
+        args[1] = modes;
         for (int i = 0; i < owners.size(); i++) {
-            args[i + 1] = owners.get(i);
+            args[i + 2] = owners.get(i);
         }
-        return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, new ArrayList<>(lockKeys), args);
+        return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, new ArrayList<>(holdKeys), args);
     }
 
     /** Reads an acquire reply: {1, token} granted, {0, pttl} busy. */
     public static Attempt toAttempt(List<Object> reply, LockRequest request, RedisKeys keys, long requestedAt) {
         long value = ((Number) reply.get(1)).longValue();
         if (((Number) reply.get(0)).longValue() == 1) {
-            return Attempt.granted(new Grant(request.key(), request.owner(), value, requestedAt, keys));
+            return Attempt.granted(grant(request, keys, value, requestedAt));
         }
         return Attempt.busy(value >= 0 ? Duration.ofMillis(value) : null);
+    }
+
+    /** A grant of {@code request}: its state is the key's names, wrapped in a {@link ReadHold} when shared. */
+    public static Grant grant(LockRequest request, RedisKeys keys, long token, long requestedAt) {
+        return new Grant(request.key(), request.owner(), token, requestedAt,
+                request.shared() ? new ReadHold(keys) : keys);
+    }
+
+    /**
+     * An answered attempt and whether live readers were what refused it (an exclusive request then
+     * refreshes its writer-waiting marker at least every {@link PushWait#HEARTBEAT}).
+     */
+    public record Answer(Attempt attempt, boolean readersHold) {
     }
 
     // ---- synchronous operations of the single-deployment backend -------------------------------
@@ -231,13 +306,17 @@ public final class LockCommands {
         return acquire(request, false, Duration.ZERO);
     }
 
-    private ScriptCall requestCall(RedisKeys keys, LockRequest request, boolean enqueue, Duration waiterTtl) {
+    private ScriptCall requestCall(RedisKeys keys, LockRequest request, boolean enqueue, Duration waiterTtl,
+                                   long deadline) {
         if (!fair) {
-            return acquireCall(keys, request.owner(), request.lease());
+            if (request.shared()) {
+                return acquireSharedCall(keys, request.owner(), request.lease());
+            }
+            return acquireCall(keys, request.owner(), request.lease(), enqueue ? waiterTtl : Duration.ZERO, deadline);
         }
-        return ScriptCall.of(FairScripts.ACQUIRE, RScript.ReturnType.LIST,
-                List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters(), keys.cancelled(request.owner())),
-                request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl), clock);
+        return ScriptCall.of(FairScripts.ACQUIRE, RScript.ReturnType.LIST, fairKeys(keys, request.owner()),
+                request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl), clock,
+                request.shared() ? "S" : "X");
     }
 
     /**
@@ -245,13 +324,9 @@ public final class LockCommands {
      * its place in) the server-side queue for {@code waiterTtl}.
      */
     public Attempt acquire(LockRequest request, boolean enqueue, Duration waiterTtl) {
-        return acquire(request, keys(request.key()), enqueue, waiterTtl);
-    }
-
-    /** {@link #acquire(LockRequest, boolean, Duration)} with the key's names already made. */
-    public Attempt acquire(LockRequest request, RedisKeys keys, boolean enqueue, Duration waiterTtl) {
+        RedisKeys keys = keys(request.key());
         runner.ensureReady(request.key());
-        return finish(start(request, keys, enqueue, waiterTtl), request, keys);
+        return finish(start(request, keys, enqueue, waiterTtl, 0), request, keys);
     }
 
     /**
@@ -261,9 +336,14 @@ public final class LockCommands {
     public record Pending(ScriptCall call, CompletableFuture<?> reply, long requestedAt) {
     }
 
-    /** Sends one attempt without waiting (see {@link #acquire(LockRequest, RedisKeys, boolean, Duration)}). */
-    public Pending start(LockRequest request, RedisKeys keys, boolean enqueue, Duration waiterTtl) {
-        ScriptCall call = requestCall(keys, request, enqueue, waiterTtl);
+    /**
+     * Sends one attempt without waiting (see {@link #acquire(LockRequest, boolean, Duration)}). With
+     * {@code waiting}, in fair mode a busy attempt joins (or refreshes its place in) the queue for
+     * {@code waiterTtl}; in the default mode a busy exclusive attempt leaves (or refreshes) its
+     * writer-waiting marker, which lapses by {@code deadline} ({@link System#nanoTime()}) at the latest.
+     */
+    public Pending start(LockRequest request, RedisKeys keys, boolean waiting, Duration waiterTtl, long deadline) {
+        ScriptCall call = requestCall(keys, request, waiting, waiterTtl, deadline);
         long requestedAt = System.nanoTime();
         CompletableFuture<?> reply = replicas == 0 ? runner.send(call, false)
                 : runner.sendBatch(List.of(call), withWait(), false);
@@ -278,6 +358,11 @@ public final class LockCommands {
      * it arrives after the clean-up it is refused. The caller does not wait for the clean-up.
      */
     public Attempt finish(Pending pending, LockRequest request, RedisKeys keys) {
+        return answer(pending, request, keys).attempt();
+    }
+
+    /** {@link #finish}, also telling whether live readers refused the attempt. */
+    public Answer answer(Pending pending, LockRequest request, RedisKeys keys) {
         List<Object> reply;
         int synced = replicas;
         try {
@@ -306,7 +391,7 @@ public final class LockCommands {
                     + "withdrawn. Check replication (INFO replication), raise replicaTimeout or lower waitForReplicas.",
                     request.key(), "redis", null);
         }
-        return attempt;
+        return new Answer(attempt, !attempt.isGranted() && reply.size() > 2);
     }
 
     /**
@@ -340,7 +425,7 @@ public final class LockCommands {
         }
         Map<Integer, List<Grant>> groups = new LinkedHashMap<>();
         for (Grant grant : grants) {
-            int group = cluster ? grant.<RedisKeys>state().slot() : 0;
+            int group = cluster ? ReadHold.keysOf(grant.state()).slot() : 0;
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(grant);
         }
         List<List<Grant>> ordered = new ArrayList<>(groups.values());
@@ -374,7 +459,9 @@ public final class LockCommands {
     }
 
     public boolean release(Grant grant) {
-        Long released = runner.call(releaseCall(grant.state(), grant.owner(), RELEASE), grant.key(), "release");
+        Object state = grant.state();
+        Long released = runner.call(releaseCall(ReadHold.keysOf(state), grant.owner(), RELEASE, ReadHold.isShared(state)),
+                grant.key(), "release");
         return released == 1;
     }
 

@@ -32,7 +32,14 @@ import java.util.concurrent.TimeUnit;
  * least once per {@link #HEARTBEAT}; a release hands the lock over inside its script and
  * the message carries the token, so the waiter is granted without another round trip. A
  * waiter that gives up (timeout, interrupt, failure) leaves the queue, passing on a lock
- * handed to it meanwhile, and gives back whatever an unanswered retry may take. Stateless;
+ * handed to it meanwhile, and gives back whatever an unanswered retry may take.
+ *
+ * <p>In the default mode an exclusive waiter's attempts leave a "writer waiting" marker on the
+ * server, which refuses new shared requests (no writer starvation) and lapses with the wait. It
+ * lives until the blocking hold's lease ends plus the waiter TTL, so a waiter that sleeps until a
+ * release or that lease's end refreshes it in time; while readers refuse it, the waiter refreshes
+ * it at least once per {@link #HEARTBEAT}, so that a crashed writer holds readers back for the waiter
+ * TTL at most. A waiter that gives up withdraws its marker ({@link LockCommands#unmark}). Stateless;
  * one call per waiting thread.
  */
 public final class PushWait {
@@ -48,21 +55,27 @@ public final class PushWait {
         long deadline = Deadlines.after(System.nanoTime(), wait);
         RedisKeys keys = commands.keys(request.key());
         boolean fair = commands.fair();
+        // Default mode: an exclusive waiter's every attempt marks it as a waiting writer.
+        boolean marks = !fair && !request.shared() && Deadlines.left(deadline) > 0;
         Duration entryTtl = commands.waiterTtl();
         ReleaseChannels channels = commands.channels();
         ReleaseWaiter waiter = null;
         boolean queued = false;
         boolean granted = false;
+        boolean failed = false;
+        boolean marked = false;
         try {
             if (!channels.isEmpty()) {
-                waiter = waiter(commands, request, keys, entryTtl);
+                waiter = waiter(commands, request, keys, entryTtl, marks, deadline);
                 if (!channels.joinIfSubscribed(waiter)) {
                     waiter = null;
                 }
             }
             commands.runner().ensureReady(request.key());
-            LockCommands.Pending first = commands.start(request, keys, false, Duration.ZERO);
-            Attempt attempt = commands.finish(first, request, keys);
+            LockCommands.Pending first = commands.start(request, keys, marks, entryTtl, deadline);
+            marked = marks; // a marking attempt is on its way: from here on, withdraw it on giving up
+            LockCommands.Answer answer = commands.answer(first, request, keys);
+            Attempt attempt = answer.attempt();
             if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
                 granted = attempt.isGranted();
                 return attempt.grant();
@@ -71,14 +84,15 @@ public final class PushWait {
             long busySentAt = first.requestedAt();
             if (waiter == null || fair) {
                 if (waiter == null) {
-                    waiter = waiter(commands, request, keys, entryTtl);
+                    waiter = waiter(commands, request, keys, entryTtl, marks, deadline);
                     channels.join(waiter);
                     waiter.awaitSubscribed(commands.runner());
                 }
                 queued |= fair;
                 waiter.beforeAttempt();
-                LockCommands.Pending retry = commands.start(request, keys, fair, entryTtl);
-                attempt = commands.finish(retry, request, keys);
+                LockCommands.Pending retry = commands.start(request, keys, fair || marks, entryTtl, deadline);
+                answer = commands.answer(retry, request, keys);
+                attempt = answer.attempt();
                 busySentAt = retry.requestedAt();
             }
             while (true) {
@@ -95,7 +109,7 @@ public final class PushWait {
                 }
                 long sleep = Math.min(left, attempt.holderRemaining().map(Duration::toNanos).orElse(left)
                         + TimeUnit.MILLISECONDS.toNanos(1));
-                if (fair) {
+                if (fair || (marks && answer.readersHold())) {
                     sleep = Math.min(sleep, HEARTBEAT.toNanos());
                 }
                 LockCommands.Pending next;
@@ -119,21 +133,24 @@ public final class PushWait {
                         // The lease was set when the lock was handed over, after our last busy
                         // attempt was processed: counting validity from that attempt is safe.
                         granted = true;
-                        return Optional.of(new Grant(request.key(), request.owner(), waiter.handedToken(), busySentAt,
-                                keys));
+                        return Optional.of(LockCommands.grant(request, keys, waiter.handedToken(), busySentAt));
                     }
                     case RETRIED -> next = waiter.takeRetry();
                     default -> {
                         waiter.beforeAttempt();
                         queued |= fair;
-                        next = commands.start(request, keys, fair, entryTtl);
+                        next = commands.start(request, keys, fair || marks, entryTtl, deadline);
                     }
                 }
-                attempt = commands.finish(next, request, keys);
+                answer = commands.answer(next, request, keys);
+                attempt = answer.attempt();
                 if (!attempt.isGranted()) {
                     busySentAt = next.requestedAt();
                 }
             }
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
         } finally {
             if (waiter != null) {
                 waiter.close(granted);
@@ -141,13 +158,19 @@ public final class PushWait {
             if (queued && !granted) {
                 commands.leave(keys, request);
             }
+            if (marked && !granted) {
+                // After a failure the server may not answer either: the caller gets the failure
+                // within its operation timeout and the withdrawal goes on in the background.
+                commands.unmark(keys, request, !failed);
+            }
         }
     }
 
-    private static ReleaseWaiter waiter(LockCommands commands, LockRequest request, RedisKeys keys, Duration entryTtl) {
+    private static ReleaseWaiter waiter(LockCommands commands, LockRequest request, RedisKeys keys, Duration entryTtl,
+                                        boolean marks, long deadline) {
         boolean fair = commands.fair();
         return new ReleaseWaiter(request.key(), keys, fair ? request.owner() : null,
-                () -> commands.start(request, keys, fair, entryTtl),
+                () -> commands.start(request, keys, fair || marks, entryTtl, deadline),
                 orphan -> commands.abandon(orphan, keys, request));
     }
 }

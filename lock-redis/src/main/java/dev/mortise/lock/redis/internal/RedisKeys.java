@@ -4,7 +4,8 @@ import dev.mortise.lock.spi.KeyEncoding;
 
 /**
  * The Redis names of one user key: {@code <prefix>:lock:{<enc>}}, {@code <prefix>:fence:{<enc>}},
- * the release channel {@code <prefix>:released:{<enc>}} and, in fair mode,
+ * the release channel {@code <prefix>:released:{<enc>}}, the shared holds {@code <prefix>:readers:{<enc>}},
+ * the waiting writers {@code <prefix>:writers:{<enc>}} and, in fair mode,
  * {@code <prefix>:queue:{<enc>}} and {@code <prefix>:waiters:{<enc>}}, where {@code <enc>} is the
  * user key percent-encoded so that it contains no brace. The braces make {@code <enc>} the hash
  * tag, so every name of a key lives in one cluster slot, and no user key can choose another
@@ -47,6 +48,16 @@ public final class RedisKeys {
     /** Where release is published. */
     public String channel() {
         return named(":released:");
+    }
+
+    /** Shared holds: a hash owner → "expiry-ms:token", whose PTTL is the latest expiry. */
+    public String readers() {
+        return named(":readers:");
+    }
+
+    /** Non-fair mode: the markers of waiting exclusive requests, a hash owner → deadline-ms. */
+    public String writers() {
+        return named(":writers:");
     }
 
     /** Fair mode: waiting owners by arrival. */

@@ -3,8 +3,9 @@ package dev.mortise.lock.redis.internal;
 /**
  * The Lua scripts of the Redis backend. Each runs atomically on the node that owns the
  * lock's slot; every key a script touches shares one hash tag, so Redis Cluster accepts it.
- * Lock keys hold the owner id and carry the lease as their TTL; fence keys are plain
- * counters with no TTL, so a token survives release and expiry.
+ * Lock keys hold the exclusive owner id and carry the lease as their TTL; readers keys hold the
+ * shared owners (see {@link #SHARED}); fence keys are plain counters with no TTL, so a token survives
+ * release and expiry, and every grant, shared or exclusive, takes its token from the one counter.
  */
 public final class Scripts {
 
@@ -38,26 +39,148 @@ public final class Scripts {
             """;
 
     /**
-     * KEYS: lock, fence, cancelled marker of the owner. ARGV: owner, lease ms, clock (1: server-clock
-     * tokens, 0: counter; see {@link #NEXT_TOKEN}). Takes the lock if free or already the owner's
-     * and returns {1, token}; otherwise {0, holder's PTTL}. A new holder bumps the fence counter;
-     * the same owner asking again (a retried request) keeps its token. An owner whose attempt was given up ({@link #CANCEL}) is refused with
-     * {0, -1} and nothing is written: the attempt arrived after its own clean-up.
+     * Lua helpers of shared (read) holds. {@code now_ms()} is the server's clock in ms. A key's readers
+     * are a hash owner → {@code "<expiry-ms>:<token>"} (expiry by the server's clock; the token as the
+     * exact decimal string the fence counter held); a hash field has no TTL of its own, so the hash's
+     * PTTL is kept at the latest expiry: the hash exists exactly while some reader's lease runs, and an
+     * exclusive request needs only {@code EXISTS}. {@code prune_readers} drops expired readers, resets
+     * the PTTL to the latest expiry (or deletes the hash) and returns how many readers are live.
+     * Waiting writers (non-fair mode) are a hash owner → deadline-ms, kept the same way:
+     * {@code live_writers} drops lapsed markers and returns the ms until the last live one lapses (0: none).
      */
-    public static final LuaScript ACQUIRE = LuaScript.of("acquire", NEXT_TOKEN + """
+    static final String SHARED = """
+            local function now_ms()
+              local t = redis.call('TIME')
+              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            end
+            local function reader_entry(entry)
+              local sep = string.find(entry, ':', 1, true)
+              return tonumber(string.sub(entry, 1, sep - 1)), string.sub(entry, sep + 1)
+            end
+            local function add_reader(readers, owner, lease, token, now)
+              redis.call('HSET', readers, owner, (now + tonumber(lease)) .. ':' .. token)
+              if redis.call('PTTL', readers) < tonumber(lease) then
+                redis.call('PEXPIRE', readers, lease)
+              end
+            end
+            local function prune_readers(readers, now)
+              local all = redis.call('HGETALL', readers)
+              local latest, live = 0, 0
+              for i = 1, #all, 2 do
+                local expiry = reader_entry(all[i + 1])
+                if expiry <= now then
+                  redis.call('HDEL', readers, all[i])
+                else
+                  live = live + 1
+                  if expiry > latest then
+                    latest = expiry
+                  end
+                end
+              end
+              if live > 0 then -- with none, the hash went with its last field
+                redis.call('PEXPIRE', readers, latest - now)
+              end
+              return live
+            end
+            local function live_writers(writers, now)
+              local all = redis.call('HGETALL', writers)
+              local latest = now
+              for i = 1, #all, 2 do
+                local deadline = tonumber(all[i + 1])
+                if deadline <= now then
+                  redis.call('HDEL', writers, all[i])
+                elseif deadline > latest then
+                  latest = deadline
+                end
+              end
+              return latest - now
+            end
+            """;
+
+    /**
+     * KEYS: lock, fence, cancelled marker of the owner, readers, waiting writers. ARGV: owner, lease ms,
+     * clock (1: server-clock tokens, 0: counter; see {@link #NEXT_TOKEN}), marker TTL ms (0: leave no
+     * marker), wait left ms. The exclusive acquire: takes the lock if it is free (no exclusive holder and
+     * no live reader) or already the owner's, and returns {1, token}; otherwise {0, holder's PTTL}, and
+     * {0, readers' PTTL, 1} when readers hold it. A new holder bumps the fence counter; the same owner
+     * asking again (a retried request) keeps its token. A waiting request (marker TTL above 0) that is
+     * refused leaves its "writer waiting" marker, which refuses new readers until it lapses: for at most
+     * the wait left, and the marker TTL after the blocking hold's PTTL (after now when readers block, so
+     * the waiter refreshes it); a grant removes it. An owner whose attempt was given up ({@link #CANCEL})
+     * is refused with {0, -1} and nothing is written: the attempt arrived after its own clean-up.
+     */
+    public static final LuaScript ACQUIRE = LuaScript.of("acquire", NEXT_TOKEN + SHARED + """
             if redis.call('EXISTS', KEYS[3]) == 1 then
               return {0, -1}
             end
+            local function mark(after)
+              local ttl = math.min(tonumber(ARGV[5]), after + tonumber(ARGV[4]))
+              redis.call('HSET', KEYS[5], ARGV[1], now_ms() + ttl)
+              if redis.call('PTTL', KEYS[5]) < ttl then
+                redis.call('PEXPIRE', KEYS[5], ttl)
+              end
+            end
             local holder = redis.call('GET', KEYS[1])
             if holder == false then
-              redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-              return {1, next_token(KEYS[2], ARGV[3])}
+              if redis.call('EXISTS', KEYS[4]) == 0 then
+                redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+                if ARGV[4] ~= '0' then
+                  redis.call('HDEL', KEYS[5], ARGV[1]) -- a hash goes with its last field
+                end
+                return {1, next_token(KEYS[2], ARGV[3])}
+              end
+              local readers = redis.call('PTTL', KEYS[4])
+              if ARGV[4] ~= '0' then
+                mark(0)
+              end
+              return {0, readers, 1}
             end
             if holder == ARGV[1] then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
               return {1, tonumber(redis.call('GET', KEYS[2]) or '0')}
             end
-            return {0, redis.call('PTTL', KEYS[1])}
+            local pttl = redis.call('PTTL', KEYS[1])
+            if ARGV[4] ~= '0' then
+              mark(math.max(pttl, 0))
+            end
+            return {0, pttl}
+            """);
+
+    /**
+     * KEYS: lock, fence, cancelled marker of the owner, readers, waiting writers. ARGV: owner, lease ms,
+     * clock. The shared acquire: joins the readers if no one holds the lock exclusively and no writer's
+     * marker is live, bumping the fence counter, and returns {1, token}; the same owner asking again keeps
+     * its token. Otherwise {0, ms}: the exclusive holder's PTTL, or the time until the last writer's marker
+     * lapses. A cancelled owner is refused with {0, -1} and nothing is written.
+     */
+    public static final LuaScript ACQUIRE_SHARED = LuaScript.of("acquire-shared", NEXT_TOKEN + SHARED + """
+            if redis.call('EXISTS', KEYS[3]) == 1 then
+              return {0, -1}
+            end
+            local now = now_ms()
+            local mine = redis.call('HGET', KEYS[4], ARGV[1])
+            if mine then
+              local expiry, token = reader_entry(mine)
+              if expiry > now then
+                add_reader(KEYS[4], ARGV[1], ARGV[2], token, now)
+                if expiry > now + tonumber(ARGV[2]) then
+                  prune_readers(KEYS[4], now)
+                end
+                return {1, tonumber(token)}
+              end
+            end
+            if redis.call('EXISTS', KEYS[1]) == 1 then
+              return {0, redis.call('PTTL', KEYS[1])}
+            end
+            local writers = live_writers(KEYS[5], now)
+            if writers > 0 then
+              return {0, writers}
+            end
+            next_token(KEYS[2], ARGV[3])
+            -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
+            local token = redis.call('GET', KEYS[2])
+            add_reader(KEYS[4], ARGV[1], ARGV[2], token, now)
+            return {1, tonumber(token)}
             """);
 
     /**
@@ -74,16 +197,63 @@ public final class Scripts {
             """);
 
     /**
-     * KEYS: lock, cancelled marker of the owner. ARGV: owner, release channel, marker TTL ms,
-     * always (1: mark in any case; 0: only if the lock is not the owner's). The clean-up of an
-     * attempt whose answer may never have come, or may still come: deletes the lock if the owner
-     * holds it (and tells waiters), and leaves the marker that makes an acquire of that owner
-     * arriving later a no-op. Returns 1 if the owner held the lock, else 0.
+     * KEYS: readers. ARGV: owner, release channel. Removes the owner's share; when it was the last live
+     * reader, tells waiters on the channel (a writer can go now). Returns 1 if the share was still the
+     * owner's (its lease running), else 0.
      */
-    public static final LuaScript CANCEL = LuaScript.of("cancel", """
+    public static final LuaScript RELEASE_SHARED = LuaScript.of("release-shared", SHARED + """
+            local mine = redis.call('HGET', KEYS[1], ARGV[1])
+            if not mine then
+              return 0
+            end
+            local now = now_ms()
+            redis.call('HDEL', KEYS[1], ARGV[1])
+            if prune_readers(KEYS[1], now) == 0 then
+              redis.call('PUBLISH', ARGV[2], 'released')
+            end
+            if reader_entry(mine) > now then
+              return 1
+            end
+            return 0
+            """);
+
+    /**
+     * KEYS: lock, readers, waiting writers. ARGV: owner, release channel. A waiting writer gives up:
+     * removes its marker and, when no live marker remains and no one holds the lock exclusively, tells
+     * waiters (readers the marker held back can go). Returns 1 if the owner had a marker, else 0.
+     */
+    public static final LuaScript UNMARK = LuaScript.of("unmark", SHARED + """
+            if redis.call('HDEL', KEYS[3], ARGV[1]) == 0 then
+              return 0
+            end
+            if live_writers(KEYS[3], now_ms()) == 0 and redis.call('EXISTS', KEYS[1]) == 0 then
+              redis.call('PUBLISH', ARGV[2], 'released')
+            end
+            return 1
+            """);
+
+    /**
+     * KEYS: lock, cancelled marker of the owner, readers, waiting writers. ARGV: owner, release channel,
+     * marker TTL ms, always (1: mark in any case; 0: only if the lock is not the owner's). The clean-up
+     * of an attempt whose answer may never have come, or may still come: deletes the lock if the owner
+     * holds it, or the owner's share if it holds one (and tells waiters when the lock is free then),
+     * removes the owner's writer marker, and leaves the cancelled marker that makes an acquire of that
+     * owner arriving later a no-op. Returns 1 if the owner held the lock or a share, else 0.
+     */
+    public static final LuaScript CANCEL = LuaScript.of("cancel", SHARED + """
             local ours = redis.call('GET', KEYS[1]) == ARGV[1]
             if ours then
               redis.call('DEL', KEYS[1])
+              redis.call('PUBLISH', ARGV[2], 'released')
+            elseif redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then
+              ours = true
+              redis.call('HDEL', KEYS[3], ARGV[1])
+              if prune_readers(KEYS[3], now_ms()) == 0 then
+                redis.call('PUBLISH', ARGV[2], 'released')
+              end
+            end
+            if redis.call('HDEL', KEYS[4], ARGV[1]) == 1 and live_writers(KEYS[4], now_ms()) == 0
+                and not ours and redis.call('EXISTS', KEYS[1]) == 0 then
               redis.call('PUBLISH', ARGV[2], 'released')
             end
             if ARGV[4] == '1' or not ours then
@@ -96,17 +266,34 @@ public final class Scripts {
             """);
 
     /**
-     * KEYS: lock keys (one slot). ARGV: lease ms, then one owner per key. Extends each lock
-     * still held by its owner; returns one 1 (renewed) or 0 (gone) per key, in order.
+     * KEYS: one key per hold, all in one slot: the lock of an exclusive hold, the readers of a shared
+     * one. ARGV: lease ms, modes (one character per key, {@code S} shared, anything else or nothing
+     * exclusive), then one owner per key. Extends each exclusive lock still held by its owner, and each
+     * share whose lease still runs (re-setting the readers' PTTL to the latest expiry when a share got
+     * shorter, as a linger does); returns one 1 (renewed) or 0 (gone) per key, in order.
      */
-    public static final LuaScript RENEW = LuaScript.of("renew", """
+    public static final LuaScript RENEW = LuaScript.of("renew", SHARED + """
             local result = {}
+            local now = nil
             for i, key in ipairs(KEYS) do
-              if redis.call('GET', key) == ARGV[i + 1] then
+              local owner = ARGV[i + 2]
+              result[i] = 0
+              if string.sub(ARGV[2], i, i) == 'S' then
+                local mine = redis.call('HGET', key, owner)
+                if mine then
+                  now = now or now_ms()
+                  local expiry, token = reader_entry(mine)
+                  if expiry > now then
+                    add_reader(key, owner, ARGV[1], token, now)
+                    if expiry > now + tonumber(ARGV[1]) then
+                      prune_readers(key, now)
+                    end
+                    result[i] = 1
+                  end
+                end
+              elseif redis.call('GET', key) == owner then
                 redis.call('PEXPIRE', key, ARGV[1])
                 result[i] = 1
-              else
-                result[i] = 0
               end
             end
             return result
