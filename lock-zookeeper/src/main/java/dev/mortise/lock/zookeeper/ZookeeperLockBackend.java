@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The ZooKeeper backend ({@code "zookeeper"}), on Apache Curator: one ephemeral sequential
  * node per hold or waiter under a container node per key; the lowest sequence owns the
  * lock; waiters watch only their predecessor; the fencing token is the lock node's czxid.
+ * Shared (read) holds queue in the same order: a shared node owns a share while no
+ * exclusive node sorts before it, and watches only the last exclusive node before it.
  *
  * <p>Holds are bound to the ZooKeeper session, which is the lease: the core's watchdog
  * renewal confirms that the connection is up and each node still exists and belongs to the
@@ -88,6 +90,15 @@ public final class ZookeeperLockBackend implements LockBackend {
     @Override
     public BackendGuarantees guarantees() {
         return GUARANTEES;
+    }
+
+    /**
+     * True: shared (read) holds are nodes of their own mode in the key's one queue, ordered
+     * with exclusive ones by sequence (see {@code docs/zookeeper.md}, "Read-write locks").
+     */
+    @Override
+    public boolean supportsSharedMode() {
+        return true;
     }
 
     @Override

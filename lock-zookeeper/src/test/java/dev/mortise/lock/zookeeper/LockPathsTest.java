@@ -46,6 +46,28 @@ class LockPathsTest {
     }
 
     @Test
+    void sharedAndExclusiveNodesSortBySequenceNotByName() {
+        // Curator's protected prefix is a random UUID: neither it nor the mode may decide the order.
+        List<String> children = List.of("_c_ffff-shared-lock-0000000012", "_c_0000-lock-0000000013",
+                "_c_aa01-shared-lock-0000000003", "_c_9999-lock-0000000007", "shared-lock-", "_c_1111-shared-lock-x");
+        assertThat(LockPaths.sortedLockNodes(children)).containsExactly("_c_aa01-shared-lock-0000000003",
+                "_c_9999-lock-0000000007", "_c_ffff-shared-lock-0000000012", "_c_0000-lock-0000000013");
+    }
+
+    @Test
+    void theModeIsReadFromTheNodeName() {
+        String uuid = "_c_0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-";
+        assertThat(LockPaths.isShared(uuid + LockPaths.nodeName(dev.mortise.lock.LockMode.SHARED) + "0000000001"))
+                .isTrue();
+        assertThat(LockPaths.isShared(uuid + LockPaths.nodeName(dev.mortise.lock.LockMode.EXCLUSIVE) + "0000000001"))
+                .isFalse();
+        assertThat(LockPaths.isShared("lock-0000000001")).isFalse();
+        assertThat(LockPaths.anyExclusive(List.of(uuid + "shared-lock-0000000001", "stray", "lock-"))).isFalse();
+        assertThat(LockPaths.anyExclusive(List.of(uuid + "shared-lock-0000000001", uuid + "lock-0000000002")))
+                .isTrue();
+    }
+
+    @Test
     void rootPathsAreValidated() {
         assertThat(LockPaths.validateRoot("/a/b")).isEqualTo("/a/b");
         for (String bad : new String[] {null, "", " ", "/", "relative", "/trailing/", "/zookeeper", "/zookeeper/x", "/a//b"}) {

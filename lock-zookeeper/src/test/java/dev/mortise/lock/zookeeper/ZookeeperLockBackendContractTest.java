@@ -6,6 +6,7 @@ import dev.mortise.lock.tck.LockBackendContractTest;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -41,12 +42,23 @@ class ZookeeperLockBackendContractTest extends LockBackendContractTest {
                 .sessionTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(5)).build();
     }
 
-    /** Deletes the holder's node (the lowest in the queue), as an operator or a bug on the server would. */
+    /**
+     * Deletes the holder's node, as an operator or a bug on the server would: the node whose
+     * czxid is the lease's token (with several readers, the lowest node may be another's).
+     */
     @Override
     protected void breakHold(LockLease lease) throws Exception {
         String parent = PATHS.parent(lease.key());
         List<String> queue = LockPaths.sortedLockNodes(ZookeeperTestServers.children(admin, parent));
-        admin.delete().forPath(parent + "/" + queue.get(0));
+        for (String node : queue) {
+            Stat stat = admin.checkExists().forPath(parent + "/" + node);
+            if (stat != null && stat.getCzxid() == lease.fencingToken()) {
+                admin.delete().forPath(parent + "/" + node);
+                return;
+            }
+        }
+        throw new AssertionError("no node of lock '" + lease.key() + "' has the lease's token " + lease.fencingToken()
+                + " under " + parent + ": " + queue);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.mortise.lock.zookeeper.internal;
 
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.KeyEncoding;
 import org.apache.curator.utils.PathUtils;
 
@@ -8,14 +9,23 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Where a key's lock lives: {@code <root>/<segment(key)>/<protected-prefix>lock-<sequence>}.
- * Each key gets its own parent (a container node), so a key never waits for keys it is a
- * prefix of, and the server deletes the parent once it is empty.
+ * Where a key's lock lives: {@code <root>/<segment(key)>/<protected-prefix>lock-<sequence>}
+ * for an exclusive hold or waiter, {@code <protected-prefix>shared-lock-<sequence>} for a
+ * shared one. Each key gets its own parent (a container node), so a key never waits for
+ * keys it is a prefix of, and the server deletes the parent once it is empty. Both modes
+ * queue under the same parent, so the server's one sequence counter orders them together.
  */
 public final class LockPaths {
 
-    /** The name ZooKeeper appends the sequence number to. */
+    /** The name ZooKeeper appends the sequence number to (an exclusive node). */
     public static final String NODE_NAME = "lock-";
+    /**
+     * The name of a shared node. It ends in {@link #NODE_NAME}, so a client that predates
+     * shared mode still sees it as a queue member (an exclusive one): in a mixed deployment
+     * older clients can only over-exclude, never overlap a shared hold.
+     */
+    public static final String SHARED_NODE_NAME = "shared-" + NODE_NAME;
+    private static final String SHARED_MARK = "shared-";
     /** Longest parent segment; longer encodings keep a readable prefix plus a SHA-256. */
     static final int MAX_SEGMENT = 240;
     private static final int SEQUENCE_DIGITS = 10;
@@ -63,9 +73,24 @@ public final class LockPaths {
         return KeyEncoding.bounded(encoded, MAX_SEGMENT);
     }
 
+    /** The name a node of {@code mode} is created with (ZooKeeper appends the sequence). */
+    public static String nodeName(LockMode mode) {
+        return mode == LockMode.SHARED ? SHARED_NODE_NAME : NODE_NAME;
+    }
+
     /**
-     * Our lock nodes among {@code children}, in sequence order (oldest first). Names that
-     * are not lock nodes are ignored, so a stray node never blocks the queue.
+     * Whether the lock node {@code name} is shared. Curator's protected prefix
+     * ({@code _c_<uuid>-}) ends in hex digits, so it can never end in the mark itself.
+     */
+    public static boolean isShared(String name) {
+        int at = name.lastIndexOf(NODE_NAME);
+        return at >= SHARED_MARK.length() && name.startsWith(SHARED_MARK, at - SHARED_MARK.length());
+    }
+
+    /**
+     * Our lock nodes among {@code children}, in sequence order (oldest first), whatever
+     * their mode or protected prefix: the sequence alone decides. Names that are not lock
+     * nodes are ignored, so a stray node never blocks the queue.
      */
     public static List<String> sortedLockNodes(List<String> children) {
         List<String> nodes = new ArrayList<>(children.size());
@@ -76,6 +101,16 @@ public final class LockPaths {
         }
         nodes.sort(Comparator.comparingLong(LockPaths::sequenceOf));
         return nodes;
+    }
+
+    /** Whether any exclusive lock node is among {@code children} (stray nodes are ignored). */
+    public static boolean anyExclusive(List<String> children) {
+        for (String child : children) {
+            if (sequenceOf(child) != null && !isShared(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

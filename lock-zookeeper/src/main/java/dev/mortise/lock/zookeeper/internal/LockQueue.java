@@ -17,9 +17,14 @@ import java.util.function.LongSupplier;
 
 /**
  * The queue protocol on one key's parent node: every acquirer creates an ephemeral
- * sequential node, the lowest sequence owns the lock, and a waiter watches only the node
- * just ahead of it, so a release wakes exactly one waiter (no herd). Nodes of attempts
- * that fail, time out or are interrupted are deleted before the call returns.
+ * sequential node (exclusive or shared, in the one queue of the key, ordered by sequence
+ * alone). An exclusive node owns the lock when it is first and watches only the node just
+ * ahead of it, so a release wakes exactly one exclusive waiter (no herd). A shared node
+ * owns a share when no exclusive node sorts before it, and watches only the last exclusive
+ * node before it: a writer's release wakes exactly the readers queued behind it up to the
+ * next writer (all of them can go), and a reader that comes after a waiting writer waits
+ * for it (no writer starvation). Nodes of attempts that fail, time out or are interrupted
+ * are deleted before the call returns.
  */
 public final class LockQueue {
 
@@ -48,12 +53,15 @@ public final class LockQueue {
 
     /**
      * One attempt that never waits. A look at the queue first answers "busy" with one read
-     * and no write (scheduled jobs on many instances mostly find the lock busy); otherwise
-     * our node is created and deleted again unless it is first.
+     * and no write (scheduled jobs on many instances mostly find the lock busy): for an
+     * exclusive request if any node is queued, for a shared one if an exclusive node is
+     * (held or waiting). Otherwise our node is created and deleted again unless it owns the
+     * lock (first; shared: no exclusive node before it).
      */
     public Optional<Owned> tryAcquire(LockRequest request) {
         String parent = paths.parent(request.key());
-        if (!LockPaths.sortedLockNodes(ops.children(parent, request.key())).isEmpty()) {
+        List<String> children = ops.children(parent, request.key());
+        if (request.shared() ? LockPaths.anyExclusive(children) : !LockPaths.sortedLockNodes(children).isEmpty()) {
             return Optional.empty();
         }
         long requestedAt = System.nanoTime();
@@ -70,7 +78,8 @@ public final class LockQueue {
     }
 
     /**
-     * Queues and waits up to {@code wait} for our node to become first.
+     * Queues and waits up to {@code wait} for our node to own the lock: an exclusive node
+     * when it is first, a shared node when no exclusive node sorts before it.
      *
      * @throws InterruptedException if interrupted while waiting; our node is deleted first
      */
@@ -120,9 +129,10 @@ public final class LockQueue {
                         && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
                         && node.sessionId() == currentSession.getAsLong()) {
                     // The head, the only node ahead of ours in a listing taken after ours was created,
-                    // is gone: nodes created since sort after ours, so ours is first. The server told
-                    // our live session so after it received the watch request: validity counts from
-                    // just before that request.
+                    // is gone: nodes created since sort after ours, so ours is first. (Shared: the head
+                    // was the only exclusive node ahead of ours, the rest are shared and stay so.) The
+                    // server told our live session so after it received the watch request: validity
+                    // counts from just before that request.
                     owned = true;
                     return Optional.of(new Owned(node, watchSentAt));
                 }
@@ -167,7 +177,8 @@ public final class LockQueue {
             for (String container : containers) {
                 parents.add(ops.createContainerAsync(container, key));
             }
-            CompletableFuture<CuratorEvent> created = ops.createAsync(parent, request.owner(), key);
+            CompletableFuture<CuratorEvent> created = ops.createAsync(parent, LockPaths.nodeName(request.mode()), request.owner(),
+                    key);
             List<String> listing = null;
             NodeRef node;
             try {
@@ -215,8 +226,10 @@ public final class LockQueue {
     }
 
     /**
-     * The node just ahead of ours, or none if ours is first, from {@code listing}
-     * if it already shows our node, else from a new listing.
+     * The node our node waits for, or none if ours owns the lock, from {@code listing} if
+     * it already shows our node, else from a new listing. An exclusive node waits for the
+     * node just ahead of it (any mode); a shared node for the last exclusive node ahead of
+     * it (the shared ones between hold or wait alongside ours).
      *
      * @throws dev.mortise.lock.LockBackendException if our node is gone or belongs to a
      *                                               session that ended: neither is ever taken
@@ -236,10 +249,22 @@ public final class LockQueue {
         if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
-        return at == 0 ? new Place(null, false) : new Place(queue.get(at - 1), at == 1);
+        if (!node.shared()) {
+            return at == 0 ? new Place(null, false) : new Place(queue.get(at - 1), at == 1);
+        }
+        for (int i = at - 1; i >= 0; i--) {
+            String ahead = queue.get(i);
+            if (!LockPaths.isShared(ahead)) {
+                return new Place(ahead, i == 0);
+            }
+        }
+        return new Place(null, false);
     }
 
-    /** The node just ahead of ours ({@code null}: ours is first), and whether it is the holder's (the head). */
+    /**
+     * The node ours waits for ({@code null}: ours owns the lock), and whether it is the head
+     * of the queue (then its deletion alone makes ours the owner).
+     */
     private record Place(String ahead, boolean aheadIsHead) {
     }
 

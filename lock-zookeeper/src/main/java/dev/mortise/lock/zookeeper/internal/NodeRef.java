@@ -2,7 +2,8 @@ package dev.mortise.lock.zookeeper.internal;
 
 /**
  * What a grant needs to renew or release its hold: the lock node, its czxid (the fencing
- * token) and the session that owns it (its ephemeral owner).
+ * token) and the session that owns it (its ephemeral owner). The hold's mode is part of
+ * the node's name ({@link #shared()}).
  *
  * @param path      the full path of the ephemeral sequential node
  * @param czxid     the zxid of the transaction that created it
@@ -12,5 +13,10 @@ public record NodeRef(String path, long czxid, long sessionId) {
 
     public String name() {
         return LockPaths.name(path);
+    }
+
+    /** Whether this is a shared (read) hold; the mode is part of the node's name. */
+    public boolean shared() {
+        return LockPaths.isShared(name());
     }
 }

@@ -59,7 +59,8 @@ public final class ZkOps {
     }
 
     /**
-     * Sends the create of an ephemeral sequential lock node under {@code parent} without
+     * Sends the create of an ephemeral sequential lock node {@code nodeName} (see
+     * {@link LockPaths#nodeName}) under {@code parent} without
      * waiting, so that more requests can be pipelined around it on the same connection;
      * {@link #createResult} waits for the answer. Protected against lost create responses:
      * if the connection drops before the answer arrives, Curator finds the node by its
@@ -69,7 +70,7 @@ public final class ZkOps {
      * <p>If the answer comes after we gave up waiting, the late node is deleted at once,
      * so a timed-out create leaves nothing that would block the queue.
      */
-    public CompletableFuture<CuratorEvent> createAsync(String parent, String owner, String key) {
+    public CompletableFuture<CuratorEvent> createAsync(String parent, String nodeName, String owner, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         submit(key, "create a lock node under ", parent, () -> client.create()
                 .withProtection()
@@ -80,7 +81,7 @@ public final class ZkOps {
                         deleteLater(event.getName());
                     }
                 })
-                .forPath(parent + "/" + LockPaths.NODE_NAME, owner.getBytes(StandardCharsets.UTF_8)));
+                .forPath(parent + "/" + nodeName, owner.getBytes(StandardCharsets.UTF_8)));
         return result;
     }
 
