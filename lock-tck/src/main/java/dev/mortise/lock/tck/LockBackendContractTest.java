@@ -15,6 +15,7 @@ import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.LockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -977,6 +978,16 @@ public abstract class LockBackendContractTest {
         }, settings);
         assertTimeoutPreemptively(settings.maxRun().plusMinutes(5), suite::run,
                 () -> "the property run did not end within 5 minutes of its cap (re-run with " + settings.rerun() + ")");
+    }
+
+    // ---- leader election over this backend --------------------------------------------------
+
+    /** The leader-election contract ({@link LeadershipContract}) against this backend's server. */
+    @Nested
+    class Leadership extends LeadershipContract {
+        Leadership() {
+            super(LockBackendContractTest.this);
+        }
     }
 
     @Test
