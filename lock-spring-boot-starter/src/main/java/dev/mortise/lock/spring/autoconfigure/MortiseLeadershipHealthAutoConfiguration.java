@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * A {@code leadership} health contributor ({@link LeadershipHealthIndicator}): each configured
- * leadership group's state and epoch as details. Disable with
+ * leadership group's state and epoch as details; only when groups are configured. Disable with
  * {@code management.health.leadership.enabled=false}.
  */
 @AutoConfiguration(after = MortiseLeadershipAutoConfiguration.class,
@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
 @ConditionalOnBean(Leaderships.class)
 @ConditionalOnEnabledHealthIndicator("leadership")
+@ConditionalOnLeadershipGroups
 public final class MortiseLeadershipHealthAutoConfiguration {
 
     @Bean
