@@ -156,6 +156,17 @@ public interface LockClient extends AutoCloseable {
      */
     Duration shortestLease();
 
+    /**
+     * Starts setting up this client's candidate for leadership of {@code group}: a
+     * {@link LeaderElection} on the lock {@code "leader:" + group}, whose epoch is that lock's
+     * fencing token. {@code leadership("billing").start()} contends at once.
+     *
+     * @throws IllegalArgumentException if {@code group} is null or blank
+     */
+    default LeaderElectionBuilder leadership(String group) {
+        return new LeaderElectionBuilder(this, group);
+    }
+
     /** A snapshot of the holds of this client, for diagnostics. */
     List<HeldLock> heldLocks();
 

@@ -1,6 +1,7 @@
 package dev.mortise.samples;
 
 import dev.mortise.samples.account.HourlyStatementJob;
+import dev.mortise.samples.account.ReconciliationJob;
 import dev.mortise.samples.demo.DemoReport;
 import dev.mortise.samples.demo.DemoRunner;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,30 @@ class SampleApplicationTests {
 
     @Autowired
     HourlyStatementJob statement;
+
+    @Autowired
+    ReconciliationJob reconciliation;
+
+    @Test
+    void theOnlyInstanceLeadsTheReconciliationAndTheActuatorShowsIt() throws Exception {
+        Http http = new Http(port);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        JsonNode group;
+        do {
+            group = http.get("/actuator/locks").json().get("leadership").get(0);
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the sample did not lead the reconciliation group: " + group);
+            }
+            Thread.sleep(50);
+        } while (!group.get("state").asString().equals("leader"));
+        assertThat(group.get("group").asString()).isEqualTo("reconciliation");
+        assertThat(group.get("epoch").asLong()).isPositive();
+        int before = reconciliation.runs();
+        reconciliation.run();
+        assertThat(reconciliation.runs()).isEqualTo(before + 1);
+        assertThat(http.get("/actuator/health").json().get("components").get("leadership").get("details")
+                .get("reconciliation").get("state").asString()).isEqualTo("leader");
+    }
 
     @Test
     void demonstrationLosesNoUpdateWithTheLockAndFencesTheStaleWrites() throws Exception {

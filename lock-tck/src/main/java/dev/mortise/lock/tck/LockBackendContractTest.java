@@ -992,6 +992,16 @@ public abstract class LockBackendContractTest {
         }
     }
 
+    // ---- leader election over this backend --------------------------------------------------
+
+    /** The leader-election contract ({@link LeadershipContract}) against this backend's server. */
+    @Nested
+    class Leadership extends LeadershipContract {
+        Leadership() {
+            super(LockBackendContractTest.this);
+        }
+    }
+
     @Test
     void guaranteesAreDeclared() {
         assertThat(a.guarantees().fencing()).isNotBlank();

@@ -2,6 +2,8 @@ package dev.mortise.lock.spring.actuate;
 
 import dev.mortise.lock.HeldLock;
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.spring.Leadership;
+import dev.mortise.lock.spring.Leaderships;
 import dev.mortise.lock.spring.LockClients;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -20,9 +22,15 @@ import java.util.Map;
 public class LocksEndpoint {
 
     final LockClients clients;
+    private volatile Leaderships leaderships;
 
     public LocksEndpoint(LockClients clients) {
         this.clients = clients;
+    }
+
+    /** Adds the leadership groups of this instance to what the endpoint reads ({@code leadership}). */
+    public void setLeaderships(Leaderships leaderships) {
+        this.leaderships = leaderships;
     }
 
     /** The holds of this instance, per backend in configuration order. */
@@ -36,12 +44,55 @@ public class LocksEndpoint {
                         lock.renewed(), lock.owner()));
             }
         }
-        return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held);
+        return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held, leadership());
     }
 
-    /** The endpoint's read result. */
-    public record LocksDescriptor(String defaultBackend, List<String> backends, List<HeldLockDescriptor> held)
-            implements OperationResponseBody {
+    private List<LeadershipDescriptor> leadership() {
+        Leaderships groups = leaderships;
+        if (groups == null) {
+            return List.of();
+        }
+        List<LeadershipDescriptor> result = new ArrayList<>();
+        for (Leadership group : groups.all()) {
+            result.add(new LeadershipDescriptor(group.group(), group.key(), group.backend(), state(group),
+                    group.isLeader(), group.epoch().isPresent() ? group.epoch().getAsLong() : null));
+        }
+        return result;
+    }
+
+    /** {@code leader}, {@code candidate}, {@code disabled} or {@code stopped}. */
+    static String state(Leadership group) {
+        if (!group.isEnabled()) {
+            return "disabled";
+        }
+        if (group.isLeader()) {
+            return "leader";
+        }
+        return group.isRunning() ? "candidate" : "stopped";
+    }
+
+    /**
+     * The endpoint's read result.
+     *
+     * @param leadership the leader-election groups of this instance (empty if none is configured)
+     */
+    public record LocksDescriptor(String defaultBackend, List<String> backends, List<HeldLockDescriptor> held,
+                                  List<LeadershipDescriptor> leadership) implements OperationResponseBody {
+
+        public LocksDescriptor(String defaultBackend, List<String> backends, List<HeldLockDescriptor> held) {
+            this(defaultBackend, backends, held, List.of());
+        }
+    }
+
+    /**
+     * One leadership group of this instance.
+     *
+     * @param state  {@code leader}, {@code candidate} (contending), {@code disabled} or {@code stopped}
+     * @param leader whether this instance leads the group now (its leadership lease is valid)
+     * @param epoch  the current term's epoch (the lease's fencing token) while leader, else {@code null}
+     */
+    public record LeadershipDescriptor(String group, String key, String backend, String state, boolean leader,
+                                       Long epoch) {
     }
 
     /**

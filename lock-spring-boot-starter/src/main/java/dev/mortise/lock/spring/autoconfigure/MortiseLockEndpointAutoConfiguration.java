@@ -1,6 +1,8 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.spring.Leaderships;
 import dev.mortise.lock.spring.LockClients;
+import org.springframework.beans.factory.ObjectProvider;
 import dev.mortise.lock.spring.actuate.ForceReleaseLocksEndpoint;
 import dev.mortise.lock.spring.actuate.LocksEndpoint;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -27,10 +29,13 @@ public final class MortiseLockEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LocksEndpoint locksEndpoint(LockClients clients, Environment environment) {
+    LocksEndpoint locksEndpoint(LockClients clients, Environment environment,
+                                ObjectProvider<Leaderships> leaderships) {
         // Bound directly: the endpoint does not depend on the rest of MortiseLockProperties.
         boolean forceRelease = Binder.get(environment).bind("mortise.lock.actuator.force-release.enabled",
                 Boolean.class).orElse(false);
-        return forceRelease ? new ForceReleaseLocksEndpoint(clients) : new LocksEndpoint(clients);
+        LocksEndpoint endpoint = forceRelease ? new ForceReleaseLocksEndpoint(clients) : new LocksEndpoint(clients);
+        leaderships.ifAvailable(endpoint::setLeaderships);
+        return endpoint;
     }
 }

@@ -92,6 +92,13 @@ public class MortiseLockProperties {
     /** The fence guard of lock-fencing ({@code @DistributedLock(fence = ...)}, {@code Fences}). */
     private final Fence fence = new Fence();
 
+    /**
+     * Leader election per group (mortise.lock.leadership.<group>.enabled, .key, .backend): this
+     * instance contends for each configured group's leadership from start-up, and
+     * @LeaderOnly("<group>") methods run only on the leader.
+     */
+    private final Map<String, LeadershipProperties> leadership = new LinkedHashMap<>();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -170,6 +177,10 @@ public class MortiseLockProperties {
 
     public Fence getFence() {
         return fence;
+    }
+
+    public Map<String, LeadershipProperties> getLeadership() {
+        return leadership;
     }
 
     /** Settings of the auto-configured {@code JdbcFenceGuard} (when lock-fencing is on the classpath). */

@@ -30,7 +30,8 @@ import java.util.TreeSet;
  * <p>The valid names are those of the properties classes ({@link MortiseLockProperties},
  * and the settings of each backend type, also under {@code mortise.lock.backends.<name>},
  * where the settings of every type are accepted so that profiles may change a declared
- * backend's type).
+ * backend's type; and those of {@link LeadershipProperties} under
+ * {@code mortise.lock.leadership.<group>}).
  */
 final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, EnvironmentAware {
 
@@ -92,6 +93,11 @@ final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, Enviro
                 valid.addAll(typed);
             });
         }
+        if (name.getNumberOfElements() > 3 && name.getElement(2, ConfigurationPropertyName.Form.DASHED)
+                .equals("leadership")) {
+            collect(PREFIX + ".leadership." + name.getElement(3, ConfigurationPropertyName.Form.ORIGINAL),
+                    LeadershipProperties.class, valid);
+        }
         return valid;
     }
 
@@ -110,7 +116,8 @@ final class MortiseLockPropertyCheck implements BeanFactoryPostProcessor, Enviro
     private static void collect(String prefix, Class<?> type, List<String> into) {
         for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
             if (property.getReadMethod() == null || property.getName().equals("class")
-                    || (type == MortiseLockProperties.class && property.getName().equals("backends"))) {
+                    || (type == MortiseLockProperties.class && (property.getName().equals("backends")
+                    || property.getName().equals("leadership")))) {
                 continue;
             }
             String name = prefix + "." + DataObjectPropertyName.toDashedForm(property.getName());

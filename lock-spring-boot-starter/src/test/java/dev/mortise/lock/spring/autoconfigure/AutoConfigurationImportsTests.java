@@ -29,7 +29,10 @@ class AutoConfigurationImportsTests {
                 MortiseLockObservationAutoConfiguration.class.getName(),
                 MortiseLockEndpointAutoConfiguration.class.getName(),
                 MortiseLockHealthAutoConfiguration.class.getName(),
-                MortiseLockFencingAutoConfiguration.class.getName());
+                MortiseLockFencingAutoConfiguration.class.getName(),
+                MortiseLeadershipAutoConfiguration.class.getName(),
+                MortiseLeadershipHealthAutoConfiguration.class.getName(),
+                MortiseLeadershipMetricsAutoConfiguration.class.getName());
         for (String name : ours) {
             Class<?> type = Class.forName(name);
             assertThat(Modifier.isPublic(type.getModifiers()) && Modifier.isFinal(type.getModifiers()))

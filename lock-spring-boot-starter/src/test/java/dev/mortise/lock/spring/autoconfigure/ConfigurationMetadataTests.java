@@ -43,13 +43,23 @@ class ConfigurationMetadataTests {
         List<Map<String, Object>> backends = JsonPath.read(json, "$.properties[?(@.name == 'mortise.lock.backends')]");
         assertThat(backends).as("mortise.lock.backends in the metadata").hasSize(1);
         Set<String> backendSettings = valueTypeProperties((String) backends.get(0).get("type"));
+        List<Map<String, Object>> leadership = JsonPath.read(json,
+                "$.properties[?(@.name == 'mortise.lock.leadership')]");
+        assertThat(leadership).as("mortise.lock.leadership in the metadata").hasSize(1);
+        Set<String> groupSettings = valueTypeProperties((String) leadership.get(0).get("type"));
 
         Set<String> documented = documented(Path.of("../docs/spring-boot.md"), Path.of("../README.md"));
         assertThat(documented).contains("management.health.locks.enabled", "mortise.lock.backends.<name>.type",
-                "mortise.lock.actuator.force-release.enabled");
+                "mortise.lock.actuator.force-release.enabled", "mortise.lock.leadership.<group>.enabled");
         List<String> missing = new ArrayList<>();
         for (String property : documented) {
-            if (!covered(property.replaceAll("\\.\\*$", ""), names, backendSettings)) {
+            String name = property.replaceAll("\\.\\*$", "");
+            if (name.startsWith("mortise.lock.leadership.<group>")) {
+                String setting = name.substring("mortise.lock.leadership.<group>".length());
+                if (!setting.isEmpty() && !groupSettings.contains(setting.substring(1))) {
+                    missing.add(property);
+                }
+            } else if (!covered(name, names, backendSettings)) {
                 missing.add(property);
             }
         }
@@ -109,7 +119,8 @@ class ConfigurationMetadataTests {
             Matcher matcher = PROPERTY.matcher(Files.readString(file));
             while (matcher.find()) {
                 String name = matcher.group(1).replaceAll("\\.$", "")
-                        .replaceFirst("^mortise\\.lock\\.backends\\.[a-z0-9<>\\-]+", "mortise.lock.backends.<name>");
+                        .replaceFirst("^mortise\\.lock\\.backends\\.[a-z0-9<>\\-]+", "mortise.lock.backends.<name>")
+                        .replaceFirst("^mortise\\.lock\\.leadership\\.[a-z0-9<>\\-]+", "mortise.lock.leadership.<group>");
                 if (!NOT_PROPERTIES.contains(name) && !name.equals("mortise.lock") && !name.equals("mortise.lock.*")) {
                     found.add(name);
                 }
