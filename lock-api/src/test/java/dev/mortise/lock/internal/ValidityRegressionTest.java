@@ -174,7 +174,13 @@ class ValidityRegressionTest {
         try (LockClient client = LockClient.builder(new ScriptedBackend()).build()) {
             // Default drift 1 % + 2 ms: the least lease keeping two thirds is just over 6.2 ms.
             assertThat(client.shortestLease()).isEqualTo(Duration.ofMillis(7));
-            client.acquire(LockSpec.of("least").lease(client.shortestLease())).close();
+            try {
+                client.acquire(LockSpec.of("least").lease(client.shortestLease())).close();
+            } catch (dev.mortise.lock.LockException ranOutMeanwhile) {
+                // Accepted, not rejected: on a loaded machine 7 ms may pass before the answer or the
+                // close (lost, or granted too late), which is the lease doing its job, not this test's point.
+                assertThat(ranOutMeanwhile).isNotInstanceOf(IllegalArgumentException.class);
+            }
             assertThatThrownBy(() -> client.acquire(LockSpec.of("tiny").lease(Duration.ofMillis(3))))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("tiny").hasMessageContaining("PT0.003S");
