@@ -179,7 +179,6 @@ class ValidityRegressionTest {
             } catch (dev.mortise.lock.LockException ranOutMeanwhile) {
                 // Accepted, not rejected: on a loaded machine 7 ms may pass before the answer or the
                 // close (lost, or granted too late), which is the lease doing its job, not this test's point.
-                assertThat(ranOutMeanwhile).isNotInstanceOf(IllegalArgumentException.class);
             }
             assertThatThrownBy(() -> client.acquire(LockSpec.of("tiny").lease(Duration.ofMillis(3))))
                     .isInstanceOf(IllegalArgumentException.class)
