@@ -15,6 +15,7 @@ import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.LockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -983,5 +984,13 @@ public abstract class LockBackendContractTest {
     void guaranteesAreDeclared() {
         assertThat(a.guarantees().fencing()).isNotBlank();
         assertThat(a.guarantees().minimumLease()).isLessThanOrEqualTo(shortLease());
+    }
+
+    /** The multi-key contract ({@link MultiKeyContract}), on this test's clients and hooks. */
+    @Nested
+    class MultiKey extends MultiKeyContract {
+        MultiKey() {
+            super(LockBackendContractTest.this);
+        }
     }
 }
