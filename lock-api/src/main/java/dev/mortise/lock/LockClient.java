@@ -89,6 +89,77 @@ public interface LockClient extends AutoCloseable {
     Optional<LockLease> tryAcquire(LockSpec spec);
 
     /**
+     * Acquires every key of {@code keys} exclusively, or none, waiting up to {@code wait} for all
+     * of them together. As {@link #acquireAll(MultiLockSpec)} with {@link MultiLockSpec#of}.
+     *
+     * @throws LockTimeoutException     if not every key was granted within {@code wait} (none is held)
+     * @throws LockInterruptedException if interrupted while waiting (none is held)
+     * @throws IllegalArgumentException if {@code keys} is empty or has a null, blank or over-long key
+     */
+    default MultiLease acquireAll(java.util.Collection<String> keys, Duration wait) {
+        return acquireAll(MultiLockSpec.of(keys).waitFor(wait));
+    }
+
+    /**
+     * Acquires every part of {@code spec}, or none: a multi-key lock.
+     *
+     * <ul>
+     *   <li>Parts are taken one by one in canonical order, ascending {@link String#compareTo} of
+     *       the keys, whatever order the caller gave: a total order every client agrees on, so two
+     *       callers with overlapping key sets never deadlock. Duplicate keys are one part; a key
+     *       asked for shared and exclusive is exclusive.</li>
+     *   <li>The spec's wait is one deadline for the whole request; each part waits for what is
+     *       left of it.</li>
+     *   <li>If a part is not granted in time, the waiting thread is interrupted, or the backend
+     *       fails, the parts already taken are released (in reverse order) before this throws:
+     *       nothing is held and nothing is left on the server.</li>
+     *   <li>Each part is an ordinary lease of this client (renewed, or with the spec's explicit
+     *       lease; reentrant for its owner), sent to the backend as one acquire per key: there is
+     *       no single-round-trip multi-key grant, so taking N free keys costs N round trips.</li>
+     * </ul>
+     *
+     * @throws LockTimeoutException     if not every part was granted within the wait (none is held)
+     * @throws LockInterruptedException if interrupted while waiting (none is held)
+     * @throws LockBackendException     if the backend failed (the parts taken were released)
+     * @throws IllegalArgumentException if the spec has no key, a bad key, wait, lease or owner
+     */
+    default MultiLease acquireAll(MultiLockSpec spec) {
+        return dev.mortise.lock.internal.MultiAcquirer.acquire(this, spec);
+    }
+
+    /**
+     * Tries each key of {@code keys} once, exclusively: all of them, or none.
+     *
+     * @return the multi-key lease, or empty if some key was held by another owner (none is held)
+     */
+    default Optional<MultiLease> tryAcquireAll(java.util.Collection<String> keys) {
+        return tryAcquireAll(MultiLockSpec.of(keys));
+    }
+
+    /**
+     * Tries for up to {@code wait} (for all keys together) to take every key of {@code keys}
+     * exclusively, or none.
+     *
+     * @return the multi-key lease, or empty if not every key was granted in time (none is held)
+     */
+    default Optional<MultiLease> tryAcquireAll(java.util.Collection<String> keys, Duration wait) {
+        return tryAcquireAll(MultiLockSpec.of(keys).waitFor(wait));
+    }
+
+    /**
+     * As {@link #acquireAll(MultiLockSpec)}, but a part not granted in time gives an empty result
+     * instead of an exception (after the parts taken were released).
+     *
+     * @return the multi-key lease, or empty if not every part was granted in time (none is held)
+     * @throws LockInterruptedException if interrupted while waiting (none is held)
+     * @throws LockBackendException     if the backend failed, or could not be told to release a part
+     *                                  taken before the busy one (that part then expires with its lease)
+     */
+    default Optional<MultiLease> tryAcquireAll(MultiLockSpec spec) {
+        return dev.mortise.lock.internal.MultiAcquirer.tryAcquire(this, spec);
+    }
+
+    /**
      * Acquires {@code key} (waiting up to {@code wait}), runs {@code work}, releases, and
      * returns the work's result. The work's own exception reaches the caller unchanged; if
      * the lease was lost while the work ran, {@link LockLostException} is thrown instead of

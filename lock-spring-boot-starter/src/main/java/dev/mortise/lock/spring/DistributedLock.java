@@ -42,8 +42,23 @@ public @interface DistributedLock {
      * {@code -parameters}) or position ({@code #p0}, {@code #a0}), {@code #root.method},
      * {@code #root.target}, {@code #root.args}, beans ({@code @clock}). A literal key is
      * quoted: {@code "'billing-run'"}. Evaluating to {@code null} or blank is an error.
+     *
+     * <p>An expression that evaluates to a {@code Collection} or an array locks every element
+     * as one multi-key lock ({@link dev.mortise.lock.LockClient#acquireAll}): the method runs
+     * only when all of them are held, they are taken in one canonical order (so overlapping sets
+     * never deadlock) and released together. Each element is checked as a single key is (not
+     * {@code null}, not blank, a {@code toString} of its own); an empty collection is an error.
+     * {@code @FencingToken} and {@code fence} need a single key (each key of a multi-key lock
+     * has its own token).
      */
     String key();
+
+    /**
+     * {@link LockAccess#WRITE} (the default): an exclusive lock. {@link LockAccess#READ}: a
+     * shared lock, held by any number of readers at once and by no writer meanwhile; the backend
+     * must support shared locks. Applies to every key of a multi-key lock.
+     */
+    LockAccess mode() default LockAccess.WRITE;
 
     /**
      * A stable, low-cardinality name for metrics ({@code name} tag). Defaults to the key

@@ -84,13 +84,14 @@ class DistributedLockKeySafetyTests {
     }
 
     @Test
-    void collectionsAndArraysAsKeysAreRejected() {
+    void mapsAsKeysAreRejectedPointingToAMultiKeyLockOfTheirKeysOrValues() {
+        // collections and arrays are multi-key locks (DistributedLockMultiKeyTests); a map is ambiguous
         runner.withBean(Multi.class).run(context -> {
             Multi service = context.getBean(Multi.class);
-            assertThatThrownBy(() -> service.list(List.of("a", "b"))).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("Multi.list(List)").hasMessageContaining("multi-key");
-            assertThatThrownBy(() -> service.array(new String[] {"a"})).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("Multi.array(String[])").hasMessageContaining("multi-key");
+            assertThatThrownBy(() -> service.map(java.util.Map.of("a", "b"))).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Multi.map(Map)").hasMessageContaining("multi-key lock")
+                    .hasMessageContaining("#map.keySet()");
+            assertThat(service.list(List.of("a", "b"))).isTrue();
         });
     }
 
@@ -193,11 +194,12 @@ class DistributedLockKeySafetyTests {
 
     public static class Multi {
         @DistributedLock(key = "#keys")
-        public void list(List<String> keys) {
+        public boolean list(List<String> keys) {
+            return keys.stream().allMatch(key -> dev.mortise.lock.LockContext.find(key).isPresent());
         }
 
         @DistributedLock(key = "#keys")
-        public void array(String[] keys) {
+        public void map(java.util.Map<String, String> keys) {
         }
     }
 }

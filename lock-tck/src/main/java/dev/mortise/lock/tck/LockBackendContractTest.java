@@ -1007,4 +1007,12 @@ public abstract class LockBackendContractTest {
         assertThat(a.guarantees().fencing()).isNotBlank();
         assertThat(a.guarantees().minimumLease()).isLessThanOrEqualTo(shortLease());
     }
+
+    /** The multi-key contract ({@link MultiKeyContract}), on this test's clients and hooks. */
+    @Nested
+    class MultiKey extends MultiKeyContract {
+        MultiKey() {
+            super(LockBackendContractTest.this);
+        }
+    }
 }

@@ -5,6 +5,7 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.spring.Leadership;
 import dev.mortise.lock.spring.Leaderships;
 import dev.mortise.lock.spring.LockClients;
+import dev.mortise.lock.spring.internal.AnnotatedHolds;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -39,9 +40,11 @@ public class LocksEndpoint {
         List<HeldLockDescriptor> held = new ArrayList<>();
         for (Map.Entry<String, LockClient> entry : clients.asMap().entrySet()) {
             for (HeldLock lock : entry.getValue().heldLocks()) {
+                AnnotatedHolds.Info info = AnnotatedHolds.find(entry.getValue(), lock.key(), lock.fencingToken());
                 held.add(new HeldLockDescriptor(lock.key(), entry.getKey(), lock.fencingToken(), lock.holdCount(),
                         lock.acquiredAt().toString(), lock.heldFor().toString(), lock.remaining().toString(),
-                        lock.renewed(), lock.owner()));
+                        lock.renewed(), lock.owner(), info == null ? null : info.mode().tag(),
+                        info == null || info.multiKey().isEmpty() ? null : info.multiKey()));
             }
         }
         return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held, leadership());
@@ -103,9 +106,15 @@ public class LocksEndpoint {
      * @param remaining  the time left before its local validity deadline ({@code PT28.5S})
      * @param renewed    whether the watchdog renews it (no explicit lease)
      * @param owner      the owner context: a thread name or an owner id
+     * @param mode       {@code read} or {@code write} for a hold of a {@code @DistributedLock} call;
+     *                   {@code null} for a lock taken through the {@code LockClient} API, whose mode
+     *                   the client does not report
+     * @param multiKey   for a part of a multi-key {@code @DistributedLock}, every key of that lock in
+     *                   the order taken (this hold's key among them); {@code null} otherwise
      */
     public record HeldLockDescriptor(String key, String backend, long fencingToken, int holdCount, String acquiredAt,
-                                     String heldFor, String remaining, boolean renewed, String owner) {
+                                     String heldFor, String remaining, boolean renewed, String owner, String mode,
+                                     List<String> multiKey) {
     }
 
     /** The result of a release: whether this instance held the key. */

@@ -46,7 +46,8 @@ public final class MortiseLockMetricsAutoConfiguration {
                 @Override
                 public void notAcquired(LockObserver.Outcome outcome, Throwable failure) {
                     if (outcome == LockObserver.Outcome.ERROR) {
-                        metrics.acquireFailed(backend, operation.name(), System.nanoTime() - start);
+                        metrics.acquireFailed(backend, operation.name(), operation.mode(),
+                                System.nanoTime() - start);
                     }
                 }
 

@@ -51,11 +51,15 @@ public final class LockInvoker {
             return invocation.proceed(invocation.arguments());
         }
         LockOperation operation = found.get();
-        String key = keys.key(operation, invocation.arguments(), invocation.target(), invocation.targetClass());
+        LockKeys lockKeys = keys.keys(operation, invocation.arguments(), invocation.target(),
+                invocation.targetClass());
+        if (lockKeys.multi()) {
+            refuseSingleKeyFeatures(operation, lockKeys);
+        }
         String fence = operation.fenced()
                 ? keys.fence(operation, invocation.arguments(), invocation.target(), invocation.targetClass()) : null;
-        LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), key, invocation, this,
-                fence);
+        LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), lockKeys, invocation,
+                this, fence);
         Class<?> returnType = invocation.method().getReturnType();
         for (ReturnTypeHandler handler : handlers) {
             if (handler.supports(returnType)) {
@@ -63,6 +67,19 @@ public final class LockInvoker {
             }
         }
         return invokeBlocking(call);
+    }
+
+    /** A token or a fence belongs to one key; a multi-key lock has one per key, so neither can be chosen for it. */
+    private static void refuseSingleKeyFeatures(LockOperation operation, LockKeys lockKeys) {
+        String feature = operation.fencingArgIndex() >= 0 ? "a @FencingToken parameter"
+                : operation.fenced() ? "fence = \"" + operation.fenceExpression() + "\"" : null;
+        if (feature != null) {
+            throw new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
+                    + operation.describeMethod() + " evaluated to several keys " + lockKeys.keys() + " (a multi-key "
+                    + "lock), but the method has " + feature + ", which needs the one fencing token of a single key: "
+                    + "each key of a multi-key lock has its own. Lock a single key, or read each key's token inside "
+                    + "the method from LockContext.find(key). The method did not run.");
+        }
     }
 
     private Object invokeBlocking(LockedCall call) throws Throwable {

@@ -35,8 +35,9 @@ import java.util.regex.Pattern;
  * identifier read from the root must be one of its properties — {@code key = "billing-run"}
  * is the subtraction of two such identifiers, not the text.
  *
- * <p>At each call ({@link #checkValue}): the key must not be a collection or array (multi-key
- * locks do not exist yet), nor an object whose text is its identity
+ * <p>At each call ({@link #checkValue}): a single key (or fence) must not be a collection, array
+ * or map (a key that is a collection or array is a multi-key lock, whose elements
+ * {@link #checkElements} checks one by one), nor an object whose text is its identity
  * ({@code Object.toString}); and no part of a concatenation ({@code 'item:' + #id}) may be
  * null. Those parts are only evaluated again when the key text could show the problem
  * ("null" or "@" in it), so the usual call pays one substring search.
@@ -123,10 +124,16 @@ final class LockKeyChecks {
      */
     static void checkValue(LockOperation operation, String attribute, String text, Expression expression,
                            EvaluationContext context, Object value, String key) {
-        if (value instanceof Collection<?> || value instanceof Map<?, ?> || value.getClass().isArray()) {
+        if (value instanceof Map<?, ?>) {
+            throw failure(attribute, text, operation, "evaluated to a " + value.getClass().getSimpleName()
+                    + (attribute.equals("key") ? "; lock its keys or values as a multi-key lock (#map.keySet(), "
+                    + "#map.values()), or key on one entry" : "; a " + attribute + " is one value"));
+        }
+        if (value instanceof Collection<?> || value.getClass().isArray()) {
             throw failure(attribute, text, operation, "evaluated to a " + (value.getClass().isArray() ? "array"
-                    : value.getClass().getSimpleName()) + "; a key is one value (multi-key locks are not supported "
-                    + "yet). Lock on one element, or join them into one text in a fixed order");
+                    : value.getClass().getSimpleName()) + "; a " + attribute + " is one value (only the key of a "
+                    + "lock may name several keys, as a multi-key lock). Use one element, or join them into one "
+                    + "text in a fixed order");
         }
         if (identityText(value.getClass())) {
             throw failure(attribute, text, operation, "evaluated to a " + value.getClass().getName() + ", which has no toString of "
@@ -137,6 +144,58 @@ final class LockKeyChecks {
                 && spel.getAST() instanceof OpPlus) {
             checkParts(operation, attribute, text, spel.getAST(), context);
         }
+    }
+
+    /**
+     * The keys of a multi-key lock: the elements of {@code value} (a {@code Collection} or an
+     * array), each checked as a single key is.
+     *
+     * @throws IllegalStateException naming the method, the expression and the element, if the
+     *                               collection is empty or an element is null, blank, itself a
+     *                               collection, or has no {@code toString} of its own
+     */
+    static List<String> checkElements(LockOperation operation, String text, Object value) {
+        List<Object> elements = new ArrayList<>();
+        if (value instanceof Collection<?> collection) {
+            elements.addAll(collection);
+        } else {
+            for (int i = 0; i < java.lang.reflect.Array.getLength(value); i++) {
+                elements.add(java.lang.reflect.Array.get(value, i));
+            }
+        }
+        String kind = value.getClass().isArray() ? "array" : value.getClass().getSimpleName();
+        if (elements.isEmpty()) {
+            throw failure("key", text, operation, "evaluated to an empty " + kind + ": a multi-key lock needs at least "
+                    + "one key, and an empty one would exclude no one. Skip the call when there is nothing to lock, "
+                    + "or lock on a fixed key");
+        }
+        List<String> keys = new ArrayList<>(elements.size());
+        for (int i = 0; i < elements.size(); i++) {
+            Object element = elements.get(i);
+            String where = "element " + i + " of the " + kind;
+            if (element == null) {
+                throw failure("key", text, operation, "has a null " + where + ": every call with it would lock on "
+                        + "\"null\" together. Pass keys that are not null, or filter them out");
+            }
+            if (element instanceof Collection<?> || element instanceof Map<?, ?> || element.getClass().isArray()) {
+                throw failure("key", text, operation, "has a " + where + " that is itself a " + (element.getClass()
+                        .isArray() ? "array" : element.getClass().getSimpleName()) + "; a multi-key lock takes a "
+                        + "flat collection of keys");
+            }
+            if (identityText(element.getClass())) {
+                throw failure("key", text, operation, "has a " + where + " of type " + element.getClass().getName()
+                        + ", which has no toString of its own: its text differs for every instance, so no two calls "
+                        + "would exclude each other. Project an identifying property (#orders.![id]), or give the "
+                        + "type a toString");
+            }
+            String key = element.toString();
+            if (key == null || key.isBlank()) {
+                throw failure("key", text, operation, "has a " + where + " whose text is " + (key == null ? "null"
+                        : "blank") + "; every call with it would share one lock. Pass keys with a name");
+            }
+            keys.add(key);
+        }
+        return keys;
     }
 
     private static void checkParts(LockOperation operation, String attribute, String text, SpelNode plus,

@@ -68,9 +68,30 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
      */
     public String key(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
         return evaluate(operation, "key", operation.keyExpression(), expression(operation, targetClass), args, target,
-                targetClass, "; every call would share one lock. Check the argument is not null, that the code is "
-                        + "compiled with -parameters (for #name), or quote a literal key: \"'billing-run'\".");
+                targetClass, KEY_WHEN_BLANK);
     }
+
+    /**
+     * The keys of one call: one key, or, when the expression yields a {@code Collection} or an
+     * array, each of its elements (a multi-key lock), checked one by one as a key is.
+     *
+     * @throws IllegalStateException as {@link #key}, or for an empty collection or a bad element,
+     *                               naming the method and the expression
+     */
+    public LockKeys keys(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
+        String text = operation.keyExpression();
+        Expression expression = expression(operation, targetClass);
+        MethodBasedEvaluationContext context = context(operation, args, target, targetClass);
+        Object value = value(operation, "key", text, expression, context);
+        if (value instanceof java.util.Collection<?> || value != null && value.getClass().isArray()) {
+            return new LockKeys(LockKeyChecks.checkElements(operation, text, value), true);
+        }
+        return new LockKeys(java.util.List.of(check(operation, "key", text, expression, context, value,
+                KEY_WHEN_BLANK)), false);
+    }
+
+    private static final String KEY_WHEN_BLANK = "; every call would share one lock. Check the argument is not null, "
+            + "that the code is compiled with -parameters (for #name), or quote a literal key: \"'billing-run'\".";
 
     /**
      * The fenced resource of one call ({@code @DistributedLock(fence = ...)}), checked as keys are.
@@ -87,20 +108,36 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
     /** Evaluates one attribute's expression for one call and checks the value as keys are checked. */
     private String evaluate(LockOperation operation, String attribute, String text, Expression expression,
                             Object[] args, Object target, Class<?> targetClass, String whenBlank) {
+        MethodBasedEvaluationContext context = context(operation, args, target, targetClass);
+        return check(operation, attribute, text, expression, context,
+                value(operation, attribute, text, expression, context), whenBlank);
+    }
+
+    private MethodBasedEvaluationContext context(LockOperation operation, Object[] args, Object target,
+                                                 Class<?> targetClass) {
         LockExpressionRoot root = new LockExpressionRoot(operation.method(), args, target, targetClass);
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
                 parameterNames);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
-        Object value;
+        return context;
+    }
+
+    private static Object value(LockOperation operation, String attribute, String text, Expression expression,
+                                MethodBasedEvaluationContext context) {
         try {
-            value = expression.getValue(context);
+            return expression.getValue(context);
         } catch (EvaluationException e) {
             throw new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "
                     + operation.describeMethod() + " failed: " + e.getMessage()
                     + ". Refer to arguments by name (compile with -parameters) or as #p0, #a0.", e);
         }
+    }
+
+    /** Checks one evaluated single value (a key or a fence) as keys are checked. */
+    private static String check(LockOperation operation, String attribute, String text, Expression expression,
+                                MethodBasedEvaluationContext context, Object value, String whenBlank) {
         String result = value == null ? null : value.toString();
         if (result == null || result.isBlank()) {
             throw new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.internal;
 
+import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.OnBusy;
 import dev.mortise.lock.spring.OnLost;
 
@@ -21,10 +22,11 @@ import java.time.Duration;
  * @param fencingArgIndex the index of the {@code @FencingToken} parameter, or -1
  * @param onLost          what the call is told of a loss, never {@link OnLost#DEFAULT}
  * @param fenceExpression the SpEL fence expression as written, or {@code null} for no fence
+ * @param mode            read (shared) or write (exclusive)
  */
 public record LockOperation(Method method, String keyExpression, String name, Duration waitFor, Duration lease,
                             OnBusy onBusy, Duration holdAtLeast, String backend, int fencingArgIndex,
-                            OnLost onLost, String fenceExpression) {
+                            OnLost onLost, String fenceExpression, LockAccess mode) {
 
     /** Whether the method's writes are fenced ({@code @DistributedLock(fence = ...)}). */
     public boolean fenced() {

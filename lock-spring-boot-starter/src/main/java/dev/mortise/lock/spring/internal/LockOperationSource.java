@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LockOperationSource {
 
     private static final LockOperation NONE = new LockOperation(null, "", "", null, null, OnBusy.WAIT, null, "", -1,
-            OnLost.NOTIFY, null);
+            OnLost.NOTIFY, null, null);
 
     private final Map<AnnotatedElementKey, LockOperation> cache = new ConcurrentHashMap<>(64);
     private final StringValueResolver resolver;
@@ -120,7 +120,7 @@ public final class LockOperationSource {
         }
         return new LockOperation(method, lock.key(), name, wait, lease, onBusy, holdAtLeast, lock.backend(),
                 fencingArgIndex(method, where), lock.onLost() == OnLost.DEFAULT ? defaultOnLost : lock.onLost(),
-                fence);
+                fence, lock.mode());
     }
 
     /** Not a result that completes later (CompletionStage, Future, a Reactive Streams Publisher). */

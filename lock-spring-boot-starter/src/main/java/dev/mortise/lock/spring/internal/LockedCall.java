@@ -5,11 +5,16 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.LockBusyException;
 import dev.mortise.lock.spring.OnBusy;
 import dev.mortise.lock.spring.internal.LockObserver.Outcome;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -21,16 +26,16 @@ public final class LockedCall {
 
     private final LockOperation operation;
     private final LockClient client;
-    private final String key;
+    private final LockKeys keys;
     private final LockInvocation invocation;
     private final LockInvoker invoker;
     private final String fence;
 
-    LockedCall(LockOperation operation, LockClient client, String key, LockInvocation invocation, LockInvoker invoker,
-               String fence) {
+    LockedCall(LockOperation operation, LockClient client, LockKeys keys, LockInvocation invocation,
+               LockInvoker invoker, String fence) {
         this.operation = operation;
         this.client = client;
-        this.key = key;
+        this.keys = keys;
         this.invocation = invocation;
         this.invoker = invoker;
         this.fence = fence;
@@ -45,8 +50,23 @@ public final class LockedCall {
         return operation;
     }
 
+    /** The key, or for a multi-key lock its keys as text ({@code [a, b]}), for messages. */
     public String key() {
-        return key;
+        return keys.text();
+    }
+
+    /** The evaluated keys of this call. */
+    public LockKeys keys() {
+        return keys;
+    }
+
+    /** The leases of {@code held}: its one lease, or the parts of a multi-key lock in canonical order. */
+    public static List<LockLease> leases(Held held) {
+        return leases(held.lease());
+    }
+
+    private static List<LockLease> leases(LockLease lease) {
+        return lease instanceof MultiKeyLease multi ? multi.multi().parts() : List.of(lease);
     }
 
     /** The declared return type of the method. */
@@ -60,7 +80,13 @@ public final class LockedCall {
      * outlives the call on this thread: an async result, a holdAtLeast release).
      */
     public String owner(boolean detached) {
-        ActiveLocks.Entry outer = ActiveLocks.find(client, key);
+        ActiveLocks.Entry outer = null;
+        for (String key : keys.keys()) {
+            outer = ActiveLocks.find(client, key);
+            if (outer != null) {
+                break;
+            }
+        }
         if (outer != null && (outer.owner() != null || !detached)) {
             return outer.owner();
         }
@@ -82,6 +108,7 @@ public final class LockedCall {
      * of {@code held} is lost (at once, on this thread, if it already is).
      */
     public void onLost(Held held, java.util.function.Consumer<LockLostException> action) {
+        String key = key();
         held.lease().onLost(event -> action.accept(new LockLostException("Lock '" + key + "' of "
                 + operation.describeMethod() + " on backend '" + client.backendName() + "' was lost while the "
                 + "method ran (" + event.reason() + "), so onLost = " + operation.onLost() + " ended the call. "
@@ -97,11 +124,11 @@ public final class LockedCall {
      */
     public Optional<Held> acquire(String owner) {
         Duration wait = operation.waitFor();
-        LockSpec spec = LockSpec.of(key).waitFor(wait).lease(operation.lease()).owner(owner);
+        String key = key();
         LockObserver.Acquisition observed = invoker.observer().acquiring(operation, client.backendName(), key);
         Optional<LockLease> lease;
-        try (AcquiringName ignored = AcquiringName.set(operation.name())) {
-            lease = operation.onBusy() == OnBusy.WAIT ? Optional.of(client.acquire(spec)) : client.tryAcquire(spec);
+        try (AcquiringName ignored = AcquiringName.set(operation.name(), operation.mode())) {
+            lease = keys.multi() ? acquireAll(wait, owner) : acquireOne(wait, owner);
         } catch (LockTimeoutException e) {
             observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
             throw e;
@@ -119,11 +146,43 @@ public final class LockedCall {
             }
             return Optional.empty();
         }
-        Held held = new Held(lease.get(), owner, System.nanoTime(), observed.acquired(), operation.holdAtLeast());
+        Runnable stopObserving = observed.acquired();
+        Runnable forget = AnnotatedHolds.register(client, leases(lease.get()), operation.mode(), keys.multi());
+        Held held = new Held(lease.get(), owner, System.nanoTime(), () -> {
+            forget.run();
+            stopObserving.run();
+        }, operation.holdAtLeast());
         if (operation.holdAtLeast() != null) {
             invoker.releaser().track(held);
         }
         return Optional.of(held);
+    }
+
+    /** The request of a single-key call, in the operation's mode. */
+    LockSpec spec(Duration wait, String owner) {
+        return LockSpec.of(keys.keys().get(0)).mode(operation.mode().lockMode()).waitFor(wait)
+                .lease(operation.lease()).owner(owner);
+    }
+
+    /** The request of a multi-key call: every key in the operation's mode. */
+    MultiLockSpec multiSpec(Duration wait, String owner) {
+        MultiLockSpec spec = MultiLockSpec.of(List.of());
+        for (String key : keys.keys()) {
+            spec = operation.mode() == LockAccess.READ ? spec.shared(key) : spec.exclusive(key);
+        }
+        return spec.waitFor(wait).lease(operation.lease()).owner(owner);
+    }
+
+    private Optional<LockLease> acquireOne(Duration wait, String owner) {
+        LockSpec spec = spec(wait, owner);
+        return operation.onBusy() == OnBusy.WAIT ? Optional.of(client.acquire(spec)) : client.tryAcquire(spec);
+    }
+
+    private Optional<LockLease> acquireAll(Duration wait, String owner) {
+        MultiLockSpec spec = multiSpec(wait, owner);
+        Optional<MultiLease> all = operation.onBusy() == OnBusy.WAIT ? Optional.of(client.acquireAll(spec))
+                : client.tryAcquireAll(spec);
+        return all.map(MultiKeyLease::new);
     }
 
     /** Runs the method under {@code held}: injects the fencing token, lets nested calls re-enter. */
@@ -133,8 +192,13 @@ public final class LockedCall {
             args = args.clone();
             args[operation.fencingArgIndex()] = held.lease().fencingToken();
         }
-        ActiveLocks.Entry entry = new ActiveLocks.Entry(client, key, held.owner(), held.lease(), operation, fence);
-        ActiveLocks.push(entry);
+        // one entry per key, so that a nested call on any key of a multi-key lock re-enters its part
+        List<ActiveLocks.Entry> entries = new ArrayList<>();
+        for (LockLease part : leases(held)) {
+            ActiveLocks.Entry entry = new ActiveLocks.Entry(client, part.key(), held.owner(), part, operation, fence);
+            ActiveLocks.push(entry);
+            entries.add(entry);
+        }
         try {
             if (fence != null && invoker.fenceInLockAdvice()) {
                 // AspectJ weaving: no advice runs between the lock and the body, so the transaction
@@ -143,7 +207,9 @@ public final class LockedCall {
             }
             return invocation.proceed(args);
         } finally {
-            ActiveLocks.pop(entry);
+            for (int i = entries.size() - 1; i >= 0; i--) {
+                ActiveLocks.pop(entries.get(i));
+            }
         }
     }
 

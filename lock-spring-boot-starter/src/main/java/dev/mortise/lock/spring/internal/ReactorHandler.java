@@ -91,7 +91,7 @@ public final class ReactorHandler implements ReturnTypeHandler {
 
     private static Context withLease(Context context, String owner, LockedCall.Held held) {
         List<LockLease> leases = new ArrayList<>(ReactiveLockContext.leases(context));
-        leases.add(held.lease());
+        leases.addAll(LockedCall.leases(held)); // a multi-key lock: each part, with its own token
         return context.put(OWNER, owner).put(ReactiveLockContext.CONTEXT_KEY, List.copyOf(leases));
     }
 

@@ -2,6 +2,7 @@ package dev.mortise.lock.spring.metrics;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockListener;
+import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.internal.AcquiringName;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
@@ -21,21 +22,24 @@ import java.util.concurrent.TimeUnit;
  * <table>
  *   <caption>Meters</caption>
  *   <tr><th>Name</th><th>Type</th><th>Tags</th><th>Recorded</th></tr>
- *   <tr><td>{@value #ACQUIRE}</td><td>timer</td><td>backend, name, outcome</td>
+ *   <tr><td>{@value #ACQUIRE}</td><td>timer</td><td>backend, name, mode, outcome</td>
  *       <td>each acquire (nested ones too): {@code acquired}, {@code busy} (a try found it held),
  *       {@code timeout} (a wait ran out); {@code error} for {@code @DistributedLock} acquires
  *       the backend failed</td></tr>
- *   <tr><td>{@value #HELD}</td><td>long-task timer</td><td>backend, name</td>
+ *   <tr><td>{@value #HELD}</td><td>long-task timer</td><td>backend, name, mode</td>
  *       <td>from the grant until the hold ends (released, left to expire, or lost)</td></tr>
- *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td>backend, name</td><td>each watchdog renewal</td></tr>
- *   <tr><td>{@value #LOST}</td><td>counter</td><td>backend, name, reason</td><td>each hold lost while open</td></tr>
+ *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td>backend, name, mode</td><td>each watchdog renewal</td></tr>
+ *   <tr><td>{@value #LOST}</td><td>counter</td><td>backend, name, mode, reason</td><td>each hold lost while open</td></tr>
  *   <tr><td>{@value #FENCE_REJECTED}</td><td>counter</td><td>backend, name</td><td>each write the
  *       auto-configured fence guard refused (a stale fencing token)</td></tr>
  * </table>
  *
  * The {@code name} tag is the annotation's name (or key expression) for
  * {@code @DistributedLock} locks and {@value #PROGRAMMATIC} for the others — never the
- * evaluated key, so the number of series stays bounded. {@link #register(String)} creates
+ * evaluated key, so the number of series stays bounded. The {@code mode} tag is {@code read} or
+ * {@code write}: the {@code @DistributedLock} mode; lock events do not carry a mode, so locks
+ * not taken through the annotation are tagged {@code write}. A multi-key lock is measured per
+ * key (each part is a hold of its own), with the annotation's name and mode. {@link #register(String)} creates
  * a backend's meters when its client is built, so they exist before the first lock.
  * Thread-safe; recording never throws into a lock call.
  */
@@ -51,6 +55,9 @@ public final class LockMetrics implements LockListener {
     /** Tag of {@value #LOST}: why the hold was lost ({@code expired}, {@code session_lost}, ...). */
     public static final String TAG_REASON = "reason";
     public static final String TAG_OUTCOME = "outcome";
+    /** Tag of every meter but {@value #FENCE_REJECTED}: {@code read} (shared) or {@code write} (exclusive). */
+    public static final String TAG_MODE = "mode";
+    private static final String WRITE = LockAccess.WRITE.tag();
     /** The {@code name} of locks not taken through {@code @DistributedLock}. */
     public static final String PROGRAMMATIC = "programmatic";
 
@@ -58,7 +65,7 @@ public final class LockMetrics implements LockListener {
     /** The open holds: name and held-timer sample by backend, key and token; bounded by what is held. */
     private final Map<String, Open> open = new ConcurrentHashMap<>();
 
-    private record Open(String name, LongTaskTimer.Sample sample) {
+    private record Open(String name, String mode, LongTaskTimer.Sample sample) {
     }
 
     public LockMetrics(MeterRegistry registry) {
@@ -68,16 +75,21 @@ public final class LockMetrics implements LockListener {
     /** Creates the meters of {@code backend} for programmatic locks, so they exist from start-up. */
     public void register(String backend) {
         for (String outcome : new String[] {"acquired", "busy", "timeout"}) {
-            acquireTimer(backend, PROGRAMMATIC, outcome);
+            acquireTimer(backend, PROGRAMMATIC, WRITE, outcome);
         }
-        heldTimer(backend, PROGRAMMATIC);
+        heldTimer(backend, PROGRAMMATIC, WRITE);
         Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION).tag(TAG_BACKEND, backend)
-                .tag(TAG_NAME, PROGRAMMATIC).register(registry);
+                .tag(TAG_NAME, PROGRAMMATIC).tag(TAG_MODE, WRITE).register(registry);
     }
 
     /** Records a {@code @DistributedLock} acquire the backend failed (the client has no event for it). */
     public void acquireFailed(String backend, String name, long nanos) {
-        acquireTimer(backend, name, "error").record(nanos, TimeUnit.NANOSECONDS);
+        acquireFailed(backend, name, LockAccess.WRITE, nanos);
+    }
+
+    /** As {@link #acquireFailed(String, String, long)} for an acquire in {@code mode}. */
+    public void acquireFailed(String backend, String name, LockAccess mode, long nanos) {
+        acquireTimer(backend, name, mode.tag(), "error").record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Counts a write the fence guard refused ({@value #FENCE_REJECTED}). */
@@ -90,16 +102,25 @@ public final class LockMetrics implements LockListener {
     public void onEvent(LockEvent event) {
         switch (event.type()) {
             case ACQUIRED -> acquired(event);
-            case BUSY -> acquireTimer(event.backend(), acquiringName(), "busy").record(event.duration());
-            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), "timeout").record(event.duration());
+            case BUSY -> acquireTimer(event.backend(), acquiringName(), acquiringMode(), "busy")
+                    .record(event.duration());
+            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), acquiringMode(), "timeout")
+                    .record(event.duration());
             case RELEASED -> ended(event);
-            case RENEWED -> Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION)
-                    .tag(TAG_BACKEND, event.backend()).tag(TAG_NAME, nameOf(event)).register(registry).increment();
+            case RENEWED -> {
+                Open hold = open.get(holdKey(event));
+                Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION).tag(TAG_BACKEND, event.backend())
+                        .tag(TAG_NAME, hold == null ? PROGRAMMATIC : hold.name())
+                        .tag(TAG_MODE, hold == null ? WRITE : hold.mode()).register(registry).increment();
+            }
             case LOST -> {
                 String reason = event.lostReason() == null ? "unknown"
                         : event.lostReason().name().toLowerCase(Locale.ROOT);
+                Open hold = open.get(holdKey(event));
                 Counter.builder(LOST).description("Locks lost while held").tag(TAG_BACKEND, event.backend())
-                        .tag(TAG_NAME, nameOf(event)).tag(TAG_REASON, reason).register(registry).increment();
+                        .tag(TAG_NAME, hold == null ? PROGRAMMATIC : hold.name())
+                        .tag(TAG_MODE, hold == null ? WRITE : hold.mode())
+                        .tag(TAG_REASON, reason).register(registry).increment();
                 ended(event);
             }
             default -> {
@@ -111,9 +132,10 @@ public final class LockMetrics implements LockListener {
 
     private void acquired(LockEvent event) {
         String name = acquiringName();
-        acquireTimer(event.backend(), name, "acquired").record(event.duration());
+        String mode = acquiringMode();
+        acquireTimer(event.backend(), name, mode, "acquired").record(event.duration());
         // A nested lease shares the hold (same token): one held sample per hold.
-        open.computeIfAbsent(holdKey(event), k -> new Open(name, heldTimer(event.backend(), name).start()));
+        open.computeIfAbsent(holdKey(event), k -> new Open(name, mode, heldTimer(event.backend(), name, mode).start()));
     }
 
     private void ended(LockEvent event) {
@@ -123,34 +145,36 @@ public final class LockMetrics implements LockListener {
         }
     }
 
-    private String nameOf(LockEvent event) {
-        Open hold = open.get(holdKey(event));
-        return hold == null ? PROGRAMMATIC : hold.name();
-    }
-
     private static String acquiringName() {
         String name = AcquiringName.current();
         return name == null ? PROGRAMMATIC : name;
+    }
+
+    private static String acquiringMode() {
+        LockAccess mode = AcquiringName.currentMode();
+        return mode == null ? WRITE : mode.tag();
     }
 
     private static String holdKey(LockEvent event) {
         return event.backend() + '\u0000' + event.key() + '\u0000' + event.fencingToken();
     }
 
-    private Timer acquireTimer(String backend, String name, String outcome) {
+    private Timer acquireTimer(String backend, String name, String mode, String outcome) {
         return Timer.builder(ACQUIRE)
                 .description("Time to acquire locks, by outcome")
                 .tag(TAG_BACKEND, backend)
                 .tag(TAG_NAME, name)
+                .tag(TAG_MODE, mode)
                 .tag(TAG_OUTCOME, outcome)
                 .register(registry);
     }
 
-    private LongTaskTimer heldTimer(String backend, String name) {
+    private LongTaskTimer heldTimer(String backend, String name, String mode) {
         return LongTaskTimer.builder(HELD)
                 .description("Locks held now, and for how long")
                 .tag(TAG_BACKEND, backend)
                 .tag(TAG_NAME, name)
+                .tag(TAG_MODE, mode)
                 .register(registry);
     }
 }

@@ -12,8 +12,8 @@ import io.micrometer.observation.ObservationRegistry;
  * acquire until it is granted, found busy, timed out or failed.
  *
  * <p>Low-cardinality keys, the same as the meters' tags: {@code backend}, {@code name},
- * {@code outcome}. The evaluated key is a high-cardinality key ({@value #KEY}): spans
- * carry it, metrics never do. Its context is a {@link LockAcquisitionContext}, for which
+ * {@code mode}, {@code outcome}. The evaluated key (for a multi-key lock, its keys as text) is
+ * a high-cardinality key ({@value #KEY}): spans carry it, metrics never do. Its context is a {@link LockAcquisitionContext}, for which
  * {@link LockObservationMeterHandler} makes Spring Boot derive no meters: the meters are
  * {@link LockMetrics}' alone, one set for annotated and programmatic locks.
  */
@@ -40,6 +40,7 @@ public final class LockObservations implements LockObserver {
                 .contextualName("lock " + operation.name())
                 .lowCardinalityKeyValue(LockMetrics.TAG_BACKEND, backend)
                 .lowCardinalityKeyValue(LockMetrics.TAG_NAME, operation.name())
+                .lowCardinalityKeyValue(LockMetrics.TAG_MODE, operation.mode().tag())
                 .highCardinalityKeyValue(KEY, key)
                 .start();
         return new Acquisition() {

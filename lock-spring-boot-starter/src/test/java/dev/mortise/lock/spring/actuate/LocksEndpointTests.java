@@ -11,6 +11,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,8 @@ class LocksEndpointTests {
                 assertThat(Duration.parse(held.remaining())).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30));
                 assertThat(Instant.parse(held.acquiredAt())).isBeforeOrEqualTo(Instant.now());
                 assertThat(held.renewed()).isTrue();
+                assertThat(held.mode()).isEqualTo("write");
+                assertThat(held.multiKey()).isNull();
             });
 
             LocksEndpoint.ReleaseDescriptor released = endpoint.release("job:7", null);
@@ -81,6 +84,23 @@ class LocksEndpointTests {
                     .satisfies(e -> assertThat(((LockLostException) e).reason()).isEqualTo(LostReason.FORCE_RELEASED));
             assertThat(endpoint.locks().held()).isEmpty();
             assertThat(endpoint.release("job:7", "local").released()).isFalse();
+        });
+    }
+
+    @Test
+    void showsTheModeAndTheKeysOfAMultiKeyHold() {
+        runner.run(context -> {
+            LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+            Worker worker = context.getBean(Worker.class);
+            CompletableFuture<Void> running = CompletableFuture.runAsync(() -> worker.workOn(List.of("b", "a")));
+            assertThat(worker.started().await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(endpoint.locks().held()).hasSize(2).allSatisfy(held -> {
+                assertThat(held.mode()).isEqualTo("write");
+                assertThat(held.multiKey()).containsExactly("a", "b");
+            }).extracting(LocksEndpoint.HeldLockDescriptor::key).containsExactlyInAnyOrder("a", "b");
+            worker.finish().countDown();
+            running.get(5, TimeUnit.SECONDS);
+            assertThat(endpoint.locks().held()).isEmpty();
         });
     }
 
@@ -103,6 +123,11 @@ class LocksEndpointTests {
 
         public CountDownLatch finish() {
             return finish;
+        }
+
+        @DistributedLock(key = "#keys")
+        public void workOn(List<String> keys) {
+            work(null);
         }
 
         @DistributedLock(key = "'job:' + #id")

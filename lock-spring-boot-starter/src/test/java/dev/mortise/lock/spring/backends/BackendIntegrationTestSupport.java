@@ -16,6 +16,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -79,6 +80,34 @@ abstract class BackendIntegrationTestSupport {
             long firstToken = holding.get(20, TimeUnit.SECONDS);
             long secondToken = two.reserve(sku);
             assertThat(secondToken).isGreaterThan(firstToken);
+        }));
+    }
+
+    /** A key that is a collection or array is one multi-key lock: overlapping sets exclude each other. */
+    @Test
+    void twoInstancesExcludeEachOtherOnOverlappingKeySets() {
+        runner().run(first -> runner().run(second -> {
+            Inventory one = first.getBean(Inventory.class);
+            Inventory two = second.getBean(Inventory.class);
+            String x = UUID.randomUUID().toString();
+            String y = UUID.randomUUID().toString();
+            String z = UUID.randomUUID().toString();
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Integer> holding = CompletableFuture.supplyAsync(
+                    () -> one.holdAll(new String[] {y, x}, entered, release));
+            assertThat(entered.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> two.tryReserveAll(List.of(z, y))).isInstanceOf(LockBusyException.class)
+                    .hasMessageContaining(backend()).hasMessageContaining(y);
+            LockClient secondClient = second.getBean(LockClient.class);
+            assertThat(secondClient.heldLocks()).as("the free key taken before the busy one was given back")
+                    .isEmpty();
+            assertThat(two.tryReserveAll(List.of(z))).as("z is free on the server").isEqualTo(1);
+            release.countDown();
+            assertThat(holding.get(20, TimeUnit.SECONDS)).isEqualTo(2);
+            assertThat(two.tryReserveAll(List.of(z, y, x))).isEqualTo(3);
+            assertThat(first.getBean(LockClient.class).heldLocks()).isEmpty();
+            assertThat(secondClient.heldLocks()).isEmpty();
         }));
     }
 
@@ -157,6 +186,22 @@ abstract class BackendIntegrationTestSupport {
         @DistributedLock(key = "'nightly:' + #key", onBusy = OnBusy.SKIP, holdAtLeast = "4s")
         public Boolean nightly(String key) {
             return true;
+        }
+
+        @DistributedLock(key = "#skus")
+        public int holdAll(String[] skus, CountDownLatch entered, CountDownLatch release) {
+            entered.countDown();
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return (int) java.util.Arrays.stream(skus).filter(sku -> LockContext.find(sku).isPresent()).count();
+        }
+
+        @DistributedLock(key = "#skus", onBusy = OnBusy.FAIL)
+        public int tryReserveAll(List<String> skus) {
+            return (int) skus.stream().filter(sku -> LockContext.find(sku).isPresent()).count();
         }
 
         @DistributedLock(key = "'sku:' + #sku")

@@ -1,0 +1,134 @@
+package dev.mortise.lock.internal;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LockMode;
+import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * All-or-nothing acquisition of several keys over the public {@link LockClient} API, behind
+ * {@link LockClient#acquireAll} and {@link LockClient#tryAcquireAll}. Not API.
+ *
+ * <p>Parts are taken one by one in the canonical order of {@link MultiLockSpec#parts()} (one
+ * acquire per key: no backend has a single-round-trip multi-key grant yet), each waiting for
+ * what is left of the request's one deadline. The first part that is not granted in time, or an
+ * interrupt or failure on the way, releases every part taken so far, in reverse order, before the
+ * caller hears of it: nothing is held and nothing is left on the server (each part's own acquire
+ * already cleans up after itself). Because every client takes keys in the same total order, two
+ * callers with overlapping sets never wait for each other in a cycle.
+ */
+public final class MultiAcquirer {
+
+    private MultiAcquirer() {
+    }
+
+    /**
+     * Takes every part or none, waiting up to the spec's wait.
+     *
+     * @throws dev.mortise.lock.LockTimeoutException if a part was not granted in time (nothing is held)
+     */
+    public static MultiLease acquire(LockClient client, MultiLockSpec spec) {
+        return take(client, spec, true).orElseThrow();
+    }
+
+    /**
+     * Takes every part or none, waiting up to the spec's wait.
+     *
+     * @return empty if a part was not granted in time (nothing is held)
+     */
+    public static Optional<MultiLease> tryAcquire(LockClient client, MultiLockSpec spec) {
+        return take(client, spec, false);
+    }
+
+    private static Optional<MultiLease> take(LockClient client, MultiLockSpec spec, boolean throwOnTimeout) {
+        List<LockSpec> parts = check(client, spec);
+        Duration wait = spec.waitTime();
+        long start = System.nanoTime();
+        List<LockLease> taken = new ArrayList<>(parts.size());
+        List<LockMode> modes = new ArrayList<>(parts.size());
+        boolean complete = false;
+        try {
+            for (LockSpec part : parts) {
+                // one deadline for the whole request: each part waits only for what is left of it
+                Duration left = wait.minusNanos(System.nanoTime() - start);
+                LockSpec request = part.waitFor(left.isNegative() ? Duration.ZERO : left)
+                        .lease(spec.explicitLease()).owner(spec.explicitOwner());
+                LockLease lease;
+                if (throwOnTimeout) {
+                    try {
+                        lease = client.acquire(request);
+                    } catch (LockTimeoutException e) {
+                        throw timedOut(client, spec, part.key(), taken.size());
+                    }
+                } else {
+                    Optional<LockLease> granted = client.tryAcquire(request);
+                    if (granted.isEmpty()) {
+                        return Optional.empty();
+                    }
+                    lease = granted.get();
+                }
+                taken.add(lease);
+                modes.add(part.lockMode());
+            }
+            complete = true;
+            return Optional.of(new DefaultMultiLease(client.backendName(), taken, modes));
+        } catch (RuntimeException | Error failure) {
+            for (RuntimeException release : DefaultMultiLease.closeAll(taken, Duration.ZERO)) {
+                failure.addSuppressed(release);
+            }
+            taken.clear();
+            throw failure;
+        } finally {
+            if (!complete && !taken.isEmpty()) {
+                giveBack(taken);
+            }
+        }
+    }
+
+    /**
+     * Releases the parts of a request that was not granted in full. A part lost meanwhile does
+     * not matter (it is given up anyway); a release the server did not get is reported, since the
+     * hold then lasts until its lease runs out.
+     */
+    private static void giveBack(List<LockLease> taken) {
+        List<RuntimeException> failures = DefaultMultiLease.closeAll(taken, Duration.ZERO);
+        failures.removeIf(f -> f instanceof LockLostException);
+        DefaultMultiLease.throwTogether(failures);
+    }
+
+    private static List<LockSpec> check(LockClient client, MultiLockSpec spec) {
+        if (spec == null) {
+            throw new IllegalArgumentException("MultiLockSpec must not be null (backend '" + client.backendName() + "')");
+        }
+        List<LockSpec> parts = spec.parts();
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("A multi-key lock needs at least one key, got none (backend '"
+                    + client.backendName() + "'): an empty set would lock nothing and exclude no one. Pass the keys "
+                    + "to lock, or skip the lock when there is nothing to protect");
+        }
+        Duration wait = spec.waitTime();
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("Wait time for the multi-key lock " + spec.keys()
+                    + " must be zero or positive, was " + wait + " (backend '" + client.backendName()
+                    + "'): pass Duration.ZERO to try each key once");
+        }
+        return parts;
+    }
+
+    private static LockTimeoutException timedOut(LockClient client, MultiLockSpec spec, String busy, int taken) {
+        return new LockTimeoutException("Could not lock all of " + spec.keys() + " on backend '"
+                + client.backendName() + "' within " + spec.waitTime() + ": '" + busy + "' was still held by another "
+                + "owner after " + taken + " of " + spec.keys().size() + " keys were taken. None is held now (the "
+                + "keys taken were released). Wait longer (MultiLockSpec.waitFor), or find the holder of '" + busy
+                + "'.", busy, client.backendName());
+    }
+}

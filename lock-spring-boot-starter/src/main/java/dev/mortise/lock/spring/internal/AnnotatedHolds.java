@@ -1,0 +1,54 @@
+package dev.mortise.lock.spring.internal;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spring.LockAccess;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the advice knows of the holds its annotated calls have open and a {@code HeldLock} does
+ * not tell: the access mode, and the keys of the multi-key lock a hold is part of. The
+ * {@code locks} actuator endpoint joins it to {@link LockClient#heldLocks()} by client, key and
+ * fencing token. Bounded by the holds open; thread-safe.
+ */
+public final class AnnotatedHolds {
+
+    /** What a hold was taken for; {@code multiKey} is empty for a single-key lock. */
+    public record Info(LockAccess mode, List<String> multiKey) {
+    }
+
+    private record Id(LockClient client, String key, long token) {
+    }
+
+    private record Entry(Info info, int count) {
+    }
+
+    private static final Map<Id, Entry> OPEN = new ConcurrentHashMap<>();
+
+    private AnnotatedHolds() {
+    }
+
+    /**
+     * Records {@code leases} (the parts of one call's lock) as held for {@code mode}.
+     *
+     * @return run once when the call's lock is released
+     */
+    static Runnable register(LockClient client, List<LockLease> leases, LockAccess mode, boolean multi) {
+        List<String> keys = multi ? leases.stream().map(LockLease::key).toList() : List.of();
+        Info info = new Info(mode, keys);
+        List<Id> ids = leases.stream().map(l -> new Id(client, l.key(), l.fencingToken())).toList();
+        // a nested call shares the hold (same token): the outermost call's facts stay until it ends
+        ids.forEach(id -> OPEN.merge(id, new Entry(info, 1), (old, one) -> new Entry(old.info(), old.count() + 1)));
+        return () -> ids.forEach(id -> OPEN.computeIfPresent(id,
+                (k, old) -> old.count() <= 1 ? null : new Entry(old.info(), old.count() - 1)));
+    }
+
+    /** What the advice knows of {@code client}'s hold of {@code key} with {@code token}, or {@code null}. */
+    public static Info find(LockClient client, String key, long token) {
+        Entry entry = OPEN.get(new Id(client, key, token));
+        return entry == null ? null : entry.info();
+    }
+}
