@@ -3,6 +3,7 @@ package dev.mortise.lock.zookeeper.internal;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.LockRequest;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.data.Stat;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -19,7 +21,9 @@ import java.util.function.LongSupplier;
  * The queue protocol on one key's parent node: every acquirer creates an ephemeral
  * sequential node, the lowest sequence owns the lock, and a waiter watches only the node
  * just ahead of it, so a release wakes exactly one waiter (no herd). Nodes of attempts
- * that fail, time out or are interrupted are deleted before the call returns.
+ * that fail, time out or are interrupted are deleted before the call returns. A hold left
+ * to linger past its session ({@link LingerMarkers}) keeps the node first in the queue
+ * waiting until its marker expires.
  */
 public final class LockQueue {
 
@@ -28,6 +32,7 @@ public final class LockQueue {
     private final ZkOps ops;
     private final LockPaths paths;
     private final LongSupplier currentSession;
+    private final LingerMarkers lingering;
     private final AtomicLong notifications = new AtomicLong();
     /** Whether the root existed at the last create: a missing parent then needs only its own create. */
     private volatile boolean rootExists;
@@ -40,6 +45,7 @@ public final class LockQueue {
         this.ops = ops;
         this.paths = paths;
         this.currentSession = currentSession;
+        this.lingering = new LingerMarkers(ops);
     }
 
     /** A node that owns its key, and when the request that proved it was sent. */
@@ -58,9 +64,12 @@ public final class LockQueue {
         }
         long requestedAt = System.nanoTime();
         Queued queued = enqueue(parent, request);
+        long answeredAt = System.nanoTime();
         boolean owned = false;
         try {
-            owned = predecessor(parent, queued.node, queued.listing, request.key()).ahead() == null;
+            Place place = predecessor(parent, queued.node, queued.listing, request.key());
+            owned = place.ahead() == null && lingering.remainingMillis(parent, place.markers(),
+                    LingerMarkers.serverNowAtLeast(queued.node, answeredAt), request.key()) == 0;
             return owned ? Optional.of(new Owned(queued.node, requestedAt)) : Optional.empty();
         } finally {
             if (!owned) {
@@ -79,6 +88,7 @@ public final class LockQueue {
         long deadline = Deadlines.after(requestedAt, wait);
         String parent = paths.parent(request.key());
         Queued queued = enqueue(parent, request);
+        long answeredAt = System.nanoTime();
         NodeRef node = queued.node;
         List<String> listing = queued.listing;
         boolean owned = false;
@@ -91,13 +101,22 @@ public final class LockQueue {
                 }
                 Place place = predecessor(parent, node, listing, request.key());
                 listing = null;
-                if (place.ahead() == null) {
+                long lingered = place.ahead() != null ? 0 : lingering.remainingMillis(parent, place.markers(),
+                        LingerMarkers.serverNowAtLeast(node, answeredAt), request.key());
+                if (place.ahead() == null && lingered == 0) {
                     owned = true;
                     return Optional.of(new Owned(node, requestedAt));
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return Optional.empty();
+                }
+                if (lingered > 0) {
+                    // First in the queue, behind a hold left to linger past its session: wake when it
+                    // ends, then list again (the waiters behind us keep watching their predecessors).
+                    TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(lingered)));
+                    requestedAt = System.nanoTime();
+                    continue;
                 }
                 if (unfired != null) {
                     ops.unwatch(watched, unfired);
@@ -107,16 +126,19 @@ public final class LockQueue {
                 PredecessorWatch watch = new PredecessorWatch(notifications, watched);
                 long watchSentAt = System.nanoTime();
                 boolean headGone;
-                if (ops.watch(watched, watch, request.key())) {
+                Stat head = ops.watchNode(watched, watch, request.key());
+                if (head != null) {
                     unfired = watch;
                     headGone = watch.await(left) && watch.deleted();
                     if (watch.fired()) {
                         unfired = null;
                     }
                 } else {
-                    headGone = true; // already deleted when the watch request arrived
+                    headGone = false; // already deleted when the watch request arrived: it may have lingered
                 }
-                if (headGone && place.aheadIsHead()
+                // A head whose data changed was left to linger (LingerMarkers): its deletion does not free the
+                // key, and the listing that follows shows its marker.
+                if (headGone && place.aheadIsHead() && place.markers().isEmpty() && head.getVersion() == 0
                         && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
                         && node.sessionId() == currentSession.getAsLong()) {
                     // The head, the only node ahead of ours in a listing taken after ours was created,
@@ -236,11 +258,15 @@ public final class LockQueue {
         if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
-        return at == 0 ? new Place(null, false) : new Place(queue.get(at - 1), at == 1);
+        List<String> markers = LingerMarkers.among(listing);
+        return at == 0 ? new Place(null, false, markers) : new Place(queue.get(at - 1), at == 1, markers);
     }
 
-    /** The node just ahead of ours ({@code null}: ours is first), and whether it is the holder's (the head). */
-    private record Place(String ahead, boolean aheadIsHead) {
+    /**
+     * The node just ahead of ours ({@code null}: ours is first), whether it is the holder's
+     * (the head), and the markers of lingering holds the listing showed.
+     */
+    private record Place(String ahead, boolean aheadIsHead, List<String> markers) {
     }
 
     /**

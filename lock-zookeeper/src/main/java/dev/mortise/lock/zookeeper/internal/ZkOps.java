@@ -103,7 +103,7 @@ public final class ZkOps {
                         KeeperException.create(KeeperException.Code.NONODE, event.getName()), ensemble);
             }
         }
-        return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
+        return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner(), created.getCtime());
     }
 
     /**
@@ -179,15 +179,25 @@ public final class ZkOps {
      * @return false if the node is already gone (no watch was set)
      */
     public boolean watch(String path, Watcher watcher, String key) {
+        return watchNode(path, watcher, key) != null;
+    }
+
+    /**
+     * {@link #watch}, answering the node's stat: a data version above 0 means its holder has
+     * left it to linger ({@link LingerMarkers#leave}).
+     *
+     * @return the node's stat, or null if it is already gone (no watch was set)
+     */
+    public Stat watchNode(String path, Watcher watcher, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         submit(key, "watch ", path, () -> client.getData().usingWatcher(watcher)
                 .inBackground((c, e) -> result.complete(e)).forPath(path));
         CuratorEvent event = awaitUntil(result, deadline(), "watch ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
-            return false;
+            return null;
         }
         check(event, key, "watch ", path);
-        return true;
+        return event.getStat();
     }
 
     /**
