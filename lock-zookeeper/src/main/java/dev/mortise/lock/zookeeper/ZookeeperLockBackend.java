@@ -248,6 +248,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         }
         client.getConnectionStateListenable().removeListener(guard);
         expiry.shutdown();
+        ops.close();
         if (ownsClient) {
             client.close();
         }

@@ -207,6 +207,7 @@ public final class LingerMarkers {
     }
 
     private void send(String key, String what, String path, Call call) {
+        ops.awaitConnected(what, path, key); // nothing queued in Curator while disconnected (see ZkOps)
         try {
             call.send();
         } catch (Exception e) {
