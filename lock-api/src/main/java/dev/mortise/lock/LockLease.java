@@ -115,8 +115,8 @@ public interface LockLease extends AutoCloseable {
      * server like anyone else. For "hold at least" schedules (ShedLock's
      * {@code lockAtLeastFor}) that must survive the process stopping. A zero or negative
      * {@code linger} is a plain {@link #close()}. Where a backend ties holds to a session
-     * that ends with the client (ZooKeeper), the hold lingers only while the client stays
-     * open. An outer lease that is still open makes this a plain close of this lease.
+     * that ends with the client (ZooKeeper), it leaves something on the server that outlives
+     * the session (see the backend's documentation). An outer lease that is still open makes this a plain close of this lease.
      *
      * @throws LockLostException    if the hold was lost while this lease was open
      * @throws LockBackendException if the server could not be told (the hold then ends when

@@ -7,6 +7,7 @@ import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
+import dev.mortise.lock.zookeeper.internal.LingerMarkers;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import dev.mortise.lock.zookeeper.internal.LockQueue;
 import dev.mortise.lock.zookeeper.internal.NodeRef;
@@ -61,6 +62,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final LockQueue queue;
     private final SessionGuard guard;
     private final LeaseExpiry expiry;
+    private final LingerMarkers markers;
     private final Renewal renewal;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -73,6 +75,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.guard = new SessionGuard(ops);
         this.queue = new LockQueue(ops, paths, guard::currentSession);
         this.expiry = new LeaseExpiry(ops, guard);
+        this.markers = new LingerMarkers(ops);
         this.renewal = new Renewal(ops, guard);
         client.getConnectionStateListenable().addListener(guard);
     }
@@ -124,6 +127,14 @@ public final class ZookeeperLockBackend implements LockBackend {
         return grant;
     }
 
+    /**
+     * Leaves the hold to end {@code linger} from now, even if this client closes first: the
+     * node is confirmed, then a persistent marker beside it ({@link LingerMarkers}) keeps
+     * every other acquirer out until the linger has passed by the server's clock, whatever
+     * becomes of the session. While this client lives it deletes the node and the marker
+     * when the linger ends; after it has closed, the key's next acquirer deletes the
+     * expired marker.
+     */
     @Override
     public boolean linger(Grant grant, Duration linger) {
         // Confirm the node first (a linger shorter than the round trip would otherwise delete it before
@@ -132,8 +143,13 @@ public final class ZookeeperLockBackend implements LockBackend {
         if (!renewAll(List.of(grant), linger).isEmpty()) {
             return false;
         }
-        expiry.endAfter(grant, linger, from);
-        return true;
+        NodeRef node = grant.state();
+        try {
+            return markers.leave(node, grant.owner(), linger, grant.key());
+        } finally {
+            // Also if the marker failed: the node then lingers while this client lives, as before.
+            expiry.endAfter(grant, linger, from, LingerMarkers.path(node));
+        }
     }
 
     @Override
@@ -243,6 +259,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         }
         client.getConnectionStateListenable().removeListener(guard);
         expiry.shutdown();
+        ops.close();
         if (ownsClient) {
             client.close();
         }

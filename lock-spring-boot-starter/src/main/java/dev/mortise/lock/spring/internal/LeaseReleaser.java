@@ -14,9 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * released with time left is left on the server to expire at that instant
  * ({@link dev.mortise.lock.LockLease#closeLingering}), and on {@link #close()} — before
  * the lock clients close — the holds whose methods still run are left the same way.
- * Nothing is scheduled in this process, so nothing is lost when it stops. Where a
- * backend ties holds to the client's session (ZooKeeper), a hold lingers only while the
- * client stays open. Thread-safe.
+ * Nothing is scheduled in this process, so nothing is lost when it stops (on ZooKeeper,
+ * whose holds end with the session, a lingering hold leaves a marker node that outlives
+ * it). Thread-safe.
  */
 public final class LeaseReleaser implements AutoCloseable {
 

@@ -21,12 +21,6 @@ class ZookeeperBackendIntegrationTests extends BackendIntegrationTestSupport {
         server.close();
     }
 
-    /** ZooKeeper ties a hold to the client's session: it lingers only while the client lives. */
-    @Override
-    boolean lingeringSurvivesClientClose() {
-        return false;
-    }
-
     @Override
     String backend() {
         return "zookeeper";

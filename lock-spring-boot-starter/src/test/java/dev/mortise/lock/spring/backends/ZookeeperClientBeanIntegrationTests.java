@@ -34,12 +34,6 @@ class ZookeeperClientBeanIntegrationTests extends BackendIntegrationTestSupport 
         server.close();
     }
 
-    /** The context closes the application's Curator bean too, and the session's holds end with it. */
-    @Override
-    boolean lingeringSurvivesClientClose() {
-        return false;
-    }
-
     @Override
     String backend() {
         return "zookeeper";

@@ -45,10 +45,10 @@ public final class LeaseExpiry {
 
     /** Deletes the grant's node {@code lease} after the grant's request was sent. */
     public void schedule(Grant grant, Duration lease) {
-        scheduleFrom(grant, lease, grant.requestedAtNanos());
+        scheduleFrom(grant, lease, grant.requestedAtNanos(), null);
     }
 
-    private void scheduleFrom(Grant grant, Duration lease, long fromNanos) {
+    private void scheduleFrom(Grant grant, Duration lease, long fromNanos, String marker) {
         NodeRef node = grant.state();
         long delay = fromNanos + lease.toNanos() - System.nanoTime();
         timers.put(node.path(), scheduler.schedule(() -> {
@@ -56,6 +56,9 @@ public final class LeaseExpiry {
             timers.remove(node.path());
             guard.remove(grant);
             ops.deleteLater(node.path());
+            if (marker != null) {
+                ops.deleteLater(marker);
+            }
         }, Math.max(0, delay), TimeUnit.NANOSECONDS));
     }
 
@@ -77,17 +80,19 @@ public final class LeaseExpiry {
         if (!timer.cancel(false)) {
             return false; // the deletion is already running
         }
-        scheduleFrom(grant, lease, fromNanos);
+        scheduleFrom(grant, lease, fromNanos, null);
         return true;
     }
 
     /**
-     * Ends the hold {@code linger} after {@code fromNanos}, renewed or not: its node is deleted
-     * then (while the session lives; a closed session deletes it at once).
+     * Ends the hold {@code linger} after {@code fromNanos}, renewed or not: its node and its
+     * lingering marker ({@link LingerMarkers}, or null) are deleted then while this client
+     * lives (a closed session deletes the node at once; the marker then holds the key until
+     * it expires, and the next acquirer deletes it).
      *
      * @return false if the hold has already ended (its node is being deleted)
      */
-    public synchronized boolean endAfter(Grant grant, Duration linger, long fromNanos) {
+    public synchronized boolean endAfter(Grant grant, Duration linger, long fromNanos, String marker) {
         String path = grant.<NodeRef>state().path();
         if (ended.contains(path)) {
             return false;
@@ -96,7 +101,7 @@ public final class LeaseExpiry {
         if (timer != null && !timer.cancel(false)) {
             return false; // the deletion is already running
         }
-        scheduleFrom(grant, linger, fromNanos);
+        scheduleFrom(grant, linger, fromNanos, marker);
         return true;
     }
 

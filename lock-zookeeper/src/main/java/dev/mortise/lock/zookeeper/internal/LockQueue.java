@@ -3,6 +3,7 @@ package dev.mortise.lock.zookeeper.internal;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.LockRequest;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.data.Stat;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -24,7 +26,10 @@ import java.util.function.LongSupplier;
  * node before it: a writer's release wakes exactly the readers queued behind it up to the
  * next writer (all of them can go), and a reader that comes after a waiting writer waits
  * for it (no writer starvation). Nodes of attempts that fail, time out or are interrupted
- * are deleted before the call returns.
+ * are deleted before the call returns. A hold left to linger past its session
+ * ({@link LingerMarkers}) keeps whichever node would own the lock next waiting until its
+ * marker expires (a lingering share, too, holds off readers and writers alike: the marker
+ * does not record the mode, which errs on the safe side).
  */
 public final class LockQueue {
 
@@ -33,6 +38,7 @@ public final class LockQueue {
     private final ZkOps ops;
     private final LockPaths paths;
     private final LongSupplier currentSession;
+    private final LingerMarkers lingering;
     private final AtomicLong notifications = new AtomicLong();
     /** Whether the root existed at the last create: a missing parent then needs only its own create. */
     private volatile boolean rootExists;
@@ -45,6 +51,7 @@ public final class LockQueue {
         this.ops = ops;
         this.paths = paths;
         this.currentSession = currentSession;
+        this.lingering = new LingerMarkers(ops);
     }
 
     /** A node that owns its key, and when the request that proved it was sent. */
@@ -66,9 +73,12 @@ public final class LockQueue {
         }
         long requestedAt = System.nanoTime();
         Queued queued = enqueue(parent, request);
+        long answeredAt = System.nanoTime();
         boolean owned = false;
         try {
-            owned = predecessor(parent, queued.node, queued.listing, request.key()).ahead() == null;
+            Place place = predecessor(parent, queued.node, queued.listing, request.key());
+            owned = place.ahead() == null && lingering.remainingMillis(parent, place.markers(),
+                    LingerMarkers.serverNowAtLeast(queued.node, answeredAt), request.key()) == 0;
             return owned ? Optional.of(new Owned(queued.node, requestedAt)) : Optional.empty();
         } finally {
             if (!owned) {
@@ -88,6 +98,7 @@ public final class LockQueue {
         long deadline = Deadlines.after(requestedAt, wait);
         String parent = paths.parent(request.key());
         Queued queued = enqueue(parent, request);
+        long answeredAt = System.nanoTime();
         NodeRef node = queued.node;
         List<String> listing = queued.listing;
         boolean owned = false;
@@ -100,13 +111,22 @@ public final class LockQueue {
                 }
                 Place place = predecessor(parent, node, listing, request.key());
                 listing = null;
-                if (place.ahead() == null) {
+                long lingered = place.ahead() != null ? 0 : lingering.remainingMillis(parent, place.markers(),
+                        LingerMarkers.serverNowAtLeast(node, answeredAt), request.key());
+                if (place.ahead() == null && lingered == 0) {
                     owned = true;
                     return Optional.of(new Owned(node, requestedAt));
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return Optional.empty();
+                }
+                if (lingered > 0) {
+                    // First in the queue, behind a hold left to linger past its session: wake when it
+                    // ends, then list again (the waiters behind us keep watching their predecessors).
+                    TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(lingered)));
+                    requestedAt = System.nanoTime();
+                    continue;
                 }
                 if (unfired != null) {
                     ops.unwatch(watched, unfired);
@@ -116,16 +136,19 @@ public final class LockQueue {
                 PredecessorWatch watch = new PredecessorWatch(notifications, watched);
                 long watchSentAt = System.nanoTime();
                 boolean headGone;
-                if (ops.watch(watched, watch, request.key())) {
+                Stat head = ops.watchNode(watched, watch, request.key());
+                if (head != null) {
                     unfired = watch;
                     headGone = watch.await(left) && watch.deleted();
                     if (watch.fired()) {
                         unfired = null;
                     }
                 } else {
-                    headGone = true; // already deleted when the watch request arrived
+                    headGone = false; // already deleted when the watch request arrived: it may have lingered
                 }
-                if (headGone && place.aheadIsHead()
+                // A head whose data changed was left to linger (LingerMarkers): its deletion does not free the
+                // key, and the listing that follows shows its marker.
+                if (headGone && place.aheadIsHead() && place.markers().isEmpty() && head.getVersion() == 0
                         && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
                         && node.sessionId() == currentSession.getAsLong()) {
                     // The head, the only node ahead of ours in a listing taken after ours was created,
@@ -249,23 +272,25 @@ public final class LockQueue {
         if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
+        List<String> markers = LingerMarkers.among(listing);
         if (!node.shared()) {
-            return at == 0 ? new Place(null, false) : new Place(queue.get(at - 1), at == 1);
+            return at == 0 ? new Place(null, false, markers) : new Place(queue.get(at - 1), at == 1, markers);
         }
         for (int i = at - 1; i >= 0; i--) {
             String ahead = queue.get(i);
             if (!LockPaths.isShared(ahead)) {
-                return new Place(ahead, i == 0);
+                return new Place(ahead, i == 0, markers);
             }
         }
-        return new Place(null, false);
+        return new Place(null, false, markers);
     }
 
     /**
-     * The node ours waits for ({@code null}: ours owns the lock), and whether it is the head
-     * of the queue (then its deletion alone makes ours the owner).
+     * The node ours waits for ({@code null}: ours owns the lock unless a marker is in force),
+     * whether it is the head of the queue (then its deletion alone makes ours the owner), and
+     * the markers of lingering holds the listing showed.
      */
-    private record Place(String ahead, boolean aheadIsHead) {
+    private record Place(String ahead, boolean aheadIsHead, List<String> markers) {
     }
 
     /**

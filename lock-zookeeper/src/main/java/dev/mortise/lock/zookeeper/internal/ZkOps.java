@@ -4,6 +4,8 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Deadlines;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -14,6 +16,8 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,6 +31,14 @@ import java.util.concurrent.TimeoutException;
  * deliberately not interruptible (a round trip is short and bounded): an interrupt is
  * kept in the thread's flag for the caller to act on between calls, so a node we created
  * is never abandoned half-way.
+ *
+ * <p><b>No request is queued while the connection is down.</b> Curator keeps a background
+ * request sent while disconnected until its connection timeout, then gives it up with two
+ * ERROR log lines ("Background operation retry gave up"), and retries a guaranteed delete
+ * the same way over and over: with an unreachable ensemble, every lock call, cleanup and
+ * renewal would add its own pair. So a call waits for the connection (at most the
+ * operation timeout) before it sends anything, and fails with the usual timeout if it does
+ * not come; deletes that cannot be sent are kept and sent once it is back.
  */
 public final class ZkOps {
 
@@ -35,6 +47,13 @@ public final class ZkOps {
     private final CuratorFramework client;
     private final Duration timeout;
     private final String ensemble;
+    /** Nodes to delete once the connection is back (a delete cannot be sent while it is down). */
+    private final Set<String> pendingDeletes = ConcurrentHashMap.newKeySet();
+    private final ConnectionStateListener resend = (c, state) -> {
+        if (state.isConnected()) {
+            sendPendingDeletes();
+        }
+    };
 
     /**
      * @param ensemble how to name the servers in messages (the connect string)
@@ -43,6 +62,12 @@ public final class ZkOps {
         this.client = client;
         this.timeout = timeout;
         this.ensemble = ensemble;
+        client.getConnectionStateListenable().addListener(resend);
+    }
+
+    /** Stops watching the connection; deletes still pending are left to the session's end. */
+    public void close() {
+        client.getConnectionStateListenable().removeListener(resend);
     }
 
     public CuratorFramework client() {
@@ -104,7 +129,7 @@ public final class ZkOps {
                         KeeperException.create(KeeperException.Code.NONODE, event.getName()), ensemble);
             }
         }
-        return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner());
+        return new NodeRef(event.getName(), created.getCzxid(), created.getEphemeralOwner(), created.getCtime());
     }
 
     /**
@@ -180,15 +205,25 @@ public final class ZkOps {
      * @return false if the node is already gone (no watch was set)
      */
     public boolean watch(String path, Watcher watcher, String key) {
+        return watchNode(path, watcher, key) != null;
+    }
+
+    /**
+     * {@link #watch}, answering the node's stat: a data version above 0 means its holder has
+     * left it to linger ({@link LingerMarkers#leave}).
+     *
+     * @return the node's stat, or null if it is already gone (no watch was set)
+     */
+    public Stat watchNode(String path, Watcher watcher, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         submit(key, "watch ", path, () -> client.getData().usingWatcher(watcher)
                 .inBackground((c, e) -> result.complete(e)).forPath(path));
         CuratorEvent event = awaitUntil(result, deadline(), "watch ", path, key);
         if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
-            return false;
+            return null;
         }
         check(event, key, "watch ", path);
-        return true;
+        return event.getStat();
     }
 
     /**
@@ -198,6 +233,13 @@ public final class ZkOps {
      * @return false if the node did not exist
      */
     public boolean delete(String path, String key) {
+        try {
+            awaitConnected("delete ", path, key);
+        } catch (LockBackendException e) {
+            pendingDeletes.add(path); // sent when the connection is back, as a guaranteed delete would be
+            sendPendingDeletesIfConnected();
+            throw e;
+        }
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         submit(key, "delete ", path, () -> client.delete().guaranteed().inBackground((c, e) -> result.complete(e))
                 .forPath(path));
@@ -216,6 +258,12 @@ public final class ZkOps {
      * the same node through the same server-side watch.
      */
     public void unwatch(String path, Watcher watcher) {
+        if (!isConnected()) {
+            // Queued while disconnected, the removal would end in Curator's ERROR lines; left alone, the
+            // watcher fires once (at the latest when the connection is back or the session ends) and is dropped.
+            log.debug("Not removing the watch on {} while disconnected", path);
+            return;
+        }
         try {
             client.watchers().remove(watcher).ofType(Watcher.WatcherType.Data).locally().quietly().inBackground()
                     .forPath(path);
@@ -226,6 +274,11 @@ public final class ZkOps {
 
     /** Deletes {@code path} without waiting (guaranteed; errors are logged). */
     public void deleteLater(String path) {
+        if (!isConnected()) {
+            pendingDeletes.add(path);
+            sendPendingDeletesIfConnected();
+            return;
+        }
         try {
             client.delete().guaranteed().inBackground((c, e) -> {
                 int code = e.getResultCode();
@@ -266,6 +319,60 @@ public final class ZkOps {
 
     // ---- plumbing ----------------------------------------------------------------------
 
+    private boolean isConnected() {
+        return client.getZookeeperClient().isConnected();
+    }
+
+    /** Sends the deletes kept while disconnected, if the connection came back in the meantime. */
+    private void sendPendingDeletesIfConnected() {
+        if (isConnected()) {
+            sendPendingDeletes();
+        }
+    }
+
+    private void sendPendingDeletes() {
+        for (String path : pendingDeletes) {
+            if (pendingDeletes.remove(path)) {
+                deleteLater(path);
+            }
+        }
+    }
+
+    /**
+     * Waits until the client is connected, at most the operation timeout, without giving in
+     * to an interrupt (the flag is set again after). A client not started (or closed) is not
+     * waited for: sending then fails with the reason.
+     *
+     * @throws LockBackendException (a timeout) if the connection does not come back in time
+     */
+    void awaitConnected(String what, String path, String key) {
+        if (isConnected() || client.getState() != CuratorFrameworkState.STARTED) {
+            return;
+        }
+        long deadline = deadline();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw Failures.timeout(what + path, key, timeout, ensemble);
+                }
+                try {
+                    if (client.blockUntilConnected((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)),
+                            TimeUnit.MILLISECONDS) && isConnected()) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private interface Call {
         Object send() throws Exception;
     }
@@ -279,6 +386,7 @@ public final class ZkOps {
     // cycle builds no strings.
 
     private void submit(String key, String what, String path, Call call) {
+        awaitConnected(what, path, key);
         try {
             call.send();
         } catch (Exception e) {
