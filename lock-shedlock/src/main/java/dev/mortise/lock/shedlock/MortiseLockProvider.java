@@ -42,14 +42,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       only if the process stops before then does the hold last the shortest lease.</li>
  *   <li><b>{@code lockAtLeastFor} is kept on the server.</b> {@link SimpleLock#unlock()}
  *       before that instant leaves the hold on the server to expire at it
- *       ({@link LockLease#closeLingering}), so it holds even if the process stops (on ZooKeeper,
- *       whose holds end with the client's session, only while the client lives). The hold
- *       then simply ends: not a loss, no warning. On a backend that cannot keep a lease to the
- *       millisecond (etcd: whole seconds, at least 2 s by default), the provider instead sets
- *       the server lease to about the remainder (as rounded up by the server: what a stopped
- *       process leaves behind) and releases the hold itself at the instant; on ZooKeeper, it
- *       keeps the hold open and releases it at the instant; a remainder shorter than the
- *       backend's shortest lease is kept by the lease the hold already has.</li>
+ *       ({@link LockLease#closeLingering}), so it holds even if the process stops (on ZooKeeper
+ *       by a persistent linger marker the next acquirer respects). The hold then simply ends:
+ *       not a loss, no warning. On a backend that cannot keep a lease to the millisecond
+ *       (etcd: whole seconds, at least 2 s by default), the provider instead sets the server
+ *       lease to about the remainder (as rounded up by the server: what a stopped process
+ *       leaves behind) and releases the hold itself at the instant; a remainder shorter than
+ *       the backend's shortest lease is kept by the lease the hold already has.</li>
  *   <li><b>{@link SimpleLock#extend}</b> sets a new {@code lockAtMostFor} and
  *       {@code lockAtLeastFor} from now and returns a new lock; the old one is then invalid
  *       ({@link IllegalStateException} on {@code unlock} or {@code extend}), as is a lock
@@ -80,7 +79,6 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
     private final LockClient client;
     private final String keyPrefix;
     private final Duration shortestLease;
-    private final boolean timeBound;
     private final boolean rounds;
     private final String ownerPrefix = "shedlock-" + PROVIDERS.incrementAndGet() + "-";
     private final AtomicLong owners = new AtomicLong();
@@ -99,7 +97,6 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
         this.keyPrefix = builder.keyPrefix;
         BackendGuarantees guarantees = client.guarantees();
         Duration minimum = guarantees.minimumLease();
-        this.timeBound = guarantees.leaseModel() == BackendGuarantees.LeaseModel.TIME_BOUND;
         this.rounds = minimum.compareTo(Duration.ofMillis(1)) > 0;
         this.shortestLease = builder.shortestLease != null ? builder.shortestLease
                 : max(client.shortestLease(), LEAST_LEASE);
@@ -147,7 +144,7 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
     /**
      * Stops this provider's timer. Unlocked holds it kept open for the rest of their
      * lockAtLeastFor are left on the server for that rest ({@link LockLease#closeLingering}:
-     * rounded up on etcd; on ZooKeeper only while the client lives), so closing the client
+     * rounded up on etcd), so closing the client
      * after the provider (as Spring does) does not free them early. Locks not yet unlocked are
      * left to their lease and the client. Idempotent; does not close the client.
      */
@@ -188,13 +185,12 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
 
     /**
      * Whether {@link LockLease#closeLingering} keeps a linger this long exactly as asked and
-     * beyond the process: on a time-bound backend that honours every lease to the millisecond
-     * (Redis, JDBC, local). etcd rounds TTLs up to whole seconds (at least 2 s by default);
-     * a ZooKeeper hold lingers only while the client lives, which a timer here matches exactly
-     * (and a linger shorter than a round trip there ends before it is confirmed).
+     * beyond the process: on a backend that honours every lease to the millisecond (Redis,
+     * JDBC, local, and ZooKeeper, whose linger marker counts on the server's clock). etcd
+     * rounds TTLs up to whole seconds (at least 2 s by default).
      */
     boolean lingersExactly(Duration linger) {
-        return timeBound && !rounds && linger.compareTo(Duration.ofMillis(1)) >= 0;
+        return !rounds && linger.compareTo(Duration.ofMillis(1)) >= 0;
     }
 
     /**
