@@ -5,6 +5,7 @@ import java.time.Instant;
 
 /**
  * A snapshot of one hold of a {@link LockClient}, for diagnostics (the actuator endpoint).
+ * A key held shared by several owners of one client appears once per owner.
  *
  * @param key          the lock key
  * @param backend      the backend name
@@ -15,7 +16,15 @@ import java.time.Instant;
  * @param remaining    time left before the local validity deadline
  * @param renewed      whether the background watchdog renews it
  * @param owner        the owner context: a thread name or an explicit owner id
+ * @param mode         whether the hold is exclusive or shared
  */
 public record HeldLock(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,
-                       Duration heldFor, Duration remaining, boolean renewed, String owner) {
+                       Duration heldFor, Duration remaining, boolean renewed, String owner, LockMode mode) {
+
+    /** An exclusive hold (as every hold was before shared locks). */
+    public HeldLock(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,
+                    Duration heldFor, Duration remaining, boolean renewed, String owner) {
+        this(key, backend, fencingToken, holdCount, acquiredAt, heldFor, remaining, renewed, owner,
+                LockMode.EXCLUSIVE);
+    }
 }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
 
 /**
  * The entry point: acquires distributed locks on one backend.
@@ -102,6 +103,22 @@ public interface LockClient extends AutoCloseable {
      * supported.
      */
     Lock asLock(String key);
+
+    /**
+     * A {@link ReadWriteLock} view of {@code key}: its {@linkplain ReadWriteLock#readLock() read
+     * lock} takes the key {@linkplain LockMode#SHARED shared}, its
+     * {@linkplain ReadWriteLock#writeLock() write lock} exclusive, and the write lock is the same
+     * lock as {@link #asLock(String) asLock(key)}: every view of one key from one client is one
+     * read-write lock, owned by threads, as {@link #asLock} describes. Read inside write is
+     * allowed (it nests in the write hold, so the key stays exclusive until both are unlocked);
+     * write inside read (an upgrade) throws {@link IllegalStateException} at once, since two
+     * readers upgrading would wait for each other forever. {@code newCondition()} is not
+     * supported.
+     *
+     * @throws LockException on first use if the backend does not support shared locks
+     *                       ({@link dev.mortise.lock.spi.LockBackend#supportsSharedMode()})
+     */
+    ReadWriteLock readWriteLock(String key);
 
     /**
      * Ends this client's hold on {@code key} at once, whichever owner opened it: its open

@@ -27,6 +27,17 @@ public interface LockLease extends AutoCloseable {
      */
     long fencingToken();
 
+    /**
+     * The mode of the hold this lease is on: {@link LockMode#SHARED} while other shared holds of
+     * the key may be valid at the same time, {@link LockMode#EXCLUSIVE} while no other hold of the
+     * key is. A shared request nested in its owner's exclusive hold (a read inside a write) is on
+     * that exclusive hold, and says so. Implementations other than the core's default to
+     * exclusive.
+     */
+    default LockMode mode() {
+        return LockMode.EXCLUSIVE;
+    }
+
     /** How many open leases share this hold (1 for an outermost lease with no nesting). */
     int holdCount();
 

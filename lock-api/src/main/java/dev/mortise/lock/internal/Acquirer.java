@@ -3,6 +3,7 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
@@ -37,6 +38,7 @@ final class Acquirer {
     /** {@code clientId + ":"}: owner ids are this prefix and a per-hold counter. */
     private final String ownerPrefix;
     private final AtomicLong holdSequence = new AtomicLong();
+    private final boolean sharedSupported;
     private volatile boolean closed;
 
     Acquirer(DefaultLockClient client, LockBackend backend, ClientSettings settings, Arguments arguments,
@@ -52,16 +54,22 @@ final class Acquirer {
         this.events = events;
         this.messages = messages;
         this.ownerPrefix = ownerPrefix;
+        this.sharedSupported = backend.supportsSharedMode();
     }
 
     /**
-     * Acquires {@code requestedKey}.
+     * Acquires {@code requestedKey} in {@code mode}.
      *
      * @return the lease, or null if not granted in time and {@code throwOnTimeout} is false
+     * @throws LockException          if {@code mode} is shared and the backend does not support it
+     * @throws IllegalStateException if the owner holds the key shared and asks for it exclusive
      */
     LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
-                      boolean throwOnTimeout) {
+                      LockMode mode, boolean throwOnTimeout) {
         String key = arguments.key(requestedKey);
+        if (mode == LockMode.SHARED && !sharedSupported) {
+            throw messages.sharedUnsupported(key);
+        }
         Duration wait = arguments.waitTime(requestedWait, key);
         Duration explicitLease = arguments.lease(requestedLease, key);
         if (explicitLease != null) {
@@ -78,7 +86,7 @@ final class Acquirer {
             throw messages.interrupted(key, new InterruptedException());
         }
 
-        LockLease nested = nestIfOwned(key, ownerThread, ownerId, 0);
+        LockLease nested = nestIfOwned(key, ownerThread, ownerId, mode, 0);
         if (nested != null) {
             return nested;
         }
@@ -92,11 +100,11 @@ final class Acquirer {
                 // (a parent task and its child): wait in short slices and nest as soon as that hold
                 // is granted, instead of queueing behind a hold that only this caller's owner ends.
                 long slice = ownerId == null ? left : Math.min(left, OWNER_SLICE_NANOS);
-                gate = gates.enter(key, slice);
+                gate = gates.enter(key, mode, slice);
                 if (gate != null || ownerId == null || left <= slice) {
                     break;
                 }
-                nested = nestIfOwned(key, null, ownerId, System.nanoTime() - start);
+                nested = nestIfOwned(key, null, ownerId, mode, System.nanoTime() - start);
                 if (nested != null) {
                     return nested;
                 }
@@ -108,6 +116,7 @@ final class Acquirer {
             return notGranted(key, wait, start, throwOnTimeout, true);
         }
         boolean published = false;
+        KeyGates.Pending pending = null;
         try {
             if (closed) {
                 throw messages.clientClosed(key, null);
@@ -116,13 +125,13 @@ final class Acquirer {
             Hold hold;
             while (true) {
                 LockRequest request = new LockRequest(key, ownerPrefix + holdSequence.incrementAndGet(), lease,
-                        explicitLease == null);
-                gate.expect(request.owner());
+                        explicitLease == null, mode);
+                pending = gate.expect(pending, request.owner());
                 Optional<Grant> grant = ask(request, Deadlines.left(deadline));
                 if (grant.isEmpty()) {
                     return notGranted(key, wait, start, throwOnTimeout);
                 }
-                hold = new Hold(grant.get(), ownerThread, ownerId, lease, explicitLease == null, gate,
+                hold = new Hold(grant.get(), mode, ownerThread, ownerId, lease, explicitLease == null, gate,
                         validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease));
                 if (!hold.expiredAt(System.nanoTime())) {
                     break;
@@ -134,13 +143,13 @@ final class Acquirer {
                     throw messages.grantedTooLate(key, lease, validity.worth(grant.get(), lease));
                 }
             }
-            KeyGates.EarlyState early = gate.publish(hold);
+            KeyGates.EarlyState early = gate.publish(pending, hold);
             published = true;
             if (early == KeyGates.EarlyState.LOST) {
                 // The session ended while the grant was on its way back: it is not ours to use.
-                actions.loseHere(hold, LostReason.SESSION_LOST, gate.earlyLostCause(), false);
+                actions.loseHere(hold, LostReason.SESSION_LOST, KeyGates.earlyLostCause(gate, pending), false);
                 actions.clearOnServer(hold);
-                throw messages.sessionEndedBeforeGrant(key, gate.earlyLostCause());
+                throw messages.sessionEndedBeforeGrant(key, KeyGates.earlyLostCause(gate, pending));
             }
             if (early == KeyGates.EarlyState.SUSPENDED) {
                 hold.suspended(true);
@@ -162,16 +171,27 @@ final class Acquirer {
             throw messages.acquireFailed(key, e);
         } finally {
             if (!published) {
-                gate.leave(null);
+                gate.leave(mode, pending, null);
             }
         }
     }
 
-    /** A nested lease on this client's current hold of {@code key} if the owner holds it validly, else null. */
-    private LockLease nestIfOwned(String key, Thread ownerThread, String ownerId, long waitedNanos) {
+    /**
+     * A nested lease on this client's current hold of {@code key} if the owner holds it validly,
+     * else null. A shared request nests in the owner's exclusive hold too (the key stays exclusive
+     * until every lease on that hold closes); an exclusive request in the owner's shared hold is
+     * an upgrade, refused.
+     */
+    private LockLease nestIfOwned(String key, Thread ownerThread, String ownerId, LockMode mode, long waitedNanos) {
         KeyGates.Gate current = gates.get(key);
-        Hold held = current == null ? null : current.hold();
-        if (held != null && held.ownedBy(ownerThread, ownerId) && held.enter()) {
+        Hold held = current == null ? null : current.holdOf(ownerThread, ownerId);
+        if (held == null) {
+            return null;
+        }
+        if (mode == LockMode.EXCLUSIVE && held.mode == LockMode.SHARED && held.isActive()) {
+            throw messages.upgradeRefused(key, held.ownerDescription());
+        }
+        if (held.enter()) {
             events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), waitedNanos, null);
             return new Lease(client, held);
         }

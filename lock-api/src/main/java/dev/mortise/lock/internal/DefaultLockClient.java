@@ -7,6 +7,7 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockRunnable;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
 
 /**
  * The core: implements the contract once over any {@link LockBackend}. See {@link LockClient}
@@ -52,8 +54,12 @@ public final class DefaultLockClient implements LockClient {
     private final Acquirer acquirer;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration shortestLease;
-    /** Leases taken through {@link #asLock} views, per thread and key: every view of a key is one Lock. */
+    /**
+     * Leases taken through {@link #asLock} and {@link #readWriteLock} views, per thread, key and mode
+     * (exclusive, shared): every view of a key in one mode is one Lock.
+     */
     private final ThreadLocal<Map<String, Deque<LockLease>>> viewLeases = ThreadLocal.withInitial(HashMap::new);
+    private final ThreadLocal<Map<String, Deque<LockLease>>> sharedViewLeases = ThreadLocal.withInitial(HashMap::new);
 
     public DefaultLockClient(LockBackend backend, ClientSettings settings) {
         this.backend = backend;
@@ -80,30 +86,31 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public LockLease acquire(String key, Duration wait) {
-        return acquirer.attempt(key, wait, null, null, true);
+        return acquirer.attempt(key, wait, null, null, LockMode.EXCLUSIVE, true);
     }
 
     @Override
     public LockLease acquire(LockSpec spec) {
         checkSpec(spec);
-        return acquirer.attempt(spec.key(), spec.waitTime(), spec.explicitLease(), spec.explicitOwner(), true);
+        return acquirer.attempt(spec.key(), spec.waitTime(), spec.explicitLease(), spec.explicitOwner(),
+                spec.lockMode(), true);
     }
 
     @Override
     public Optional<LockLease> tryAcquire(String key) {
-        return Optional.ofNullable(acquirer.attempt(key, Duration.ZERO, null, null, false));
+        return Optional.ofNullable(acquirer.attempt(key, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false));
     }
 
     @Override
     public Optional<LockLease> tryAcquire(String key, Duration wait) {
-        return Optional.ofNullable(acquirer.attempt(key, wait, null, null, false));
+        return Optional.ofNullable(acquirer.attempt(key, wait, null, null, LockMode.EXCLUSIVE, false));
     }
 
     @Override
     public Optional<LockLease> tryAcquire(LockSpec spec) {
         checkSpec(spec);
         return Optional.ofNullable(acquirer.attempt(spec.key(), spec.waitTime(), spec.explicitLease(),
-                spec.explicitOwner(), false));
+                spec.explicitOwner(), spec.lockMode(), false));
     }
 
     private void checkSpec(LockSpec spec) {
@@ -151,17 +158,33 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public Lock asLock(String key) {
-        return new LockView(this, arguments.key(key));
+        return new LockView(this, arguments.key(key), LockMode.EXCLUSIVE);
     }
 
-    /** The calling thread's stack of leases taken through views of {@code key}, shared by every view. */
-    Deque<LockLease> viewLeases(String key) {
-        return viewLeases.get().computeIfAbsent(key, k -> new ArrayDeque<>());
+    @Override
+    public ReadWriteLock readWriteLock(String key) {
+        String checked = arguments.key(key);
+        return new ReadWriteLockView(new LockView(this, checked, LockMode.SHARED),
+                new LockView(this, checked, LockMode.EXCLUSIVE));
     }
 
-    /** Forgets the calling thread's stack for {@code key} once it is empty. */
-    void viewLeasesDone(String key) {
-        Map<String, Deque<LockLease>> mine = viewLeases.get();
+    /** Acquires for a view: the calling thread's lease on {@code key} in {@code mode}, or null on timeout. */
+    LockLease acquireForView(String key, Duration wait, LockMode mode, boolean throwOnTimeout) {
+        return acquirer.attempt(key, wait, null, null, mode, throwOnTimeout);
+    }
+
+    /** The calling thread's stack of leases taken through views of {@code key} in {@code mode}, shared by every such view. */
+    Deque<LockLease> viewLeases(String key, LockMode mode) {
+        return views(mode).get().computeIfAbsent(key, k -> new ArrayDeque<>());
+    }
+
+    private ThreadLocal<Map<String, Deque<LockLease>>> views(LockMode mode) {
+        return mode == LockMode.SHARED ? sharedViewLeases : viewLeases;
+    }
+
+    /** Forgets the calling thread's stack for {@code key} in {@code mode} once it is empty. */
+    void viewLeasesDone(String key, LockMode mode) {
+        Map<String, Deque<LockLease>> mine = views(mode).get();
         Deque<LockLease> stack = mine.get(key);
         if (stack != null && stack.isEmpty()) {
             mine.remove(key);
@@ -177,8 +200,28 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public boolean forceRelease(String key) {
         KeyGates.Gate gate = gates.get(arguments.key(key));
-        Hold hold = gate == null ? null : gate.hold();
-        return hold != null && actions.forceRelease(hold);
+        if (gate == null) {
+            return false;
+        }
+        boolean ended = false;
+        LockBackendException failure = null;
+        for (Hold hold : gate.holds()) {
+            try {
+                ended |= actions.forceRelease(hold);
+            } catch (LockBackendException e) {
+                // The others are still ended (each is marked lost before its release is sent).
+                ended = true;
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return ended;
     }
 
     @Override
@@ -213,11 +256,12 @@ public final class DefaultLockClient implements LockClient {
         List<HeldLock> result = new ArrayList<>();
         long now = System.nanoTime();
         for (KeyGates.Gate gate : gates.all()) {
-            Hold hold = gate.hold();
-            if (hold != null && hold.isActive()) {
-                result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
-                        hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(), hold.renewed,
-                        hold.ownerDescription()));
+            for (Hold hold : gate.holds()) {
+                if (hold.isActive()) {
+                    result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
+                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(),
+                            hold.renewed, hold.ownerDescription(), hold.mode));
+                }
             }
         }
         return result;
@@ -239,8 +283,7 @@ public final class DefaultLockClient implements LockClient {
         List<Hold> holds = new ArrayList<>();
         List<Runnable> announcements = new ArrayList<>();
         for (KeyGates.Gate gate : new ArrayList<>(gates.all())) {
-            Hold hold = gate.hold();
-            if (hold != null) {
+            for (Hold hold : gate.holds()) {
                 holds.add(hold);
                 Runnable announce = actions.loseForClose(hold);
                 if (announce != null) {

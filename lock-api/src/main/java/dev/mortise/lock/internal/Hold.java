@@ -1,6 +1,7 @@
 package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Grant;
 
 import java.time.Duration;
@@ -41,6 +42,8 @@ final class Hold {
     enum Closing { NOTHING, RELEASE, CLEAR_STALE }
 
     final Grant grant;
+    /** The mode the server granted: shared holds of a key coexist, an exclusive one excludes all. */
+    final LockMode mode;
     /** The owning thread, or null for an explicit owner id. */
     private final Thread ownerThread;
     /** The explicit owner id, or null for a thread owner. */
@@ -67,9 +70,10 @@ final class Hold {
     private ScheduledFuture<?> expiryCheck;
     private long expiryCheckAt;
 
-    Hold(Grant grant, Thread ownerThread, String ownerId, Duration lease, boolean renewed, KeyGates.Gate gate,
-         long validUntilNanos) {
+    Hold(Grant grant, LockMode mode, Thread ownerThread, String ownerId, Duration lease, boolean renewed,
+         KeyGates.Gate gate, long validUntilNanos) {
         this.grant = grant;
+        this.mode = mode;
         this.ownerThread = ownerThread;
         this.ownerId = ownerId;
         this.lease = lease;
@@ -179,7 +183,7 @@ final class Hold {
             }
             gateLeft = true;
         }
-        gate.leave(this);
+        gate.leave(mode, null, this);
     }
 
     /** True the first time: the caller sends the one release this hold gets on the server. */

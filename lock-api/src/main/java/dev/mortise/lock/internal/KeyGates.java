@@ -1,19 +1,29 @@
 package dev.mortise.lock.internal;
 
+import dev.mortise.lock.LockMode;
+
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.function.BiFunction;
 
 /**
- * The client's one table of keys: per key a fair local permit, held from the moment a caller
- * starts talking to the server until its hold ends (contenders of one client wait here
- * instead of all asking the server), and the client's current {@link Hold} on that key.
- * An entry exists only while someone holds or waits, so the table is also the registry of
- * holds that reentrancy, renewal, grant events and {@code heldLocks()} read.
+ * The client's one table of keys: per key a fair local read-write permit, held from the moment
+ * a caller starts talking to the server until its hold ends (contenders of one client wait here
+ * instead of all asking the server), and the client's current {@link Hold}s on that key: one
+ * exclusive hold, or any number of shared ones (each caller with its own server hold). An entry
+ * exists only while someone holds or waits, so the table is also the registry of holds that
+ * reentrancy, renewal, grant events and {@code heldLocks()} read.
+ *
+ * <p>The permit is fair with writer preference: once an exclusive caller waits in the gate, new
+ * shared callers queue behind it, so a steady stream of this client's readers never starves its
+ * writer (the backend does the same across clients).
  */
 final class KeyGates {
+
+    private static final Hold[] NONE = new Hold[0];
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     /** One function object for every enter (a capturing lambda would be allocated per call). */
@@ -25,30 +35,30 @@ final class KeyGates {
     private final BiFunction<String, Gate, Gate> quit = (key, gate) -> --gate.users == 0 ? null : gate;
 
     /**
-     * A fair permit for one key plus the hold it protects. Call {@link #leave()} exactly once
-     * after a successful enter. Sized to be cheap per held key: the synchronizer is the gate.
+     * A fair read-write permit for one key plus the holds it protects. Call
+     * {@link #leave} exactly once after a successful enter, with the same mode. Sized to be cheap
+     * per held key: the synchronizer is the gate. Its state is 0 when free, -1 while an
+     * exclusive caller has it, and the number of shared callers otherwise.
      */
     static final class Gate extends AbstractQueuedSynchronizer {
         private final KeyGates owner;
         final String key;
         private int users; // guarded by the map's bin lock (compute)
-        /** The client's hold on this key, set once granted, cleared when it ends locally. */
-        private volatile Hold hold;
-        // Grant events that arrive while the permit holder's request is still on its way back
-        // (guarded by this): the backend may report a session suspended or lost before the hold exists.
-        private String pendingOwner;
-        private boolean earlySuspended;
-        private boolean earlyLost;
-        private Throwable earlyLostCause;
+        /** The client's holds on this key (copy on write, guarded by this for writes). */
+        private volatile Hold[] holds = NONE;
+        /** Requests on their way to the server (guarded by this), created lazily: usually at most one. */
+        private List<Pending> pending;
 
         private Gate(KeyGates owner, String key) {
             this.owner = owner;
             this.key = key;
         }
 
+        // ---- the permit ---------------------------------------------------------------
+
         @Override
         protected boolean tryAcquire(int ignored) {
-            return !hasQueuedPredecessors() && compareAndSetState(0, 1);
+            return !hasQueuedPredecessors() && compareAndSetState(0, -1);
         }
 
         @Override
@@ -57,34 +67,113 @@ final class KeyGates {
             return true;
         }
 
-        boolean tryTake() {
-            return compareAndSetState(0, 1);
+        @Override
+        protected int tryAcquireShared(int ignored) {
+            // Fair: behind anyone queued, so a waiting writer keeps new readers out.
+            if (hasQueuedPredecessors()) {
+                return -1;
+            }
+            return addReader() ? 1 : -1;
         }
 
-        Hold hold() {
-            return hold;
+        @Override
+        protected boolean tryReleaseShared(int ignored) {
+            while (true) {
+                int c = getState();
+                if (compareAndSetState(c, c - 1)) {
+                    return c == 1;
+                }
+            }
         }
 
-        /** Called by the permit holder before it asks the server for {@code requestOwner}. */
-        synchronized void expect(String requestOwner) {
-            pendingOwner = requestOwner;
-            earlySuspended = false;
-            earlyLost = false;
-            earlyLostCause = null;
+        private boolean addReader() {
+            while (true) {
+                int c = getState();
+                if (c < 0) {
+                    return false;
+                }
+                if (compareAndSetState(c, c + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        /**
+         * A zero-wait try: takes a free permit even when queued callers are about to be woken,
+         * as {@code Semaphore.tryAcquire()} does — except that a shared try never passes a
+         * waiting exclusive caller.
+         */
+        boolean tryTake(LockMode mode) {
+            if (mode == LockMode.EXCLUSIVE) {
+                return compareAndSetState(0, -1);
+            }
+            if (hasQueuedThreads() && !getExclusiveQueuedThreads().isEmpty()) {
+                return false;
+            }
+            return addReader();
+        }
+
+        boolean take(LockMode mode, long waitNanos) throws InterruptedException {
+            if (waitNanos <= 0) {
+                return tryTake(mode);
+            }
+            return mode == LockMode.EXCLUSIVE ? tryAcquireNanos(1, waitNanos) : tryAcquireSharedNanos(1, waitNanos);
+        }
+
+        private void giveBack(LockMode mode) {
+            if (mode == LockMode.EXCLUSIVE) {
+                release(1);
+            } else {
+                releaseShared(1);
+            }
+        }
+
+        // ---- the holds ----------------------------------------------------------------
+
+        /** The published holds (do not modify): none, one exclusive, or any number of shared. */
+        Hold[] holds() {
+            return holds;
+        }
+
+        /** The published hold of this owner context (at most one per owner), or null. */
+        Hold holdOf(Thread thread, String id) {
+            for (Hold hold : holds) {
+                if (hold.ownedBy(thread, id)) {
+                    return hold;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Called by a permit holder before it asks the server for {@code requestOwner}: from now
+         * on the backend's events for that owner are kept until the hold is published. Replaces
+         * {@code previous} (a request of the same caller that produced no hold), if any.
+         */
+        synchronized Pending expect(Pending previous, String requestOwner) {
+            if (pending == null) {
+                pending = new ArrayList<>(2);
+            } else if (previous != null) {
+                pending.remove(previous);
+            }
+            Pending next = new Pending(requestOwner);
+            pending.add(next);
+            return next;
         }
 
         /**
          * Publishes the granted hold and hands back what the backend reported for it before it
          * was published: {@link EarlyState#LOST}, {@link EarlyState#SUSPENDED} or {@link EarlyState#NONE}.
          */
-        synchronized EarlyState publish(Hold granted) {
-            hold = granted;
-            pendingOwner = null;
-            return earlyLost ? EarlyState.LOST : earlySuspended ? EarlyState.SUSPENDED : EarlyState.NONE;
-        }
-
-        synchronized Throwable earlyLostCause() {
-            return earlyLostCause;
+        synchronized EarlyState publish(Pending request, Hold granted) {
+            Hold[] now = holds;
+            Hold[] next = java.util.Arrays.copyOf(now, now.length + 1);
+            next[now.length] = granted;
+            holds = next;
+            if (pending != null) {
+                pending.remove(request);
+            }
+            return request.lost ? EarlyState.LOST : request.suspended ? EarlyState.SUSPENDED : EarlyState.NONE;
         }
 
         /**
@@ -92,17 +181,15 @@ final class KeyGates {
          * request still in flight (if it is that owner's) and returns null.
          */
         synchronized Hold route(String grantOwner, EarlyState event, Throwable cause) {
-            Hold current = hold;
-            if (current != null && current.grant.owner().equals(grantOwner)) {
-                return current;
+            for (Hold hold : holds) {
+                if (hold.grant.owner().equals(grantOwner)) {
+                    return hold;
+                }
             }
-            if (grantOwner.equals(pendingOwner)) {
-                switch (event) {
-                    case SUSPENDED -> earlySuspended = true;
-                    case NONE -> earlySuspended = false;
-                    case LOST -> {
-                        earlyLost = true;
-                        earlyLostCause = cause;
+            if (pending != null) {
+                for (Pending request : pending) {
+                    if (request.owner.equals(grantOwner)) {
+                        request.record(event, cause);
                     }
                 }
             }
@@ -110,42 +197,88 @@ final class KeyGates {
         }
 
         /**
-         * Ends the local hold {@code ended} (if it is the current one; null after a request that
-         * produced none) and gives up the permit.
+         * Ends the local hold {@code ended} (null after a request that produced none), forgets the
+         * request {@code request} (null if none) and gives up the permit taken in {@code mode}.
          */
-        void leave(Hold ended) {
+        void leave(LockMode mode, Pending request, Hold ended) {
             synchronized (this) {
-                if (hold == ended) {
-                    hold = null;
+                if (ended != null) {
+                    removeHold(ended);
                 }
-                pendingOwner = null;
+                if (request != null && pending != null) {
+                    pending.remove(request);
+                }
             }
-            release(1);
+            giveBack(mode);
             owner.unregister(this);
         }
 
+        private void removeHold(Hold ended) {
+            Hold[] now = holds;
+            for (int i = 0; i < now.length; i++) {
+                if (now[i] == ended) {
+                    if (now.length == 1) {
+                        holds = NONE;
+                    } else {
+                        Hold[] next = new Hold[now.length - 1];
+                        System.arraycopy(now, 0, next, 0, i);
+                        System.arraycopy(now, i + 1, next, i, now.length - i - 1);
+                        holds = next;
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /** A request on its way to the server, and what the backend reported for its grant meanwhile. */
+    static final class Pending {
+        final String owner;
+        private boolean suspended; // guarded by the gate
+        private boolean lost;
+        private Throwable lostCause;
+
+        private Pending(String owner) {
+            this.owner = owner;
+        }
+
+        private void record(EarlyState event, Throwable cause) {
+            switch (event) {
+                case SUSPENDED -> suspended = true;
+                case NONE -> suspended = false;
+                case LOST -> {
+                    lost = true;
+                    lostCause = cause;
+                }
+            }
+        }
     }
 
     /** What the backend reported for a grant before its hold was published. */
     enum EarlyState { NONE, SUSPENDED, LOST }
 
     /**
-     * Takes the permit for {@code key}, waiting up to {@code waitNanos}.
+     * Takes the permit for {@code key} in {@code mode}, waiting up to {@code waitNanos}.
      *
      * @return the gate, or {@code null} if the wait ran out
      */
-    Gate enter(String key, long waitNanos) throws InterruptedException {
+    Gate enter(String key, LockMode mode, long waitNanos) throws InterruptedException {
         Gate gate = gates.compute(key, join);
         boolean entered = false;
         try {
-            // A zero-wait try takes a free permit even when queued waiters are about to be woken,
-            // as Semaphore.tryAcquire() does; a timed wait queues fairly.
-            entered = waitNanos <= 0 ? gate.tryTake() : gate.tryAcquireNanos(1, waitNanos);
+            entered = gate.take(mode, waitNanos);
             return entered ? gate : null;
         } finally {
             if (!entered) {
                 unregister(gate);
             }
+        }
+    }
+
+    /** The cause the backend gave for a loss reported before {@code request}'s hold was published. */
+    static Throwable earlyLostCause(Gate gate, Pending request) {
+        synchronized (gate) {
+            return request.lostCause;
         }
     }
 

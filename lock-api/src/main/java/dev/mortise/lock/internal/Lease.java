@@ -2,6 +2,7 @@ package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockMode;
 
 import java.time.Duration;
 import java.util.Deque;
@@ -38,6 +39,11 @@ final class Lease implements LockLease {
     @Override
     public long fencingToken() {
         return hold.grant.fencingToken();
+    }
+
+    @Override
+    public LockMode mode() {
+        return hold.mode;
     }
 
     @Override
@@ -114,6 +120,6 @@ final class Lease implements LockLease {
     @Override
     public String toString() {
         return "LockLease[key=" + key() + ", backend=" + backend() + ", token=" + fencingToken()
-                + (closed != 0 ? ", closed" : "") + "]";
+                + (hold.mode == LockMode.SHARED ? ", shared" : "") + (closed != 0 ? ", closed" : "") + "]";
     }
 }

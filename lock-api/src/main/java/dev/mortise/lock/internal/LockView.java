@@ -2,17 +2,19 @@ package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockInterruptedException;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockMode;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * {@link Lock} over one key, owned by threads. Every view of one key in one client is the
- * same lock: a thread's leases taken through any of them stack up in the client, per thread
- * and key, and {@code unlock()} through any of them closes the thread's innermost one.
+ * {@link Lock} over one key in one mode, owned by threads. Every view of one key and mode in one
+ * client is the same lock ({@code asLock(key)} and {@code readWriteLock(key).writeLock()} too): a
+ * thread's leases taken through any of them stack up in the client, per thread, key and mode, and
+ * {@code unlock()} through any of them closes the thread's innermost one. The shared and the
+ * exclusive view of a key are the two halves of one read-write lock.
  */
 final class LockView implements Lock {
 
@@ -20,10 +22,12 @@ final class LockView implements Lock {
 
     private final DefaultLockClient client;
     private final String key;
+    private final LockMode mode;
 
-    LockView(DefaultLockClient client, String key) {
+    LockView(DefaultLockClient client, String key, LockMode mode) {
         this.client = client;
         this.key = key;
+        this.mode = mode;
     }
 
     @Override
@@ -32,8 +36,8 @@ final class LockView implements Lock {
         try {
             while (true) {
                 try {
-                    LockLease lease = client.acquire(key, FOREVER);
-                    client.viewLeases(key).push(lease);
+                    LockLease lease = client.acquireForView(key, FOREVER, mode, true);
+                    client.viewLeases(key, mode).push(lease);
                     return;
                 } catch (LockInterruptedException e) {
                     // lock() is not interruptible: remember it, keep waiting, restore it after.
@@ -54,8 +58,8 @@ final class LockView implements Lock {
             throw new InterruptedException("interrupted before locking '" + key + "'");
         }
         try {
-            LockLease lease = client.acquire(key, FOREVER);
-            client.viewLeases(key).push(lease);
+            LockLease lease = client.acquireForView(key, FOREVER, mode, true);
+            client.viewLeases(key, mode).push(lease);
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             throw (InterruptedException) e.getCause();
@@ -64,7 +68,7 @@ final class LockView implements Lock {
 
     @Override
     public boolean tryLock() {
-        return push(client.tryAcquire(key));
+        return push(client.acquireForView(key, Duration.ZERO, mode, false));
     }
 
     @Override
@@ -73,26 +77,29 @@ final class LockView implements Lock {
             throw new InterruptedException("interrupted before locking '" + key + "'");
         }
         try {
-            return push(client.tryAcquire(key, Duration.ofNanos(Math.max(0, unit.toNanos(time)))));
+            return push(client.acquireForView(key, Duration.ofNanos(Math.max(0, unit.toNanos(time))), mode, false));
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             throw (InterruptedException) e.getCause();
         }
     }
 
-    private boolean push(Optional<LockLease> lease) {
-        lease.ifPresent(l -> client.viewLeases(key).push(l));
-        return lease.isPresent();
+    private boolean push(LockLease lease) {
+        if (lease != null) {
+            client.viewLeases(key, mode).push(lease);
+        }
+        return lease != null;
     }
 
     @Override
     public void unlock() {
-        LockLease lease = client.viewLeases(key).poll();
-        client.viewLeasesDone(key);
+        LockLease lease = client.viewLeases(key, mode).poll();
+        client.viewLeasesDone(key, mode);
         if (lease == null) {
             throw new IllegalMonitorStateException("Thread " + Thread.currentThread().getName()
-                    + " does not hold lock '" + key + "' (backend '" + client.backendName() + "') through a Lock view "
-                    + "of this client; unlock on the thread that locked");
+                    + " does not hold lock '" + key + "' (backend '" + client.backendName() + "')"
+                    + (mode == LockMode.SHARED ? " shared through a read lock view" : " through a Lock view")
+                    + " of this client; unlock on the thread that locked");
         }
         lease.close();
     }
@@ -105,6 +112,6 @@ final class LockView implements Lock {
 
     @Override
     public String toString() {
-        return "Lock[" + key + " on " + client.backendName() + "]";
+        return "Lock[" + key + " on " + client.backendName() + (mode == LockMode.SHARED ? ", shared" : "") + "]";
     }
 }

@@ -37,6 +37,19 @@ final class Messages {
                 + "that, use tryAcquire to skip busy work, or check that the server is reachable.", key, backend);
     }
 
+    LockException sharedUnsupported(String key) {
+        return new LockException(lock(key) + " cannot be taken shared: this backend does not support "
+                + "shared (read) locks (its supportsSharedMode() is false). Take it exclusive (LockSpec.exclusive(), "
+                + "LockClient.asLock) or use a backend that supports shared mode.", key, backend, null);
+    }
+
+    IllegalStateException upgradeRefused(String key, String owner) {
+        return new IllegalStateException(lock(key) + " is held shared by " + owner + ", which now asks for it "
+                + "exclusive: upgrading a read lock to a write lock is refused, because two readers that both upgrade "
+                + "would each wait for the other to leave, forever. Close the shared lease first and then acquire the "
+                + "key exclusive (re-checking what was read), or take it exclusive from the start.");
+    }
+
     LockInterruptedException interrupted(String key, InterruptedException e) {
         Thread.currentThread().interrupt();
         return new LockInterruptedException("Interrupted while waiting for lock '" + Arguments.abbreviate(key)

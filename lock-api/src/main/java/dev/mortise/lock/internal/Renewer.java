@@ -118,18 +118,20 @@ final class Renewer {
         Duration lastLease = null;
         long own = 0;
         for (KeyGates.Gate gate : keys.all()) {
-            Hold hold = gate.hold();
-            if (hold == null || !hold.renewed || !hold.isActive()) {
-                continue;
-            }
-            Duration lease = hold.lease();
-            if (!lease.equals(lastLease)) {
-                lastLease = lease;
-                own = validity.renewalPeriodNanos(lease);
-            }
-            period = Math.min(period, own);
-            if (now - hold.confirmedStartNanos() >= own - defaultPeriod / 2 && hold.tryBeginRequest()) {
-                due.computeIfAbsent(lease, l -> new ArrayList<>()).add(hold);
+            // Shared and exclusive holds alike: one batch per lease, whatever the mode.
+            for (Hold hold : gate.holds()) {
+                if (!hold.renewed || !hold.isActive()) {
+                    continue;
+                }
+                Duration lease = hold.lease();
+                if (!lease.equals(lastLease)) {
+                    lastLease = lease;
+                    own = validity.renewalPeriodNanos(lease);
+                }
+                period = Math.min(period, own);
+                if (now - hold.confirmedStartNanos() >= own - defaultPeriod / 2 && hold.tryBeginRequest()) {
+                    due.computeIfAbsent(lease, l -> new ArrayList<>()).add(hold);
+                }
             }
         }
         for (Map.Entry<Duration, List<Hold>> batch : due.entrySet()) {

@@ -7,12 +7,14 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The in-process backend ({@code "local"}): locks within one JVM with the full contract —
- * leases, fencing, wake-up on release. For tests of code that uses Mortise, and for
+ * leases, fencing, wake-up on release, shared (read) locks with writer preference. For tests of code that uses Mortise, and for
  * single-instance deployments. Backends built on one {@link LocalLockServer} contend as
  * separate processes would on one server.
  *
@@ -65,8 +67,18 @@ public final class LocalLockBackend implements LockBackend {
     }
 
     @Override
+    public boolean supportsSharedMode() {
+        return true;
+    }
+
+    @Override
     public boolean renew(Grant grant, Duration lease) {
         return server.renew(grant, lease);
+    }
+
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        return server.renewAll(grants, lease);
     }
 
     @Override

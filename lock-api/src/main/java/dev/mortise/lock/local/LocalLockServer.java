@@ -7,7 +7,10 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
@@ -17,6 +20,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * An in-memory lock server: what several {@link LocalLockBackend}s share to behave like
  * separate processes talking to one server. Real leases (judged by this server's clock),
  * a fencing counter per key that is never reset, and waiters woken on release.
+ *
+ * <p>Each key has at most one exclusive holder or any number of shared holders, each with its
+ * own lease. Waiting requests queue per key in arrival order and are granted from the head:
+ * shared requests at the head are granted together, an exclusive one waits until the key is
+ * free, and while an exclusive request waits no new shared request is granted (not even a
+ * {@code tryAcquire}), so readers never starve a writer. Every grant, shared or exclusive,
+ * takes the next value of the key's one counter.
  *
  * <p>Thread-safe. Its state lives as long as the object: fencing tokens restart if it is
  * discarded. The test hooks {@link #forget}, {@link #stop} and {@link #start} let tests
@@ -29,18 +39,53 @@ public final class LocalLockServer {
     private final Map<String, Entry> entries = new HashMap<>(); // guarded by lock
     private volatile boolean down;
 
+    /** One waiting request (guarded by lock). */
+    private static final class Waiter {
+        final boolean shared;
+
+        Waiter(boolean shared) {
+            this.shared = shared;
+        }
+    }
+
     private static final class Entry {
+        /** The exclusive holder, or null. */
         String owner;
         long expiresAtNanos;
+        /** Shared holders: owner → expiry (nanoTime). */
+        final Map<String, Long> readers = new HashMap<>(4);
         long token;
-        final Condition released;
+        /** Requests waiting in {@code acquire}, in arrival order. */
+        final Deque<Waiter> waiters = new ArrayDeque<>(2);
+        int exclusiveWaiters;
+        final Condition changed;
 
-        Entry(Condition released) {
-            this.released = released;
+        Entry(Condition changed) {
+            this.changed = changed;
         }
 
         boolean heldAt(long now) {
             return owner != null && now - expiresAtNanos < 0;
+        }
+
+        /** Drops shared holders whose lease ran out; returns how long the longest one left has. */
+        long pruneReaders(long now) {
+            long longest = 0;
+            Iterator<Map.Entry<String, Long>> it = readers.entrySet().iterator();
+            while (it.hasNext()) {
+                long left = it.next().getValue() - now;
+                if (left <= 0) {
+                    it.remove();
+                } else {
+                    longest = Math.max(longest, left);
+                }
+            }
+            return longest;
+        }
+
+        boolean readerAt(String reader, long now) {
+            Long expires = readers.get(reader);
+            return expires != null && now - expires < 0;
         }
     }
 
@@ -58,7 +103,7 @@ public final class LocalLockServer {
         lock.lock();
         try {
             checkUp(request.key());
-            return attemptLocked(request, requestedAt);
+            return attemptLocked(entry(request.key()), request, requestedAt, null);
         } finally {
             lock.unlock();
         }
@@ -69,37 +114,102 @@ public final class LocalLockServer {
         long deadline = Deadlines.after(requestedAt, wait);
         lock.lockInterruptibly();
         try {
-            while (true) {
-                checkUp(request.key());
-                Attempt attempt = attemptLocked(request, requestedAt);
-                if (attempt.isGranted()) {
-                    return attempt.grant();
+            checkUp(request.key());
+            Entry entry = entry(request.key());
+            Attempt attempt = attemptLocked(entry, request, requestedAt, null);
+            if (attempt.isGranted() || deadline - System.nanoTime() <= 0) {
+                return attempt.grant();
+            }
+            Waiter me = new Waiter(request.shared());
+            entry.waiters.addLast(me);
+            if (!me.shared) {
+                entry.exclusiveWaiters++;
+            }
+            try {
+                while (true) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return Optional.empty();
+                    }
+                    long holder = attempt.holderRemaining().map(Duration::toNanos).orElse(left);
+                    entry.changed.awaitNanos(Math.min(left, holder + 1));
+                    checkUp(request.key());
+                    attempt = attemptLocked(entry, request, System.nanoTime(), me);
+                    if (attempt.isGranted()) {
+                        return attempt.grant();
+                    }
                 }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return Optional.empty();
+            } finally {
+                // Granted, timed out, interrupted or failed: the request leaves the queue either way,
+                // and whoever it held up (readers behind a writer, the next in line) may go now.
+                if (entry.waiters.remove(me) && !me.shared) {
+                    entry.exclusiveWaiters--;
                 }
-                long holder = attempt.holderRemaining().map(Duration::toNanos).orElse(left);
-                entries.get(request.key()).released.awaitNanos(Math.min(left, holder + 1));
-                requestedAt = System.nanoTime();
+                entry.changed.signalAll();
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private Attempt attemptLocked(LockRequest request, long requestedAt) {
-        Entry entry = entries.computeIfAbsent(request.key(), k -> new Entry(lock.newCondition()));
+    private Entry entry(String key) {
+        return entries.computeIfAbsent(key, k -> new Entry(lock.newCondition()));
+    }
+
+    /**
+     * One attempt. A request already waiting ({@code waiter} not null) goes only when every
+     * request ahead of it in the queue is shared and may go too; a new request ({@code waiter}
+     * null) is not queued, so it goes whenever the holders allow it, except that a shared one
+     * never passes a waiting exclusive request.
+     */
+    private Attempt attemptLocked(Entry entry, LockRequest request, long requestedAt, Waiter waiter) {
         long now = System.nanoTime();
-        if (entry.heldAt(now) && !entry.owner.equals(request.owner())) {
-            return Attempt.busy(Duration.ofNanos(entry.expiresAtNanos - now));
-        }
-        if (!request.owner().equals(entry.owner)) {
+        String owner = request.owner();
+        boolean exclusiveHeld = entry.heldAt(now) && !owner.equals(entry.owner);
+        long readersLeft = entry.pruneReaders(now);
+        boolean mine = owner.equals(entry.owner) || entry.readerAt(owner, now);
+        if (!mine) {
+            if (exclusiveHeld) {
+                return Attempt.busy(Duration.ofNanos(entry.expiresAtNanos - now));
+            }
+            if (!request.shared() && !entry.readers.isEmpty()) {
+                return Attempt.busy(Duration.ofNanos(readersLeft));
+            }
+            if (request.shared() && blockedByQueue(entry, waiter)) {
+                return Attempt.busy(null);
+            }
+            if (!request.shared() && waiter != null && entry.waiters.peekFirst() != waiter) {
+                return Attempt.busy(null);
+            }
             entry.token++;
-            entry.owner = request.owner();
         }
-        entry.expiresAtNanos = now + request.lease().toNanos();
-        return Attempt.granted(new Grant(request.key(), request.owner(), entry.token, requestedAt, null));
+        long expires = now + request.lease().toNanos();
+        if (request.shared()) {
+            entry.readers.put(owner, expires);
+        } else {
+            entry.owner = owner;
+            entry.expiresAtNanos = expires;
+        }
+        return Attempt.granted(new Grant(request.key(), owner, entry.token, requestedAt, null));
+    }
+
+    /** Whether a shared request must wait for an exclusive one queued ahead of it (or at all, if new). */
+    private static boolean blockedByQueue(Entry entry, Waiter waiter) {
+        if (entry.exclusiveWaiters == 0) {
+            return false;
+        }
+        if (waiter == null) {
+            return true;
+        }
+        for (Waiter ahead : entry.waiters) {
+            if (ahead == waiter) {
+                return false;
+            }
+            if (!ahead.shared) {
+                return true;
+            }
+        }
+        return false;
     }
 
     boolean renew(Grant grant, Duration lease) {
@@ -108,11 +218,34 @@ public final class LocalLockServer {
             checkUp(grant.key());
             Entry entry = entries.get(grant.key());
             long now = System.nanoTime();
-            if (entry == null || !entry.heldAt(now) || !grant.owner().equals(entry.owner)) {
+            if (entry == null) {
+                return false;
+            }
+            if (entry.readerAt(grant.owner(), now)) {
+                entry.readers.put(grant.owner(), now + lease.toNanos());
+                return true;
+            }
+            if (!entry.heldAt(now) || !grant.owner().equals(entry.owner)) {
                 return false;
             }
             entry.expiresAtNanos = now + lease.toNanos();
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Renews many holds under one acquisition of the server's lock; returns those that are gone. */
+    java.util.Set<Grant> renewAll(java.util.Collection<Grant> grants, Duration lease) {
+        java.util.Set<Grant> gone = new java.util.HashSet<>();
+        lock.lock();
+        try {
+            for (Grant grant : grants) {
+                if (!renew(grant, lease)) {
+                    gone.add(grant);
+                }
+            }
+            return gone;
         } finally {
             lock.unlock();
         }
@@ -123,12 +256,21 @@ public final class LocalLockServer {
         try {
             checkUp(grant.key());
             Entry entry = entries.get(grant.key());
-            if (entry == null || !grant.owner().equals(entry.owner)) {
+            if (entry == null) {
                 return false;
             }
-            boolean wasHeld = entry.heldAt(System.nanoTime());
+            long now = System.nanoTime();
+            Long shared = entry.readers.remove(grant.owner());
+            if (shared != null) {
+                entry.changed.signalAll();
+                return now - shared < 0;
+            }
+            if (!grant.owner().equals(entry.owner)) {
+                return false;
+            }
+            boolean wasHeld = entry.heldAt(now);
             entry.owner = null;
-            entry.released.signalAll();
+            entry.changed.signalAll();
             return wasHeld;
         } finally {
             lock.unlock();
@@ -139,26 +281,47 @@ public final class LocalLockServer {
         checkUp("(ping)");
     }
 
-    /** Test hook: drops the hold on {@code key}, as if it had expired; waiters are woken. */
+    /** Test hook: drops every hold on {@code key} (exclusive and shared), as if they had expired; waiters are woken. */
     public void forget(String key) {
         lock.lock();
         try {
             Entry entry = entries.get(key);
             if (entry != null) {
                 entry.owner = null;
-                entry.released.signalAll();
+                entry.readers.clear();
+                entry.changed.signalAll();
             }
         } finally {
             lock.unlock();
         }
     }
 
-    /** Whether someone holds {@code key} now (for tests: nothing left behind). */
+    /** Whether someone holds {@code key} now, exclusive or shared (for tests: nothing left behind). */
     public boolean isHeld(String key) {
         lock.lock();
         try {
             Entry entry = entries.get(key);
-            return entry != null && entry.heldAt(System.nanoTime());
+            long now = System.nanoTime();
+            return entry != null && (entry.heldAt(now) || entry.pruneReaders(now) > 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What the server keeps for {@code key} besides its fencing counter: valid holds (the
+     * exclusive one or each shared one) plus waiting requests. 0 when nobody holds or waits.
+     */
+    public int records(String key) {
+        lock.lock();
+        try {
+            Entry entry = entries.get(key);
+            if (entry == null) {
+                return 0;
+            }
+            long now = System.nanoTime();
+            entry.pruneReaders(now);
+            return (entry.heldAt(now) ? 1 : 0) + entry.readers.size() + entry.waiters.size();
         } finally {
             lock.unlock();
         }

@@ -15,6 +15,7 @@ import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.LockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -977,6 +978,18 @@ public abstract class LockBackendContractTest {
         }, settings);
         assertTimeoutPreemptively(settings.maxRun().plusMinutes(5), suite::run,
                 () -> "the property run did not end within 5 minutes of its cap (re-run with " + settings.rerun() + ")");
+    }
+
+    /**
+     * The read-write contract ({@link ReadWriteContract}) with this test's clients and hooks: all
+     * of it on a backend that supports shared mode, the clear refusal of shared requests on one
+     * that does not.
+     */
+    @Nested
+    class ReadWrite extends ReadWriteContract {
+        ReadWrite() {
+            super(LockBackendContractTest.this);
+        }
     }
 
     @Test
