@@ -47,6 +47,12 @@ import java.util.Set;
  * through one connection per backend; elsewhere they poll with backoff, never sleeping past
  * the holder's lease.
  *
+ * <p>Shared (read) holds live in the same row: {@code lock_owner = '(shared)'}, {@code expires_at}
+ * the latest reader's expiry, and the readers in {@code shared_holds}, so the exclusive statements
+ * see a key held shared as held and are unchanged. An exclusive request that waits leaves a marker
+ * on the row that keeps new readers out until it is granted or gives up; every grant of either
+ * mode raises the row's one token. See {@code docs/jdbc.md}, "Read-write locks".
+ *
  * <p>Thread-safe. Closing it stops the LISTEN thread; the data source belongs to the caller.
  *
  * <pre>{@code
