@@ -4,21 +4,26 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
 import dev.mortise.lock.jdbc.internal.LockSql;
-import dev.mortise.lock.jdbc.internal.PushedWait;
+import dev.mortise.lock.jdbc.internal.JdbcWait;
 import dev.mortise.lock.jdbc.internal.ReleaseListener;
 import dev.mortise.lock.jdbc.internal.ReleaseSignals;
 import dev.mortise.lock.jdbc.internal.Schema;
+import dev.mortise.lock.jdbc.internal.SharedKey;
+import dev.mortise.lock.jdbc.internal.SharedSql;
 import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.jdbc.internal.TableName;
 import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
-import dev.mortise.lock.spi.BackoffPolling;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.sql.DataSource;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +47,12 @@ import java.util.Set;
  * through one connection per backend; elsewhere they poll with backoff, never sleeping past
  * the holder's lease.
  *
+ * <p>Shared (read) holds live in the same row: {@code lock_owner = '(shared)'}, {@code expires_at}
+ * the latest reader's expiry, and the readers in {@code shared_holds}, so the exclusive statements
+ * see a key held shared as held and are unchanged. An exclusive request that waits leaves a marker
+ * on the row that keeps new readers out until it is granted or gives up; every grant of either
+ * mode raises the row's one token. See {@code docs/jdbc.md}, "Read-write locks".
+ *
  * <p>Thread-safe. Closing it stops the LISTEN thread; the data source belongs to the caller.
  *
  * <pre>{@code
@@ -50,9 +61,12 @@ import java.util.Set;
  */
 public final class JdbcLockBackend implements LockBackend {
 
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockBackend.class);
+
     private final JdbcDialect dialect;
     private final TableName table;
     private final LockSql sql;
+    private final SharedSql shared;
     private final JdbcCalls calls;
     private final int keyColumnBytes;
     private final int queryTimeoutSeconds;
@@ -62,6 +76,12 @@ public final class JdbcLockBackend implements LockBackend {
     private final ReleaseListener listener;
     private final BackendGuarantees guarantees;
     private final UnconfirmedGrants unconfirmed;
+    private final JdbcWait waits;
+    /**
+     * Set when the table turned out to be of the previous version (no columns for shared locks):
+     * waiting exclusive requests then leave no writer marker, and shared requests fail naming the DDL.
+     */
+    private volatile boolean legacyTable;
 
     private static final String FENCING_COUNTER =
             "A per-key counter in the lock row, which release keeps: strictly increasing for as long as the row "
@@ -82,6 +102,8 @@ public final class JdbcLockBackend implements LockBackend {
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
+        this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         if (tableOwed) {
             int seconds = queryTimeoutSeconds;
@@ -91,12 +113,13 @@ public final class JdbcLockBackend implements LockBackend {
             });
         }
         this.keyColumnBytes = builder.keyColumnBytes;
-        this.unconfirmed = new UnconfirmedGrants(sql, calls, builder.operationTimeout);
+        this.unconfirmed = new UnconfirmedGrants(sql, shared, calls, builder.operationTimeout);
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();
         this.listenStartNanos = builder.operationTimeout.toNanos();
         this.listener = builder.listen
                 ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds,
                 builder.operationTimeout) : null;
+        this.waits = new JdbcWait(listener, signals, pushedPollNanos, builder.operationTimeout.toNanos());
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK ? FENCING_SERVER_CLOCK : FENCING_COUNTER,
@@ -128,80 +151,245 @@ public final class JdbcLockBackend implements LockBackend {
         return guarantees;
     }
 
+    /** Shared (read) holds: readers together, a writer alone, waiting writers ahead of new readers. */
+    @Override
+    public boolean supportsSharedMode() {
+        return true;
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        checkOwner(request);
+        if (request.shared()) {
+            return attempt(request, "acquire (shared)", (c, key, requestedAt) ->
+                    sharedStatement(() -> shared.acquireShared(c, key, request.owner(),
+                            millis(request.lease()), requestedAt)));
+        }
+        return attempt(request, "acquire", (c, key, requestedAt) ->
+                sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt));
+    }
+
+    /**
+     * Waits for the key. PostgreSQL waiters are woken by NOTIFY, the others poll. An exclusive
+     * request leaves, with each attempt that finds the key busy, a marker on the row that keeps
+     * new readers out until it is granted or gives up (it lasts until the next attempt is due and
+     * never past the deadline, and is removed when the wait ends without a grant).
+     */
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        checkOwner(request);
+        String stored = StoredKey.of(request.key(), keyColumnBytes).value();
+        if (request.shared()) {
+            return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
+                @Override
+                public Attempt attempt(long markMillis) {
+                    return tryAcquire(request);
+                }
+
+                @Override
+                public void giveUp() {
+                }
+            });
+        }
+        return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
+            private boolean marked;
+
+            @Override
+            public Attempt attempt(long markMillis) {
+                if (legacyTable) {
+                    return tryAcquire(request);
+                }
+                marked = true;
+                return JdbcLockBackend.this.attempt(request, "acquire", (c, key, requestedAt) ->
+                        acquireMarking(c, key, request, markMillis, requestedAt));
+            }
+
+            @Override
+            public void giveUp() {
+                if (marked && !legacyTable) {
+                    clearMark(request.key(), stored, request.owner());
+                }
+            }
+        });
+    }
+
+    private LockSql.Outcome acquireMarking(java.sql.Connection c, StoredKey key, LockRequest request, long markMillis,
+                                           long[] requestedAt) throws SQLException {
+        try {
+            return shared.acquireMarking(c, key, request.owner(), millis(request.lease()), markMillis, requestedAt);
+        } catch (SQLException e) {
+            if (!Schema.missingColumn(e)) {
+                throw e;
+            }
+            legacyTable = true;
+            log.warn("Lock table '{}' has no columns for shared locks (a table of the previous version), so waiting "
+                    + "writers leave no marker and shared locks are refused (backend 'jdbc'). Run: {}", table,
+                    Schema.upgradeText(dialect, table));
+            return sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt);
+        }
+    }
+
+    /** Removes the waiting writer's marker; a failure only leaves it to expire, within the mark horizon. */
+    private void clearMark(String userKey, String stored, String owner) {
+        try {
+            calls.run(userKey, "remove the waiting writer's marker of", c -> {
+                shared.clearMark(c, stored, owner);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            log.debug("Could not remove the waiting writer's marker of lock '{}' (backend 'jdbc'); it expires on its own",
+                    userKey, e);
+        }
+    }
+
+    /** One acquire statement, with the clean-up of an unanswered one (see {@link UnconfirmedGrants}). */
+    private Attempt attempt(LockRequest request, String action, AcquireStatement statement) {
         StoredKey key = StoredKey.of(request.key(), keyColumnBytes);
         long[] requestedAt = {0};
         long[] firstSent = {0};
         LockSql.Outcome outcome;
         try {
-            outcome = calls.runIdempotent(request.key(), "acquire", c -> {
+            outcome = calls.runIdempotent(request.key(), action, c -> {
                 if (requestedAt[0] != 0 && firstSent[0] == 0) {
                     firstSent[0] = requestedAt[0]; // an earlier send lost its connection: it may still commit
                 }
-                return sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt);
+                return statement.run(c, key, requestedAt);
             });
         } catch (LockBackendException e) {
             if (requestedAt[0] != 0) {
                 // Sent, but no answer: the server may have granted it, or may still. Nobody will renew that owner.
                 unconfirmed.release(request.key(), key.value(), request.owner(),
-                        firstSent[0] != 0 ? firstSent[0] : requestedAt[0], millis(request.lease()));
+                        firstSent[0] != 0 ? firstSent[0] : requestedAt[0], millis(request.lease()), request.shared());
             }
             throw e;
         }
         if (!outcome.isGranted() && firstSent[0] != 0) {
             // Busy on the resend, but the first send (whose connection broke) may still commit a grant later.
-            unconfirmed.release(request.key(), key.value(), request.owner(), firstSent[0], millis(request.lease()));
+            unconfirmed.release(request.key(), key.value(), request.owner(), firstSent[0], millis(request.lease()),
+                    request.shared());
         }
         if (outcome.isGranted()) {
-            return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(), requestedAt[0], key.value()));
+            Object state = request.shared() ? new SharedKey(key.value()) : key.value();
+            return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(), requestedAt[0], state));
         }
         return Attempt.busy(outcome.remainingMillis() < 0 ? null : Duration.ofMillis(outcome.remainingMillis()));
     }
 
-    @Override
-    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        if (listener == null) {
-            return BackoffPolling.acquire(this, request, wait);
+    /** One acquire statement on a borrowed connection. */
+    @FunctionalInterface
+    private interface AcquireStatement {
+        LockSql.Outcome run(java.sql.Connection c, StoredKey key, long[] requestedAt) throws SQLException;
+    }
+
+    /** A statement of shared locks, whose failure on a table of the previous version names the DDL to run. */
+    private <T> T sharedStatement(SqlWork<T> work) throws SQLException {
+        try {
+            return work.run();
+        } catch (SQLException e) {
+            if (!Schema.missingColumn(e)) {
+                throw e;
+            }
+            throw new SQLException("lock table '" + table + "' was created by a version of Mortise without shared "
+                    + "locks and lacks their columns: run " + Schema.upgradeText(dialect, table)
+                    + " (or build the backend with createTableIfMissing(true), which adds them). " + e.getMessage(),
+                    e.getSQLState(), e.getErrorCode(), e);
         }
-        return new PushedWait(this, listener, signals, pushedPollNanos, listenStartNanos).acquire(request,
-                StoredKey.of(request.key(), keyColumnBytes).value(), wait);
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
+    private static void checkOwner(LockRequest request) {
+        if (SharedSql.SHARED_OWNER.equals(request.owner())) {
+            throw new IllegalArgumentException("owner '" + SharedSql.SHARED_OWNER + "' of lock '" + request.key()
+                    + "' is what the JDBC backend ('jdbc') stores for a key held shared; use the core's owner ids");
+        }
     }
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
+        if (grant.state() instanceof SharedKey key) {
+            return calls.runIdempotent(grant.key(), "renew (shared)", c -> sharedStatement(
+                    () -> shared.renewShared(c, key.stored(), grant.owner(), millis(lease))));
+        }
         return calls.runIdempotent(grant.key(), "renew", c -> sql.renew(c, grant.state(), grant.owner(), millis(lease)));
     }
 
     /**
-     * One statement for all grants on one connection, whatever their number (up to about
-     * 20,000 typical holds per statement; see docs/jdbc.md), which reports only the gone ones.
+     * One statement for all exclusive grants on one connection, whatever their number (up to about
+     * 20,000 typical holds per statement; see docs/jdbc.md), which reports only the gone ones; the
+     * shared grants among them take one more statement (two on MySQL) on the same connection.
      */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
         if (grants.isEmpty()) {
             return Set.of();
         }
-        List<Grant> ordered = List.copyOf(grants);
-        List<LockSql.Held> holds = new ArrayList<>(ordered.size());
-        for (Grant grant : ordered) {
-            holds.add(new LockSql.Held(grant.state(), grant.owner()));
+        List<Grant> exclusive = new ArrayList<>(grants.size());
+        List<Grant> sharedGrants = new ArrayList<>();
+        for (Grant grant : grants) {
+            (grant.state() instanceof SharedKey ? sharedGrants : exclusive).add(grant);
         }
-        String first = ordered.get(0).key();
-        BitSet gone = calls.runIdempotent(ordered.size() == 1 ? first : null, "renew " + ordered.size()
-                + " locks (the first is '" + first + "')", c -> sql.renewAll(c, holds, millis(lease)));
-        if (gone.isEmpty()) {
+        List<LockSql.Held> exclusiveHolds = new ArrayList<>(exclusive.size());
+        for (Grant grant : exclusive) {
+            exclusiveHolds.add(new LockSql.Held(grant.state(), grant.owner()));
+        }
+        List<LockSql.Held> sharedHolds = new ArrayList<>(sharedGrants.size());
+        for (Grant grant : sharedGrants) {
+            sharedHolds.add(new LockSql.Held(((SharedKey) grant.state()).stored(), grant.owner()));
+        }
+        String first = grants.iterator().next().key();
+        long millis = millis(lease);
+        BitSet[] gone = calls.runIdempotent(grants.size() == 1 ? first : null, "renew " + grants.size()
+                + " locks (the first is '" + first + "')", c -> new BitSet[]{
+                exclusiveHolds.isEmpty() ? new BitSet() : sql.renewAll(c, exclusiveHolds, millis),
+                sharedHolds.isEmpty() ? new BitSet() : sharedStatement(() -> renewAllShared(c, sharedHolds, millis))});
+        if (gone[0].isEmpty() && gone[1].isEmpty()) {
             return Set.of();
         }
         Set<Grant> lost = new HashSet<>();
-        for (int i = gone.nextSetBit(0); i >= 0; i = gone.nextSetBit(i + 1)) {
-            lost.add(ordered.get(i));
+        for (int i = gone[0].nextSetBit(0); i >= 0; i = gone[0].nextSetBit(i + 1)) {
+            lost.add(exclusive.get(i));
+        }
+        for (int i = gone[1].nextSetBit(0); i >= 0; i = gone[1].nextSetBit(i + 1)) {
+            lost.add(sharedGrants.get(i));
         }
         return lost;
     }
 
+    /** Shared holds in runs of at most about a million characters of keys and owners, as the exclusive ones. */
+    private BitSet renewAllShared(java.sql.Connection c, List<LockSql.Held> holds, long millis) throws SQLException {
+        BitSet gone = new BitSet();
+        int from = 0;
+        while (from < holds.size()) {
+            int to = from;
+            long chars = 0;
+            while (to < holds.size() && (to == from || chars + weight(holds.get(to)) <= SHARED_STATEMENT_CHARS)) {
+                chars += weight(holds.get(to++));
+            }
+            BitSet run = shared.renewAllShared(c, holds.subList(from, to), millis);
+            for (int i = run.nextSetBit(0); i >= 0; i = run.nextSetBit(i + 1)) {
+                gone.set(from + i);
+            }
+            from = to;
+        }
+        return gone;
+    }
+
+    private static final long SHARED_STATEMENT_CHARS = 1_000_000;
+
+    private static long weight(LockSql.Held held) {
+        return held.key().length() + held.owner().length();
+    }
+
     @Override
     public boolean release(Grant grant) {
+        if (grant.state() instanceof SharedKey key) {
+            return calls.run(grant.key(), "release (shared)", c -> sharedStatement(
+                    () -> shared.releaseShared(c, key.stored(), grant.owner())));
+        }
         return calls.run(grant.key(), "release", c -> sql.release(c, grant.state(), grant.owner()));
     }
 

@@ -1,4 +1,6 @@
 -- Mortise lock table for H2 2.x. ${table} is the configured table name.
+-- shared_holds, waiting_writer and writer_waits_until hold read (shared) locks and the marker of a
+-- waiting writer; a table of the previous version gets them with ALTER TABLE (see docs/jdbc.md).
 -- Rows are never deleted by Mortise: release keeps fencing_token.
 CREATE TABLE IF NOT EXISTS ${table} (
     lock_key      VARCHAR(255) NOT NULL PRIMARY KEY,
@@ -6,5 +8,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
     fencing_token BIGINT       NOT NULL,
     acquired_at   TIMESTAMP(6) WITH TIME ZONE,
     expires_at    TIMESTAMP(6) WITH TIME ZONE,
-    original_key  CHARACTER VARYING
+    original_key  CHARACTER VARYING,
+    shared_holds  CHARACTER VARYING ARRAY,
+    waiting_writer VARCHAR(255),
+    writer_waits_until TIMESTAMP(6) WITH TIME ZONE
 );

@@ -1,4 +1,6 @@
 -- Mortise lock table for PostgreSQL. ${table} is the configured table name (default mortise_locks).
+-- shared_holds, waiting_writer and writer_waits_until hold read (shared) locks and the marker of a
+-- waiting writer; a table of the previous version gets them with ALTER TABLE (see docs/jdbc.md).
 -- Rows are never deleted by Mortise: release clears lock_owner and expires_at and keeps
 -- fencing_token, so tokens of one key only ever grow. COLLATE "C" makes key equality
 -- exact byte equality whatever the database's default collation is.
@@ -8,5 +10,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
     fencing_token BIGINT       NOT NULL,
     acquired_at   TIMESTAMP(6) WITH TIME ZONE,
     expires_at    TIMESTAMP(6) WITH TIME ZONE,
-    original_key  TEXT
+    original_key  TEXT,
+    shared_holds  JSONB,
+    waiting_writer VARCHAR(255),
+    writer_waits_until TIMESTAMP(6) WITH TIME ZONE
 );

@@ -63,11 +63,13 @@ abstract class JdbcContractTest extends LockBackendContractTest {
         }
     }
 
+    /** A live hold (exclusive or shared) or an unexpired writer's marker: what a wait must not leave behind. */
     @Override
     protected int residueOnServer(String key) throws SQLException {
         try (Connection c = dataSource().getConnection();
              PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM mortise_locks WHERE lock_key = ?"
-                     + " AND lock_owner IS NOT NULL AND expires_at > " + now())) {
+                     + " AND ((lock_owner IS NOT NULL AND expires_at > " + now() + ")"
+                     + " OR (waiting_writer IS NOT NULL AND writer_waits_until > " + now() + "))")) {
             s.setString(1, stored(key));
             try (ResultSet rows = s.executeQuery()) {
                 rows.next();

@@ -72,14 +72,16 @@ class PostgresNotifyTest {
     void oneListeningConnectionServesEveryWaiterOfABackend() throws Exception {
         List<LockLease> held = new ArrayList<>();
         List<CompletableFuture<LockLease>> waiting = new ArrayList<>();
-        int before = listeningConnections();
+        // Count the LISTENs run from now on: pooled connections whose last statement was an earlier
+        // backend's LISTEN come and go from the plain count as the pool lends them out again.
+        java.sql.Timestamp since = databaseNow();
         for (int i = 0; i < 4; i++) {
             String key = "notify:many:" + i + ":" + UUID.randomUUID();
             held.add(holder.acquire(LockSpec.of(key).lease(POLL)));
             waiting.add(CompletableFuture.supplyAsync(() -> waiter.acquire(key, Duration.ofMinutes(2))));
         }
         Thread.sleep(1500);
-        assertThat(listeningConnections() - before).as("LISTEN connections opened by one backend with four waiters")
+        assertThat(listensSince(since)).as("LISTEN connections opened by one backend with four waiters")
                 .isEqualTo(1);
         for (LockLease lease : held) {
             lease.close();
@@ -116,8 +118,24 @@ class PostgresNotifyTest {
         return waiterSource.statements.stream().filter(sql -> sql.contains("ON CONFLICT")).count();
     }
 
-    private static int listeningConnections() throws Exception {
-        return execute("SELECT COUNT(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
+    private static java.sql.Timestamp databaseNow() throws Exception {
+        try (Connection c = TestDatabases.postgres().getConnection(); Statement s = c.createStatement();
+             ResultSet rows = s.executeQuery("SELECT clock_timestamp()")) {
+            rows.next();
+            return rows.getTimestamp(1);
+        }
+    }
+
+    private static int listensSince(java.sql.Timestamp since) throws Exception {
+        try (Connection c = TestDatabases.postgres().getConnection();
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM pg_stat_activity"
+                     + " WHERE query LIKE 'LISTEN%' AND query_start >= ?")) {
+            s.setTimestamp(1, since);
+            try (ResultSet rows = s.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
     }
 
     private static int execute(String query) throws Exception {

@@ -27,6 +27,30 @@ public final class Dialects {
     }
 
     /**
+     * The statements for shared holds and waiting writers, numbering tokens as {@link #sql} does
+     * (a reader's grant takes the next token of the same counter).
+     */
+    public static SharedSql sharedSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
+                                      boolean serverClock) {
+        return switch (dialect) {
+            case POSTGRESQL -> new PostgresSharedSql(table, queryTimeoutSeconds,
+                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
+            case MYSQL -> new MySqlSharedSql(table, queryTimeoutSeconds,
+                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
+            case H2 -> new H2SharedSql(table, queryTimeoutSeconds,
+                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
+        };
+    }
+
+    private static String first(boolean serverClock, String clock) {
+        return serverClock ? clock : "1";
+    }
+
+    private static String next(boolean serverClock, String alias, String clock) {
+        return serverClock ? "GREATEST(" + alias + "fencing_token + 1, " + clock + ")" : alias + "fencing_token + 1";
+    }
+
+    /**
      * The LISTEN connection for PostgreSQL, or {@code null} when the dialect cannot push or
      * the PostgreSQL driver is not on the class path (then waiters poll, and a warning says why).
      */

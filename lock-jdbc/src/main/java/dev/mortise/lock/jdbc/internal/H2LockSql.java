@@ -25,7 +25,7 @@ final class H2LockSql extends SqlTemplate {
      * The database's clock in microseconds since 1970: the statement's {@code CURRENT_TIMESTAMP}
      * (a time with zone, so the session's zone does not matter) less the epoch.
      */
-    private static final String CLOCK_MICROS =
+    static final String CLOCK_MICROS =
             "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + NOW + ")";
 
     /** Acquire, over: now, the token of a new row, the token of a new holder of an existing row. */

@@ -39,7 +39,7 @@ final class MySqlLockSql extends SqlTemplate {
      * UTC times, never {@code UNIX_TIMESTAMP(NOW(6))}, which goes through the session's zone)
      * and exact (an integer).
      */
-    private static final String CLOCK_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + NOW + ")";
+    static final String CLOCK_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + NOW + ")";
 
     /**
      * Acquire, over: now, free, busy offset, lease, the token of a new row, the token of a new
@@ -158,7 +158,7 @@ final class MySqlLockSql extends SqlTemplate {
      * JSON string content in ASCII: other characters as {@code \\uXXXX} escapes, a lone
      * surrogate as {@code ?} (what the driver would send for it when the owner was stored).
      */
-    private static void appendJsonString(StringBuilder out, String text, HexFormat hex) {
+    static void appendJsonString(StringBuilder out, String text, HexFormat hex) {
         text.codePoints().forEach(cp -> {
             if (cp == '"' || cp == '\\') {
                 out.append('\\').append((char) cp);

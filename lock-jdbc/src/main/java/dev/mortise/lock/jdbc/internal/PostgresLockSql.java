@@ -25,7 +25,7 @@ final class PostgresLockSql extends SqlTemplate {
      * {@code CURRENT_TIMESTAMP}, so the reading is as late as it can be. Exact: EXTRACT answers
      * numeric from PostgreSQL 14, and a double with microsecond precision before.
      */
-    private static final String CLOCK_MICROS = "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000) AS BIGINT)";
+    static final String CLOCK_MICROS = "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000) AS BIGINT)";
 
     /** Acquire, over: now, lease, the token of a new row, the token of a new holder of an existing row. */
     private static final String ACQUIRE = """

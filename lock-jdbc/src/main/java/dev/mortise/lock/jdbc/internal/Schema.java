@@ -9,9 +9,27 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Collectors;
 
-/** The shipped DDL of a dialect, and creating the table from it when it is missing. */
+/**
+ * The shipped DDL of a dialect, creating the table from it when it is missing, and bringing a
+ * table of the previous version (without the columns of shared locks) up to date.
+ */
 public final class Schema {
+
+    /** The columns shared (read) locks added to the table, per dialect. */
+    private static List<String> sharedColumns(JdbcDialect dialect) {
+        return switch (dialect) {
+            case POSTGRESQL -> List.of("shared_holds JSONB", "waiting_writer VARCHAR(255)",
+                    "writer_waits_until TIMESTAMP(6) WITH TIME ZONE");
+            case MYSQL -> List.of("shared_holds JSON",
+                    "waiting_writer VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+                    "writer_waits_until DATETIME(6)");
+            case H2 -> List.of("shared_holds CHARACTER VARYING ARRAY", "waiting_writer VARCHAR(255)",
+                    "writer_waits_until TIMESTAMP(6) WITH TIME ZONE");
+        };
+    }
 
     private Schema() {
     }
@@ -36,9 +54,33 @@ public final class Schema {
     }
 
     /**
-     * Creates the table if it is missing. Two backends starting at once may both try;
-     * PostgreSQL can then fail one of them even with {@code IF NOT EXISTS}, so a failure
-     * is ignored when the table is there afterwards.
+     * The statements that add the columns of shared locks to a table created by the previous
+     * version, one per column, for error messages and {@link #createIfMissing}.
+     */
+    public static List<String> upgradeDdl(JdbcDialect dialect, TableName table) {
+        return sharedColumns(dialect).stream().map(column -> "ALTER TABLE " + table.sql() + " ADD COLUMN " + column)
+                .collect(Collectors.toList());
+    }
+
+    /** {@link #upgradeDdl} as one line of text. */
+    public static String upgradeText(JdbcDialect dialect, TableName table) {
+        return String.join("; ", upgradeDdl(dialect, table));
+    }
+
+    /**
+     * Whether {@code e} says a column is missing: PostgreSQL 42703, MySQL/MariaDB 1054 (42S22),
+     * H2 42122 — what a table of the previous version answers to a statement of shared locks.
+     */
+    public static boolean missingColumn(SQLException e) {
+        String state = e.getSQLState();
+        return "42703".equals(state) || "42S22".equals(state) || "42122".equals(state) || e.getErrorCode() == 1054;
+    }
+
+    /**
+     * Creates the table if it is missing, and adds the columns of shared locks if the table is
+     * one of the previous version. Two backends starting at once may both try; PostgreSQL can
+     * then fail one of them even with {@code IF NOT EXISTS}, so a failure is ignored when the
+     * table (or column) is there afterwards.
      */
     public static void createIfMissing(Connection connection, JdbcDialect dialect, TableName table, int timeoutSeconds)
             throws SQLException {
@@ -46,16 +88,35 @@ public final class Schema {
             statement.setQueryTimeout(timeoutSeconds);
             statement.execute(ddl(dialect, table));
         } catch (SQLException e) {
-            if (!exists(connection, table, timeoutSeconds)) {
+            if (!selects(connection, "lock_key", table, timeoutSeconds)) {
                 throw e;
+            }
+        }
+        if (selects(connection, "shared_holds, waiting_writer, writer_waits_until", table, timeoutSeconds)) {
+            return;
+        }
+        List<String> columns = sharedColumns(dialect);
+        List<String> alters = upgradeDdl(dialect, table);
+        for (int i = 0; i < columns.size(); i++) {
+            String column = columns.get(i).substring(0, columns.get(i).indexOf(' '));
+            if (selects(connection, column, table, timeoutSeconds)) {
+                continue;
+            }
+            try (Statement statement = connection.createStatement()) {
+                statement.setQueryTimeout(timeoutSeconds);
+                statement.execute(alters.get(i));
+            } catch (SQLException e) {
+                if (!selects(connection, column, table, timeoutSeconds)) {
+                    throw e;
+                }
             }
         }
     }
 
-    private static boolean exists(Connection connection, TableName table, int timeoutSeconds) {
+    private static boolean selects(Connection connection, String columns, TableName table, int timeoutSeconds) {
         try (Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(timeoutSeconds);
-            statement.executeQuery("SELECT lock_key FROM " + table.sql() + " WHERE 1 = 0").close();
+            statement.executeQuery("SELECT " + columns + " FROM " + table.sql() + " WHERE 1 = 0").close();
             return true;
         } catch (SQLException e) {
             return false;

@@ -31,13 +31,15 @@ public final class UnconfirmedGrants implements AutoCloseable {
     private static final long MAX_RETRY_MILLIS = 5000;
 
     private final LockSql sql;
+    private final SharedSql shared;
     private final JdbcCalls calls;
     private final long slackNanos;
     private ScheduledExecutorService scheduler; // guarded by this
     private boolean closed; // guarded by this
 
-    public UnconfirmedGrants(LockSql sql, JdbcCalls calls, Duration operationTimeout) {
+    public UnconfirmedGrants(LockSql sql, SharedSql shared, JdbcCalls calls, Duration operationTimeout) {
         this.sql = sql;
+        this.shared = shared;
         this.calls = calls;
         this.slackNanos = operationTimeout.multipliedBy(2).toNanos();
     }
@@ -47,16 +49,19 @@ public final class UnconfirmedGrants implements AutoCloseable {
      * trying until a release confirms it or the lease has certainly run out.
      *
      * @param requestedAt {@link System#nanoTime()} just before the acquire was sent
+     * @param isShared    whether the acquire asked for a shared hold (its release removes a reader entry)
      */
-    public void release(String userKey, String key, String owner, long requestedAt, long leaseMillis) {
+    public void release(String userKey, String key, String owner, long requestedAt, long leaseMillis,
+                        boolean isShared) {
         long until = requestedAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis) + slackNanos;
-        schedule(userKey, key, owner, until, 0);
+        schedule(userKey, key, owner, isShared, until, 0);
     }
 
-    private void attempt(String userKey, String key, String owner, long until, long delay) {
+    private void attempt(String userKey, String key, String owner, boolean isShared, long until, long delay) {
         long next = Math.min(MAX_RETRY_MILLIS, Math.max(FIRST_RETRY_MILLIS, delay * 2));
         try {
-            if (calls.run(userKey, "release an unconfirmed grant of", c -> sql.release(c, key, owner))) {
+            if (calls.run(userKey, "release an unconfirmed grant of", c -> isShared ? shared.releaseShared(c, key, owner)
+                    : sql.release(c, key, owner))) {
                 log.info("Released lock '{}' that an acquire which failed had taken on the server after all "
                         + "(backend 'jdbc')", userKey);
                 return;
@@ -68,11 +73,13 @@ public final class UnconfirmedGrants implements AutoCloseable {
         long left = until - System.nanoTime();
         if (left > 0) {
             // The last try lands at the deadline rather than past it.
-            schedule(userKey, key, owner, until, Math.min(next, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+            schedule(userKey, key, owner, isShared, until,
+                    Math.min(next, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
         }
     }
 
-    private synchronized void schedule(String userKey, String key, String owner, long until, long delay) {
+    private synchronized void schedule(String userKey, String key, String owner, boolean isShared, long until,
+                                       long delay) {
         if (closed) {
             return;
         }
@@ -83,7 +90,7 @@ public final class UnconfirmedGrants implements AutoCloseable {
                 return thread;
             });
         }
-        scheduler.schedule(() -> attempt(userKey, key, owner, until, delay), delay, TimeUnit.MILLISECONDS);
+        scheduler.schedule(() -> attempt(userKey, key, owner, isShared, until, delay), delay, TimeUnit.MILLISECONDS);
     }
 
     /** Drops pending clean-ups: their rows expire with their leases. */
