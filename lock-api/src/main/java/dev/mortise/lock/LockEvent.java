@@ -13,9 +13,23 @@ import java.time.Duration;
  *                     time held; otherwise zero
  * @param cause        for ERROR and LOST: the failure, else {@code null}
  * @param lostReason   for LOST: why the hold was lost, else {@code null}
+ * @param mode         the mode of the hold (ACQUIRED, RELEASED, RENEWED, LOST, and ERROR of a
+ *                     hold), or of the request when nothing was granted (BUSY, TIMEOUT, ERROR of
+ *                     an acquire); never {@code null}
  */
 public record LockEvent(Type type, String backend, String key, long fencingToken, Duration duration,
-                        Throwable cause, LostReason lostReason) {
+                        Throwable cause, LostReason lostReason, LockMode mode) {
+
+    /** Checks the mode; a {@code null} mode is taken as {@link LockMode#EXCLUSIVE}. */
+    public LockEvent {
+        mode = mode == null ? LockMode.EXCLUSIVE : mode;
+    }
+
+    /** An event of an exclusive hold or request (as every event was before shared locks). */
+    public LockEvent(Type type, String backend, String key, long fencingToken, Duration duration,
+                     Throwable cause, LostReason lostReason) {
+        this(type, backend, key, fencingToken, duration, cause, lostReason, LockMode.EXCLUSIVE);
+    }
 
     /** The kinds of event. */
     public enum Type {

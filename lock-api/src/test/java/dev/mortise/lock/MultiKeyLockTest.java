@@ -273,6 +273,10 @@ class MultiKeyLockTest {
             return delegate.guarantees();
         }
 
+        public boolean supportsSharedMode() {
+            return delegate.supportsSharedMode();
+        }
+
         public Attempt tryAcquire(LockRequest request) {
             requested.add(request.key());
             return delegate.tryAcquire(request);

@@ -113,7 +113,7 @@ final class Acquirer {
             throw messages.interrupted(key, e);
         }
         if (gate == null) {
-            return notGranted(key, wait, start, throwOnTimeout, true);
+            return notGranted(key, mode, wait, start, throwOnTimeout, true);
         }
         boolean published = false;
         KeyGates.Pending pending = null;
@@ -129,7 +129,7 @@ final class Acquirer {
                 pending = gate.expect(pending, request.owner());
                 Optional<Grant> grant = ask(request, Deadlines.left(deadline));
                 if (grant.isEmpty()) {
-                    return notGranted(key, wait, start, throwOnTimeout);
+                    return notGranted(key, mode, wait, start, throwOnTimeout);
                 }
                 hold = new Hold(grant.get(), mode, ownerThread, ownerId, lease, explicitLease == null, gate,
                         validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease));
@@ -161,13 +161,13 @@ final class Acquirer {
                 throw messages.clientClosed(key, null);
             }
             actions.expiry().arm(hold);
-            events.fire(LockEvent.Type.ACQUIRED, key, hold.grant.fencingToken(), System.nanoTime() - start, null);
+            events.fire(LockEvent.Type.ACQUIRED, key, hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
             return new Lease(client, hold);
         } catch (LockException e) {
-            events.fire(LockEvent.Type.ERROR, key, -1, System.nanoTime() - start, e);
+            events.fire(LockEvent.Type.ERROR, key, mode, -1, System.nanoTime() - start, e);
             throw e;
         } catch (RuntimeException e) {
-            events.fire(LockEvent.Type.ERROR, key, -1, System.nanoTime() - start, e);
+            events.fire(LockEvent.Type.ERROR, key, mode, -1, System.nanoTime() - start, e);
             throw messages.acquireFailed(key, e);
         } finally {
             if (!published) {
@@ -192,7 +192,7 @@ final class Acquirer {
             throw messages.upgradeRefused(key, held.ownerDescription());
         }
         if (held.enter()) {
-            events.fire(LockEvent.Type.ACQUIRED, key, held.grant.fencingToken(), waitedNanos, null);
+            events.fire(LockEvent.Type.ACQUIRED, key, held.mode, held.grant.fencingToken(), waitedNanos, null);
             return new Lease(client, held);
         }
         return null;
@@ -221,13 +221,14 @@ final class Acquirer {
         }
     }
 
-    private LockLease notGranted(String key, Duration wait, long start, boolean throwOnTimeout) {
-        return notGranted(key, wait, start, throwOnTimeout, false);
+    private LockLease notGranted(String key, LockMode mode, Duration wait, long start, boolean throwOnTimeout) {
+        return notGranted(key, mode, wait, start, throwOnTimeout, false);
     }
 
     /** @param queued whether the wait ran out in this client's own queue for the key */
-    private LockLease notGranted(String key, Duration wait, long start, boolean throwOnTimeout, boolean queued) {
-        events.fire(wait.isZero() ? LockEvent.Type.BUSY : LockEvent.Type.TIMEOUT, key, -1,
+    private LockLease notGranted(String key, LockMode mode, Duration wait, long start, boolean throwOnTimeout,
+                                 boolean queued) {
+        events.fire(wait.isZero() ? LockEvent.Type.BUSY : LockEvent.Type.TIMEOUT, key, mode, -1,
                 System.nanoTime() - start, null);
         if (closed) {
             throw messages.clientClosed(key, null);

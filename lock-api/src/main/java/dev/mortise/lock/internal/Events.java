@@ -2,6 +2,7 @@ package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockListener;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LostReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,19 +27,22 @@ final class Events {
         return !listeners.isEmpty();
     }
 
-    void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause) {
-        fire(type, key, token, nanos, cause, null);
+    /** @param mode the hold's mode, or the request's when nothing was granted */
+    void fire(LockEvent.Type type, String key, LockMode mode, long token, long nanos, Throwable cause) {
+        fire(type, key, mode, token, nanos, cause, null);
     }
 
-    void fireLost(String key, long token, long heldNanos, LostReason reason, Throwable cause) {
-        fire(LockEvent.Type.LOST, key, token, heldNanos, cause, reason);
+    void fireLost(String key, LockMode mode, long token, long heldNanos, LostReason reason, Throwable cause) {
+        fire(LockEvent.Type.LOST, key, mode, token, heldNanos, cause, reason);
     }
 
-    private void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause, LostReason reason) {
+    private void fire(LockEvent.Type type, String key, LockMode mode, long token, long nanos, Throwable cause,
+                      LostReason reason) {
         if (listeners.isEmpty()) {
             return;
         }
-        LockEvent event = new LockEvent(type, backend, key, token, Duration.ofNanos(Math.max(0, nanos)), cause, reason);
+        LockEvent event = new LockEvent(type, backend, key, token, Duration.ofNanos(Math.max(0, nanos)), cause, reason,
+                mode);
         for (LockListener listener : listeners) {
             try {
                 listener.onEvent(event);

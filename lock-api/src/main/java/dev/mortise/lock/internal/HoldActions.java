@@ -107,7 +107,7 @@ final class HoldActions {
         try {
             if (serverCall.test(hold.grant)) {
                 hold.released();
-                events.fire(LockEvent.Type.RELEASED, hold.key(), hold.grant.fencingToken(),
+                events.fire(LockEvent.Type.RELEASED, hold.key(), hold.mode, hold.grant.fencingToken(),
                         System.nanoTime() - hold.acquiredNanos, null);
             } else {
                 announce(hold, hold.releaseRefused(event(hold, LostReason.MISSING_AT_RELEASE, null)), true);
@@ -115,7 +115,7 @@ final class HoldActions {
             return null;
         } catch (RuntimeException e) {
             hold.released();
-            events.fire(LockEvent.Type.ERROR, hold.key(), hold.grant.fencingToken(), 0, e);
+            events.fire(LockEvent.Type.ERROR, hold.key(), hold.mode, hold.grant.fencingToken(), 0, e);
             return messages.releaseFailed(hold.key(), hold.lease(), e);
         }
     }
@@ -165,7 +165,7 @@ final class HoldActions {
             if (hold.renewed) {
                 renewer.tickWithin(validity.renewalPeriodNanos(next));
             }
-            events.fire(LockEvent.Type.RENEWED, hold.key(), hold.grant.fencingToken(), System.nanoTime() - start, null);
+            events.fire(LockEvent.Type.RENEWED, hold.key(), hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
             if (short_) {
                 throw messages.extendNotApplied(hold.key(), lease, applied, validity.worth(hold.grant, lease));
             }
@@ -237,9 +237,9 @@ final class HoldActions {
                 hold.grant.fencingToken(), event.reason(), event.cause());
         long heldNanos = System.nanoTime() - hold.acquiredNanos;
         if (tellHere) {
-            notifier.lostHere(event, heldNanos, listeners);
+            notifier.lostHere(event, hold.mode, heldNanos, listeners);
         } else {
-            notifier.lost(event, heldNanos, listeners);
+            notifier.lost(event, hold.mode, heldNanos, listeners);
         }
     }
 

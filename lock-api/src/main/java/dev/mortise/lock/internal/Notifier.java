@@ -2,6 +2,7 @@ package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockLostEvent;
+import dev.mortise.lock.LockMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,16 +62,16 @@ final class Notifier {
     }
 
     /** Fires a listener event on the notification thread. */
-    void fire(LockEvent.Type type, String key, long token, long nanos, Throwable cause) {
+    void fire(LockEvent.Type type, String key, LockMode mode, long token, long nanos, Throwable cause) {
         if (events.hasListeners()) {
-            event(() -> events.fire(type, key, token, nanos, cause));
+            event(() -> events.fire(type, key, mode, token, nanos, cause));
         }
     }
 
     /** Tells {@code onLost} callbacks of a loss at once on a thread of their own, and listeners in order. */
-    void lost(LockLostEvent event, long heldNanos, List<Consumer<LockLostEvent>> callbacks) {
+    void lost(LockLostEvent event, LockMode mode, long heldNanos, List<Consumer<LockLostEvent>> callbacks) {
         if (events.hasListeners()) {
-            event(() -> events.fireLost(event.key(), event.fencingToken(), heldNanos, event.reason(), event.cause()));
+            event(() -> events.fireLost(event.key(), mode, event.fencingToken(), heldNanos, event.reason(), event.cause()));
         }
         if (!callbacks.isEmpty()) {
             Runnable tell = () -> {
@@ -87,8 +88,8 @@ final class Notifier {
     }
 
     /** As {@link #lost}, on the calling thread (a user's thread that found the loss itself). */
-    void lostHere(LockLostEvent event, long heldNanos, List<Consumer<LockLostEvent>> callbacks) {
-        events.fireLost(event.key(), event.fencingToken(), heldNanos, event.reason(), event.cause());
+    void lostHere(LockLostEvent event, LockMode mode, long heldNanos, List<Consumer<LockLostEvent>> callbacks) {
+        events.fireLost(event.key(), mode, event.fencingToken(), heldNanos, event.reason(), event.cause());
         for (Consumer<LockLostEvent> callback : callbacks) {
             call(callback, event);
         }

@@ -161,7 +161,7 @@ final class Renewer {
             for (Hold hold : holds) {
                 hold.renewalFailed(e);
                 hold.endRequest();
-                notifier.fire(LockEvent.Type.ERROR, hold.key(), hold.grant.fencingToken(), 0, e);
+                notifier.fire(LockEvent.Type.ERROR, hold.key(), hold.mode, hold.grant.fencingToken(), 0, e);
             }
             return;
         }
@@ -177,7 +177,7 @@ final class Renewer {
                                 hold.renewalFailure());
                         default -> { }
                     }
-                    notifier.fire(LockEvent.Type.RENEWED, hold.key(), hold.grant.fencingToken(), elapsed, null);
+                    notifier.fire(LockEvent.Type.RENEWED, hold.key(), hold.mode, hold.grant.fencingToken(), elapsed, null);
                 }
             } finally {
                 hold.endRequest();

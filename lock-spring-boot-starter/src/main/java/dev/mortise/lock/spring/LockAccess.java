@@ -25,6 +25,11 @@ public enum LockAccess {
         return this == READ ? LockMode.SHARED : LockMode.EXCLUSIVE;
     }
 
+    /** The access a hold of {@code mode} gives: READ for shared, WRITE for exclusive (and {@code null}). */
+    public static LockAccess of(LockMode mode) {
+        return mode == LockMode.SHARED ? READ : WRITE;
+    }
+
     /** The metrics tag value: {@code read} or {@code write}. */
     public String tag() {
         return name().toLowerCase(Locale.ROOT);

@@ -3,6 +3,7 @@ package dev.mortise.lock.spring.actuate;
 import dev.mortise.lock.HeldLock;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.spring.Leadership;
+import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.Leaderships;
 import dev.mortise.lock.spring.LockClients;
 import dev.mortise.lock.spring.internal.AnnotatedHolds;
@@ -43,7 +44,7 @@ public class LocksEndpoint {
                 AnnotatedHolds.Info info = AnnotatedHolds.find(entry.getValue(), lock.key(), lock.fencingToken());
                 held.add(new HeldLockDescriptor(lock.key(), entry.getKey(), lock.fencingToken(), lock.holdCount(),
                         lock.acquiredAt().toString(), lock.heldFor().toString(), lock.remaining().toString(),
-                        lock.renewed(), lock.owner(), info == null ? null : info.mode().tag(),
+                        lock.renewed(), lock.owner(), LockAccess.of(lock.mode()).tag(),
                         info == null || info.multiKey().isEmpty() ? null : info.multiKey()));
             }
         }
@@ -106,9 +107,9 @@ public class LocksEndpoint {
      * @param remaining  the time left before its local validity deadline ({@code PT28.5S})
      * @param renewed    whether the watchdog renews it (no explicit lease)
      * @param owner      the owner context: a thread name or an owner id
-     * @param mode       {@code read} or {@code write} for a hold of a {@code @DistributedLock} call;
-     *                   {@code null} for a lock taken through the {@code LockClient} API, whose mode
-     *                   the client does not report
+     * @param mode       {@code read} (a shared hold) or {@code write} (an exclusive one), from
+     *                   {@link HeldLock#mode()}: for every hold, annotated or taken through the
+     *                   {@code LockClient} API
      * @param multiKey   for a part of a multi-key {@code @DistributedLock}, every key of that lock in
      *                   the order taken (this hold's key among them); {@code null} otherwise
      */

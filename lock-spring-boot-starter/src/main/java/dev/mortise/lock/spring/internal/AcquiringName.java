@@ -1,43 +1,29 @@
 package dev.mortise.lock.spring.internal;
 
-import dev.mortise.lock.spring.LockAccess;
-
 /**
- * The {@code @DistributedLock} name and mode of the acquire running on this thread, so that lock
- * events (told on the acquiring thread) are tagged with them rather than as programmatic.
+ * The {@code @DistributedLock} name of the acquire running on this thread, so that lock events
+ * (told on the acquiring thread) are tagged with it rather than as programmatic. (The mode needs
+ * no such channel: every {@code LockEvent} carries it.)
  */
 public final class AcquiringName implements AutoCloseable {
 
-    private record Current(String name, LockAccess mode) {
-    }
+    private static final ThreadLocal<String> NAME = new ThreadLocal<>();
 
-    private static final ThreadLocal<Current> NAME = new ThreadLocal<>();
+    private final String previous;
 
-    private final Current previous;
-
-    private AcquiringName(Current previous) {
+    private AcquiringName(String previous) {
         this.previous = previous;
     }
 
-    static AcquiringName set(String name, LockAccess mode) {
+    static AcquiringName set(String name) {
         AcquiringName scope = new AcquiringName(NAME.get());
-        NAME.set(new Current(name, mode));
+        NAME.set(name);
         return scope;
     }
 
     /** The name of the annotated acquire under way on this thread, or {@code null}. */
     public static String current() {
-        Current current = NAME.get();
-        return current == null ? null : current.name();
-    }
-
-    /**
-     * The mode of the annotated acquire under way on this thread, or {@code null} (lock events do
-     * not carry the mode, so the metrics take it from here).
-     */
-    public static LockAccess currentMode() {
-        Current current = NAME.get();
-        return current == null ? null : current.mode();
+        return NAME.get();
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.mortise.lock.spring.internal;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
-import dev.mortise.lock.spring.LockAccess;
 
 import java.util.List;
 import java.util.Map;
@@ -10,14 +9,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the advice knows of the holds its annotated calls have open and a {@code HeldLock} does
- * not tell: the access mode, and the keys of the multi-key lock a hold is part of. The
+ * not tell: the keys of the multi-key lock a hold is part of (its mode {@code HeldLock} tells). The
  * {@code locks} actuator endpoint joins it to {@link LockClient#heldLocks()} by client, key and
  * fencing token. Bounded by the holds open; thread-safe.
  */
 public final class AnnotatedHolds {
 
     /** What a hold was taken for; {@code multiKey} is empty for a single-key lock. */
-    public record Info(LockAccess mode, List<String> multiKey) {
+    public record Info(List<String> multiKey) {
     }
 
     private record Id(LockClient client, String key, long token) {
@@ -32,13 +31,13 @@ public final class AnnotatedHolds {
     }
 
     /**
-     * Records {@code leases} (the parts of one call's lock) as held for {@code mode}.
+     * Records {@code leases} (the parts of one call's lock) as held by an annotated call.
      *
      * @return run once when the call's lock is released
      */
-    static Runnable register(LockClient client, List<LockLease> leases, LockAccess mode, boolean multi) {
+    static Runnable register(LockClient client, List<LockLease> leases, boolean multi) {
         List<String> keys = multi ? leases.stream().map(LockLease::key).toList() : List.of();
-        Info info = new Info(mode, keys);
+        Info info = new Info(keys);
         List<Id> ids = leases.stream().map(l -> new Id(client, l.key(), l.fencingToken())).toList();
         // a nested call shares the hold (same token): the outermost call's facts stay until it ends
         ids.forEach(id -> OPEN.merge(id, new Entry(info, 1), (old, one) -> new Entry(old.info(), old.count() + 1)));

@@ -127,7 +127,7 @@ public final class LockedCall {
         String key = key();
         LockObserver.Acquisition observed = invoker.observer().acquiring(operation, client.backendName(), key);
         Optional<LockLease> lease;
-        try (AcquiringName ignored = AcquiringName.set(operation.name(), operation.mode())) {
+        try (AcquiringName ignored = AcquiringName.set(operation.name())) {
             lease = keys.multi() ? acquireAll(wait, owner) : acquireOne(wait, owner);
         } catch (LockTimeoutException e) {
             observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
@@ -147,7 +147,7 @@ public final class LockedCall {
             return Optional.empty();
         }
         Runnable stopObserving = observed.acquired();
-        Runnable forget = AnnotatedHolds.register(client, leases(lease.get()), operation.mode(), keys.multi());
+        Runnable forget = AnnotatedHolds.register(client, leases(lease.get()), keys.multi());
         Held held = new Held(lease.get(), owner, System.nanoTime(), () -> {
             forget.run();
             stopObserving.run();

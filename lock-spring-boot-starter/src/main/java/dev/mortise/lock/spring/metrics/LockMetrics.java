@@ -37,10 +37,12 @@ import java.util.concurrent.TimeUnit;
  * The {@code name} tag is the annotation's name (or key expression) for
  * {@code @DistributedLock} locks and {@value #PROGRAMMATIC} for the others — never the
  * evaluated key, so the number of series stays bounded. The {@code mode} tag is {@code read} or
- * {@code write}: the {@code @DistributedLock} mode; lock events do not carry a mode, so locks
- * not taken through the annotation are tagged {@code write}. A multi-key lock is measured per
- * key (each part is a hold of its own), with the annotation's name and mode. {@link #register(String)} creates
- * a backend's meters when its client is built, so they exist before the first lock.
+ * {@code write}: the mode of the hold ({@link LockEvent#mode()}; for a request not granted, the
+ * mode asked for), for annotated and programmatic locks alike. A shared request that nests in
+ * its owner's exclusive hold shares that hold and is tagged {@code write}. A multi-key lock is
+ * measured per key (each part is a hold of its own), with the annotation's name and each part's
+ * mode. {@link #register(String)} creates a backend's meters when its client is built, so they
+ * exist before the first lock.
  * Thread-safe; recording never throws into a lock call.
  */
 public final class LockMetrics implements LockListener {
@@ -65,7 +67,7 @@ public final class LockMetrics implements LockListener {
     /** The open holds: name and held-timer sample by backend, key and token; bounded by what is held. */
     private final Map<String, Open> open = new ConcurrentHashMap<>();
 
-    private record Open(String name, String mode, LongTaskTimer.Sample sample) {
+    private record Open(String name, LongTaskTimer.Sample sample) {
     }
 
     public LockMetrics(MeterRegistry registry) {
@@ -102,16 +104,16 @@ public final class LockMetrics implements LockListener {
     public void onEvent(LockEvent event) {
         switch (event.type()) {
             case ACQUIRED -> acquired(event);
-            case BUSY -> acquireTimer(event.backend(), acquiringName(), acquiringMode(), "busy")
+            case BUSY -> acquireTimer(event.backend(), acquiringName(), mode(event), "busy")
                     .record(event.duration());
-            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), acquiringMode(), "timeout")
+            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), mode(event), "timeout")
                     .record(event.duration());
             case RELEASED -> ended(event);
             case RENEWED -> {
                 Open hold = open.get(holdKey(event));
                 Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION).tag(TAG_BACKEND, event.backend())
                         .tag(TAG_NAME, hold == null ? PROGRAMMATIC : hold.name())
-                        .tag(TAG_MODE, hold == null ? WRITE : hold.mode()).register(registry).increment();
+                        .tag(TAG_MODE, mode(event)).register(registry).increment();
             }
             case LOST -> {
                 String reason = event.lostReason() == null ? "unknown"
@@ -119,7 +121,7 @@ public final class LockMetrics implements LockListener {
                 Open hold = open.get(holdKey(event));
                 Counter.builder(LOST).description("Locks lost while held").tag(TAG_BACKEND, event.backend())
                         .tag(TAG_NAME, hold == null ? PROGRAMMATIC : hold.name())
-                        .tag(TAG_MODE, hold == null ? WRITE : hold.mode())
+                        .tag(TAG_MODE, mode(event))
                         .tag(TAG_REASON, reason).register(registry).increment();
                 ended(event);
             }
@@ -132,10 +134,10 @@ public final class LockMetrics implements LockListener {
 
     private void acquired(LockEvent event) {
         String name = acquiringName();
-        String mode = acquiringMode();
+        String mode = mode(event);
         acquireTimer(event.backend(), name, mode, "acquired").record(event.duration());
         // A nested lease shares the hold (same token): one held sample per hold.
-        open.computeIfAbsent(holdKey(event), k -> new Open(name, mode, heldTimer(event.backend(), name, mode).start()));
+        open.computeIfAbsent(holdKey(event), k -> new Open(name, heldTimer(event.backend(), name, mode).start()));
     }
 
     private void ended(LockEvent event) {
@@ -150,9 +152,9 @@ public final class LockMetrics implements LockListener {
         return name == null ? PROGRAMMATIC : name;
     }
 
-    private static String acquiringMode() {
-        LockAccess mode = AcquiringName.currentMode();
-        return mode == null ? WRITE : mode.tag();
+    /** {@code read} or {@code write}: the event's hold's mode (or the mode asked for). */
+    private static String mode(LockEvent event) {
+        return LockAccess.of(event.mode()).tag();
     }
 
     private static String holdKey(LockEvent event) {

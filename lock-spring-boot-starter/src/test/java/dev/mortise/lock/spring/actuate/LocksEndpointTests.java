@@ -1,8 +1,12 @@
 package dev.mortise.lock.spring.actuate;
 
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
+import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.autoconfigure.MortiseLockAutoConfiguration;
 import dev.mortise.lock.spring.autoconfigure.MortiseLockEndpointAutoConfiguration;
 import org.junit.jupiter.api.Test;
@@ -104,6 +108,28 @@ class LocksEndpointTests {
         });
     }
 
+    /** Every hold shows its mode, whether taken by an annotated call or through the {@code LockClient} API. */
+    @Test
+    void showsTheModeOfEveryHold() {
+        runner.run(context -> {
+            LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+            LockClient client = context.getBean(LockClient.class);
+            Worker worker = context.getBean(Worker.class);
+            try (LockLease read = client.acquire(LockSpec.of("api:read").shared().waitFor(Duration.ofSeconds(1)));
+                 LockLease write = client.acquire("api:write", Duration.ofSeconds(1))) {
+                CompletableFuture<Void> running = CompletableFuture.runAsync(() -> worker.read("9"));
+                assertThat(worker.started().await(5, TimeUnit.SECONDS)).isTrue();
+                assertThat(endpoint.locks().held()).extracting(LocksEndpoint.HeldLockDescriptor::key,
+                        LocksEndpoint.HeldLockDescriptor::mode).containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("api:read", "read"),
+                        org.assertj.core.groups.Tuple.tuple("api:write", "write"),
+                        org.assertj.core.groups.Tuple.tuple("job:9", "read"));
+                worker.finish().countDown();
+                running.get(5, TimeUnit.SECONDS);
+            }
+        });
+    }
+
     @Test
     void notAvailableUnlessExposed() {
         new ApplicationContextRunner()
@@ -127,6 +153,11 @@ class LocksEndpointTests {
 
         @DistributedLock(key = "#keys")
         public void workOn(List<String> keys) {
+            work(null);
+        }
+
+        @DistributedLock(key = "'job:' + #id", mode = LockAccess.READ)
+        public void read(String id) {
             work(null);
         }
 

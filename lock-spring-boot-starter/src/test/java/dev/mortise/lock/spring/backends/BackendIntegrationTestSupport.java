@@ -2,8 +2,11 @@ package dev.mortise.lock.spring.backends;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockContext;
+import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.LockBusyException;
 import dev.mortise.lock.spring.OnBusy;
 import dev.mortise.lock.spring.actuate.LockBackendHealthIndicator;
@@ -112,6 +115,75 @@ abstract class BackendIntegrationTestSupport {
     }
 
     /**
+     * Whether the backend of {@code context} takes shared (read) locks, asked at run time: a
+     * backend that gains shared mode (JDBC, still exclusive-only when this was written) then runs
+     * the read-write tests below instead of expecting the refusal.
+     */
+    private boolean sharedMode(org.springframework.context.ApplicationContext context) {
+        return context.getBeanProvider(LockBackend.class).orderedStream().filter(b -> b.name().equals(backend()))
+                .findFirst().orElseThrow(() -> new AssertionError("no LockBackend bean named " + backend()))
+                .supportsSharedMode();
+    }
+
+    /** Two instances' {@code mode = READ} calls on one key run at the same time (both inside at once). */
+    @Test
+    void twoInstancesReadTheSameKeyAtTheSameTime() {
+        runner().run(first -> runner().run(second -> {
+            Inventory one = first.getBean(Inventory.class);
+            Inventory two = second.getBean(Inventory.class);
+            String sku = UUID.randomUUID().toString();
+            if (!sharedMode(first)) {
+                assertThatThrownBy(() -> one.tryRead(sku)).isInstanceOf(LockException.class)
+                        .hasMessageContaining("'sku:" + sku + "'").hasMessageContaining("'" + backend() + "'")
+                        .hasMessageContaining("supportsSharedMode()");
+                assertThat(first.getBean(LockClient.class).heldLocks()).isEmpty();
+                return;
+            }
+            CountDownLatch inside = new CountDownLatch(2);
+            CompletableFuture<Boolean> reading = CompletableFuture.supplyAsync(() -> one.readTogether(sku, inside));
+            assertThat(two.readTogether(sku, inside)).as("the second instance's reader saw the first inside").isTrue();
+            assertThat(reading.get(30, TimeUnit.SECONDS)).as("the first instance's reader saw the second inside")
+                    .isTrue();
+            assertThat(first.getBean(LockClient.class).heldLocks()).isEmpty();
+            assertThat(second.getBean(LockClient.class).heldLocks()).isEmpty();
+        }));
+    }
+
+    /** A WRITE call on one instance excludes a READ call on the other, and a READ call a WRITE call. */
+    @Test
+    void twoInstancesWriteExcludesReadAndReadExcludesWrite() {
+        runner().run(first -> runner().run(second -> {
+            Inventory one = first.getBean(Inventory.class);
+            Inventory two = second.getBean(Inventory.class);
+            String sku = UUID.randomUUID().toString();
+            if (!sharedMode(first)) {
+                assertThatThrownBy(() -> two.tryRead(sku)).isInstanceOf(LockException.class)
+                        .hasMessageContaining("supportsSharedMode()");
+                return;
+            }
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Long> writing = CompletableFuture.supplyAsync(() -> one.hold(sku, entered, release));
+            assertThat(entered.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> two.tryRead(sku)).as("a reader while the other instance writes")
+                    .isInstanceOf(LockBusyException.class).hasMessageContaining(backend());
+            release.countDown();
+            long writeToken = writing.get(20, TimeUnit.SECONDS);
+
+            CountDownLatch reading = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            CompletableFuture<Long> read = CompletableFuture.supplyAsync(() -> one.readHolding(sku, reading, done));
+            assertThat(reading.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> two.tryReserve(sku)).as("a writer while the other instance reads")
+                    .isInstanceOf(LockBusyException.class).hasMessageContaining(backend());
+            assertThat(two.tryRead(sku)).as("another reader still gets in").isPositive();
+            done.countDown();
+            assertThat(read.get(20, TimeUnit.SECONDS)).isGreaterThan(writeToken);
+            assertThat(two.tryReserve(sku)).isGreaterThan(writeToken);
+        }));
+    }
+
+    /**
      * Issue 15 item 4: instance A runs a quick job with holdAtLeast = 4s and shuts down at
      * once; instance B cannot run it until 4 s after A took the lock, and can shortly after.
      * On every backend, ZooKeeper too (whose holds are ephemeral nodes that end with the
@@ -192,6 +264,28 @@ abstract class BackendIntegrationTestSupport {
         @DistributedLock(key = "#skus", onBusy = OnBusy.FAIL)
         public int tryReserveAll(List<String> skus) {
             return (int) skus.stream().filter(sku -> LockContext.find(sku).isPresent()).count();
+        }
+
+        @DistributedLock(key = "'sku:' + #sku", mode = LockAccess.READ, onBusy = OnBusy.FAIL)
+        public long tryRead(String sku) {
+            return LockContext.current().orElseThrow().fencingToken();
+        }
+
+        /** Enters, then waits for {@code inside} to reach zero: true only if another reader was inside at once. */
+        @DistributedLock(key = "'sku:' + #sku", mode = LockAccess.READ)
+        public boolean readTogether(String sku, CountDownLatch inside) {
+            inside.countDown();
+            try {
+                return inside.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        @DistributedLock(key = "'sku:' + #sku", mode = LockAccess.READ)
+        public long readHolding(String sku, CountDownLatch entered, CountDownLatch release) {
+            return hold(sku, entered, release);
         }
 
         @DistributedLock(key = "'sku:' + #sku")
