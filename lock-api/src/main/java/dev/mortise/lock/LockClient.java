@@ -244,6 +244,8 @@ public interface LockClient extends AutoCloseable {
      * {@code name + "#permit-" + i}; every client must use the same count. See
      * {@link LockSemaphore} for the key layout, the guarantees and what is not provided
      * (fairness, reentrancy, one fencing counter per name).
+     * A name whose slot keys are too long for this client ({@link LockClientBuilder#maxKeyBytes})
+     * is rejected by the first acquire, naming the slot key.
      *
      * @throws IllegalArgumentException if {@code name} is null or blank, or {@code permits} is not positive
      */

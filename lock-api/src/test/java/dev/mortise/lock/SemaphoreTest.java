@@ -213,6 +213,9 @@ class SemaphoreTest {
                 .hasMessageContaining("1 to 2");
         assertThatThrownBy(() -> sem.tryAcquire(1, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> sem.acquire(1, Duration.ZERO, null)).isInstanceOf(IllegalArgumentException.class);
+        LockSemaphore tooLong = a.semaphore("n".repeat(600), 1);
+        assertThatThrownBy(tooLong::tryAcquire).as("slot keys over the client's key limit")
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(a.heldLocks()).isEmpty();
     }
 }
