@@ -238,6 +238,21 @@ public interface LockClient extends AutoCloseable {
         return new LeaderElectionBuilder(this, group);
     }
 
+    /**
+     * A counting semaphore {@code name} with {@code permits} permits over this client's backend:
+     * at most {@code permits} permits held at once across all clients. Built on the lock keys
+     * {@code name + "#permit-" + i}; every client must use the same count. See
+     * {@link LockSemaphore} for the key layout, the guarantees and what is not provided
+     * (fairness, reentrancy, one fencing counter per name).
+     * A name whose slot keys are too long for this client ({@link LockClientBuilder#maxKeyBytes})
+     * is rejected by the first acquire, naming the slot key.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank, or {@code permits} is not positive
+     */
+    default LockSemaphore semaphore(String name, int permits) {
+        return new dev.mortise.lock.internal.semaphore.SlotSemaphore(this, name, permits);
+    }
+
     /** A snapshot of the holds of this client, for diagnostics. */
     List<HeldLock> heldLocks();
 

@@ -1015,4 +1015,12 @@ public abstract class LockBackendContractTest {
             super(LockBackendContractTest.this);
         }
     }
+
+    /** The semaphore contract ({@link SemaphoreContract}), on this test's clients and hooks. */
+    @Nested
+    class Semaphore extends SemaphoreContract {
+        Semaphore() {
+            super(LockBackendContractTest.this);
+        }
+    }
 }
