@@ -215,20 +215,21 @@ public final class MarkdownWriter {
                     + "`InterProcessReadWriteLock`). p50/p99 are acquire (with the wait) + release, without the "
                     + "critical section; ops/s counts reads and writes over all threads. Every grant is checked "
                     + "against the other holders in the JVM (a violation would be listed under \"Missing or "
-                    + "failed\"). etcd and SQL have no peer with a read-write lock: Mortise alone there.",
+                    + "failed\"). Server requests per op are counted on ZooKeeper (`mntr` packets received) and etcd (gRPC "
+                    + "messages received), heartbeats included. etcd and SQL have no peer with a read-write lock: Mortise alone there.",
                     any.threads(), any.keys(), any.readPercent()));
             line("");
             line("| backend | library | ops/s | reads | read p50 µs | read p99 µs | writes | write p50 µs "
-                    + "| write p99 µs | timeouts | ops/s ÷ peer | read p50 ÷ peer | write p50 ÷ peer |");
-            line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+                    + "| write p99 µs | timeouts | server requests / op | ops/s ÷ peer | read p50 ÷ peer | write p50 ÷ peer |");
+            line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             for (String group : groups()) {
                 List<KeySetResult> cell = readWrite.stream().filter(r -> r.group().equals(group)).toList();
                 Optional<KeySetResult> peer = bestPeer(cell);
                 for (KeySetResult r : cell) {
                     boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
-                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %,d | %s | %s | %s |",
+                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %,d | %s | %s | %s | %s |",
                             title(group), name(r.label(), r.role()), r.opsPerSecond(), r.reads(), r.readP50(),
-                            r.readP99(), r.writes(), r.writeP50(), r.writeP99(), r.timeouts(),
+                            r.readP99(), r.writes(), r.writeP50(), r.writeP99(), r.timeouts(), requests(r),
                             mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
                             mortise ? Ratios.ratio(r.readP50(), peer.get().readP50()) : "—",
                             mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
@@ -247,22 +248,28 @@ public final class MarkdownWriter {
                     + "are acquire (with the wait) + release of all keys, without the critical section.",
                     any.threads(), any.keysPerOp(), any.keys()));
             line("");
-            line("| backend | library | ops/s | ops | p50 µs | p99 µs | timeouts | ops/s ÷ peer | p50 ÷ peer |");
-            line("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+            line("| backend | library | ops/s | ops | p50 µs | p99 µs | timeouts | server requests / op | ops/s ÷ peer "
+                    + "| p50 ÷ peer |");
+            line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             for (String group : groups()) {
                 List<KeySetResult> cell = multiKey.stream().filter(r -> r.group().equals(group)).toList();
                 Optional<KeySetResult> peer = bestPeer(cell);
                 for (KeySetResult r : cell) {
                     boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
-                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %s | %s |", title(group),
+                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %s | %s | %s |", title(group),
                             name(r.label(), r.role()), r.opsPerSecond(), r.writes(), r.writeP50(), r.writeP99(),
-                            r.timeouts(),
+                            r.timeouts(), requests(r),
                             mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
                             mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
                 }
             }
             line("");
         }
+    }
+
+    /** Server requests per op, where counted (ZooKeeper, etcd). */
+    private static String requests(KeySetResult r) {
+        return Double.isNaN(r.serverRequestsPerOp()) ? "—" : String.format("%.2f", r.serverRequestsPerOp());
     }
 
     /** The peer with the highest throughput in one backend's rows, if any. */

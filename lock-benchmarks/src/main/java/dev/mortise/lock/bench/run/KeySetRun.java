@@ -109,8 +109,13 @@ public final class KeySetRun {
                     if (tally.failed) {
                         continue;
                     }
-                    try {
+                    try (ServerRequests counter = counter(group, endpoints)) {
                         measure(subject, "m", timing.keySetMeasure().dividedBy(timing.rounds()), tally);
+                        if (counter != null) {
+                            tally.requests += counter.stop();
+                        } else {
+                            tally.requests = -1;
+                        }
                     } catch (Exception e) {
                         tally.failed = true;
                         notes.finding(scenario + " " + subject.id() + " failed: " + e);
@@ -136,11 +141,11 @@ public final class KeySetRun {
                         readWrite() ? 1 : KEYS_PER_OP, readWrite() ? READ_PERCENT : 0, t.seconds, ops,
                         ops / t.seconds, t.reads.size(), t.reads.percentileMicros(50), t.reads.percentileMicros(99),
                         t.writes.size(), t.writes.percentileMicros(50), t.writes.percentileMicros(99),
-                        t.timeouts.get());
+                        t.timeouts.get(), t.requests < 0 ? Double.NaN : t.requests / (double) ops);
                 results.add(result);
-                notes.progress(String.format("  %-28s %9.0f ops/s  read p50 %8.1f p99 %8.1f µs  write p50 %8.1f p99 %8.1f µs",
-                        subject.id(), result.opsPerSecond(), result.readP50(), result.readP99(), result.writeP50(),
-                        result.writeP99()));
+                notes.progress(String.format("  %-28s %9.0f ops/s  read p50 %8.1f p99 %8.1f µs  write p50 %8.1f p99 %8.1f µs"
+                        + "  %.2f requests/op", subject.id(), result.opsPerSecond(), result.readP50(), result.readP99(),
+                        result.writeP50(), result.writeP99(), result.serverRequestsPerOp()));
             }
         } finally {
             for (LockSubject subject : subjects.values()) {
@@ -161,6 +166,18 @@ public final class KeySetRun {
         final AtomicLong violations = new AtomicLong();
         double seconds;
         boolean failed;
+        long requests;
+    }
+
+    /**
+     * Counts what the server receives during a measured round, where that is cheap to read and
+     * does not slow the server down (ZooKeeper {@code mntr}, etcd metrics); null elsewhere (Redis's
+     * {@code MONITOR} would slow every command down; PostgreSQL counts late). The count includes
+     * the clients' heartbeats, a few per second, so it is an upper bound.
+     */
+    private static ServerRequests counter(String group, Endpoints endpoints) throws Exception {
+        return group.equals("zookeeper") || group.equals("etcd")
+                ? ServerRequests.start(group, endpoints.get(group)) : null;
     }
 
     private void measure(LockSubject subject, String phase, Duration duration, Tally tally) throws Exception {
