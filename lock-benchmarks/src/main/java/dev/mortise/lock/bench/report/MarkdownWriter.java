@@ -64,7 +64,8 @@ public final class MarkdownWriter {
         line("");
         line("Raw data: [`benchmarks/results.json`](benchmarks/results.json), "
                 + "[`benchmarks/uncontended.csv`](benchmarks/uncontended.csv), "
-                + "[`benchmarks/handoff.csv`](benchmarks/handoff.csv).");
+                + "[`benchmarks/handoff.csv`](benchmarks/handoff.csv)"
+                + (report.keySets.isEmpty() ? "" : ", [`benchmarks/keysets.csv`](benchmarks/keysets.csv)") + ".");
         line("");
         line("## Machine and versions");
         line("");
