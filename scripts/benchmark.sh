@@ -5,12 +5,12 @@
 # Builds lock-benchmarks and the modules it needs (tests skipped), then runs
 # dev.mortise.lock.bench.BenchmarkMain, which starts its own servers on free loopback ports
 # (redis-server, etcd, PostgreSQL, MariaDB through the lock-tck launchers; ZooKeeper in a
-# child JVM) and stops them when done. The full run takes about a quarter of an hour.
+# child JVM) and stops them when done. The full run takes about twenty minutes.
 #
 # Arguments go to BenchmarkMain, e.g.
 #   ./scripts/benchmark.sh --quick                      # seconds per scenario: checks the harness, not results
 #   ./scripts/benchmark.sh --groups redis,postgres      # only some backends
-#   ./scripts/benchmark.sh --scenarios uncontended,handoff,leases,annotation
+#   ./scripts/benchmark.sh --scenarios uncontended,handoff,leases,readwrite,multikey,annotation
 #   ./scripts/benchmark.sh --out /tmp/bench             # write elsewhere than docs/
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,6 +8,7 @@ import dev.mortise.lock.bench.report.RawWriter;
 import dev.mortise.lock.bench.report.RunReport;
 import dev.mortise.lock.bench.run.FenceOverheadRun;
 import dev.mortise.lock.bench.run.HandoffRun;
+import dev.mortise.lock.bench.run.KeySetRun;
 import dev.mortise.lock.bench.run.ManyLeasesRun;
 import dev.mortise.lock.bench.run.Notes;
 import dev.mortise.lock.bench.run.Timing;
@@ -26,7 +27,8 @@ import java.util.List;
  * the JMH annotation-overhead run; then {@code BENCHMARKS.md}, the chart and the raw data.
  *
  * <pre>
- * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd] [--scenarios uncontended,handoff,leases,annotation]
+ * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd]
+ *               [--scenarios uncontended,handoff,leases,readwrite,multikey,annotation]
  *               [--scenarios fence]   (fenced vs unfenced transaction, postgres group only; not in the default
  *                                      set: its figures are printed, not rendered into BENCHMARKS.md)
  *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
@@ -36,7 +38,8 @@ import java.util.List;
 public final class BenchmarkMain {
 
     static final List<String> ALL_GROUPS = List.of("redis", "postgres", "mariadb", "zookeeper", "etcd");
-    static final List<String> ALL_SCENARIOS = List.of("uncontended", "handoff", "leases", "annotation");
+    static final List<String> ALL_SCENARIOS = List.of("uncontended", "handoff", "leases", "readwrite", "multikey",
+            "annotation");
 
     private BenchmarkMain() {
     }
@@ -76,6 +79,18 @@ public final class BenchmarkMain {
                     servers.ensureRunning(notes);
                     new FenceOverheadRun(options.timing, notes).run(servers.endpoint(), "postgres");
                 }
+                if (options.scenarios.contains("readwrite")) {
+                    servers.ensureRunning(notes);
+                    notes.progress(" read-write: 8 threads, 4 keys, 90 % shared");
+                    report.keySets.addAll(KeySetRun.readWrite(options.timing, notes, options::includes)
+                            .run(group, endpoints));
+                }
+                if (options.scenarios.contains("multikey")) {
+                    servers.ensureRunning(notes);
+                    notes.progress(" multi-key: 4 threads, 3 of 16 keys per op");
+                    report.keySets.addAll(KeySetRun.multiKey(options.timing, notes, options::includes)
+                            .run(group, endpoints));
+                }
                 if (options.scenarios.contains("leases")) {
                     servers.ensureRunning(notes);
                     report.manyLeases.addAll(new ManyLeasesRun(options.timing, notes).run(group, endpoints));
@@ -94,6 +109,7 @@ public final class BenchmarkMain {
                 notes.finding("annotation overhead: the JMH run failed: " + e);
             }
         }
+        report.environment.put("Load average at end", Environment.loadAverage());
         report.findings.addAll(notes.findings());
         return report;
     }

@@ -19,7 +19,7 @@ class HarnessSmokeTest {
     @Test
     void aQuickRunOnTheLocalBackendWritesTheReport(@TempDir Path out) throws Exception {
         BenchmarkMain.Options options = BenchmarkMain.Options.parse("--quick", "--groups", "local",
-                "--scenarios", "uncontended,leases", "--out", out.toString());
+                "--scenarios", "uncontended,leases,readwrite,multikey", "--out", out.toString());
         RunReport report = BenchmarkMain.run(options, new Notes(line -> { }));
         BenchmarkMain.write(report, out);
 
@@ -30,11 +30,18 @@ class HarnessSmokeTest {
             assertThat(r.renewCallsPerPeriod()).isPositive();
             assertThat(r.heapBytesPerLease()).isPositive();
         });
+        assertThat(report.keySets).extracting(r -> r.scenario()).containsExactly("readwrite", "multikey");
+        assertThat(report.keySets).allSatisfy(r -> {
+            assertThat(r.writes()).isPositive();
+            assertThat(r.timeouts()).isZero();
+        });
+        assertThat(report.keySets.get(0).reads()).isPositive();
         String markdown = Files.readString(out.resolve("BENCHMARKS.md"));
         assertThat(markdown).contains("# Mortise benchmarks", "Quick run", "In-process backend, 1 thread",
-                "**Mortise**");
+                "**Mortise**", "## Read-write locks", "## Multi-key locks");
         assertThat(out.resolve("benchmarks/results.json")).isNotEmptyFile();
         assertThat(out.resolve("benchmarks/uncontended.csv")).isNotEmptyFile();
         assertThat(out.resolve("benchmarks/latency.png")).isNotEmptyFile();
+        assertThat(out.resolve("benchmarks/keysets.csv")).isNotEmptyFile();
     }
 }

@@ -21,6 +21,7 @@ public final class Environment {
         env.put("Date", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
         env.put("CPU", cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores visible to the JVM");
         env.put("Memory", memory());
+        env.put("Load average at start", loadAverage());
         env.put("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
                 + System.getProperty("os.arch") + ")");
         env.put("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " ("
@@ -54,6 +55,19 @@ public final class Environment {
             return process.waitFor() == 0 ? out.strip() : "";
         } catch (Exception e) {
             return "";
+        }
+    }
+
+    /**
+     * The 1, 5 and 15 minute load averages from {@code /proc/loadavg}: on a shared machine they say
+     * how much else was running (the run itself adds to them).
+     */
+    public static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return parts[0] + " / " + parts[1] + " / " + parts[2] + " (1 / 5 / 15 min)";
+        } catch (Exception e) {
+            return "unknown";
         }
     }
 

@@ -30,6 +30,7 @@ public final class MarkdownWriter {
         targets();
         uncontended();
         handoffs();
+        keySets();
         manyLeases();
         overhead();
         findings();
@@ -63,7 +64,8 @@ public final class MarkdownWriter {
         line("");
         line("Raw data: [`benchmarks/results.json`](benchmarks/results.json), "
                 + "[`benchmarks/uncontended.csv`](benchmarks/uncontended.csv), "
-                + "[`benchmarks/handoff.csv`](benchmarks/handoff.csv).");
+                + "[`benchmarks/handoff.csv`](benchmarks/handoff.csv)"
+                + (report.keySets.isEmpty() ? "" : ", [`benchmarks/keysets.csv`](benchmarks/keysets.csv)") + ".");
         line("");
         line("## Machine and versions");
         line("");
@@ -103,6 +105,7 @@ public final class MarkdownWriter {
         Set<String> groups = new LinkedHashSet<>();
         report.uncontended.forEach(r -> groups.add(r.group()));
         report.handoffs.forEach(r -> groups.add(r.group()));
+        report.keySets.forEach(r -> groups.add(r.group()));
         return groups;
     }
 
@@ -195,6 +198,85 @@ public final class MarkdownWriter {
                 line("");
             }
         }
+    }
+
+    private void keySets() {
+        List<KeySetResult> readWrite = report.keySets.stream()
+                .filter(r -> r.scenario().equals(KeySetResult.READ_WRITE)).toList();
+        List<KeySetResult> multiKey = report.keySets.stream()
+                .filter(r -> r.scenario().equals(KeySetResult.MULTI_KEY)).toList();
+        if (!readWrite.isEmpty()) {
+            KeySetResult any = readWrite.get(0);
+            line("## Read-write locks (issue 16)");
+            line("");
+            line(String.format("%d threads in one JVM share %d keys; each op picks a key at random and takes it "
+                    + "shared (a read) with probability %d %%, exclusive (a write) otherwise, holds it for a short "
+                    + "critical section (`parkNanos(100 µs)`) and releases. Mortise uses `LockSpec.of(key).shared()` "
+                    + "/ exclusive; the peers their read-write locks (Redisson `RReadWriteLock`, Curator "
+                    + "`InterProcessReadWriteLock`). p50/p99 are acquire (with the wait) + release, without the "
+                    + "critical section; ops/s counts reads and writes over all threads. Every grant is checked "
+                    + "against the other holders in the JVM (a violation would be listed under \"Missing or "
+                    + "failed\"). Server requests per op are counted on ZooKeeper (`mntr` packets received) and etcd (gRPC "
+                    + "messages received), heartbeats included. etcd and SQL have no peer with a read-write lock: Mortise alone there.",
+                    any.threads(), any.keys(), any.readPercent()));
+            line("");
+            line("| backend | library | ops/s | reads | read p50 µs | read p99 µs | writes | write p50 µs "
+                    + "| write p99 µs | timeouts | server requests / op | ops/s ÷ peer | read p50 ÷ peer | write p50 ÷ peer |");
+            line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            for (String group : groups()) {
+                List<KeySetResult> cell = readWrite.stream().filter(r -> r.group().equals(group)).toList();
+                Optional<KeySetResult> peer = bestPeer(cell);
+                for (KeySetResult r : cell) {
+                    boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
+                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %,d | %s | %s | %s | %s |",
+                            title(group), name(r.label(), r.role()), r.opsPerSecond(), r.reads(), r.readP50(),
+                            r.readP99(), r.writes(), r.writeP50(), r.writeP99(), r.timeouts(), requests(r),
+                            mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
+                            mortise ? Ratios.ratio(r.readP50(), peer.get().readP50()) : "—",
+                            mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
+                }
+            }
+            line("");
+        }
+        if (!multiKey.isEmpty()) {
+            KeySetResult any = multiKey.get(0);
+            line("## Multi-key locks (issue 16)");
+            line("");
+            line(String.format("%d threads in one JVM; each op takes %d distinct random keys of %d at once (all "
+                    + "exclusive; the keys sorted for every library), holds them for `parkNanos(100 µs)` and releases "
+                    + "them. Mortise uses `LockClient.tryAcquireAll(keys, wait)`; the peers Redisson's multi-lock "
+                    + "(`getMultiLock(RLock...)`, a `RedissonMultiLock`) and Curator `InterProcessMultiLock`. p50/p99 "
+                    + "are acquire (with the wait) + release of all keys, without the critical section.",
+                    any.threads(), any.keysPerOp(), any.keys()));
+            line("");
+            line("| backend | library | ops/s | ops | p50 µs | p99 µs | timeouts | server requests / op | ops/s ÷ peer "
+                    + "| p50 ÷ peer |");
+            line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            for (String group : groups()) {
+                List<KeySetResult> cell = multiKey.stream().filter(r -> r.group().equals(group)).toList();
+                Optional<KeySetResult> peer = bestPeer(cell);
+                for (KeySetResult r : cell) {
+                    boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
+                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %s | %s | %s |", title(group),
+                            name(r.label(), r.role()), r.opsPerSecond(), r.writes(), r.writeP50(), r.writeP99(),
+                            r.timeouts(), requests(r),
+                            mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
+                            mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
+                }
+            }
+            line("");
+        }
+    }
+
+    /** Server requests per op, where counted (ZooKeeper, etcd). */
+    private static String requests(KeySetResult r) {
+        return Double.isNaN(r.serverRequestsPerOp()) ? "—" : String.format("%.2f", r.serverRequestsPerOp());
+    }
+
+    /** The peer with the highest throughput in one backend's rows, if any. */
+    private static Optional<KeySetResult> bestPeer(List<KeySetResult> cell) {
+        return cell.stream().filter(r -> r.role() == Role.PEER)
+                .max(java.util.Comparator.comparingDouble(KeySetResult::opsPerSecond));
     }
 
     private void manyLeases() {

@@ -34,6 +34,19 @@ public final class RawWriter {
                     num(r.crossP99()))).append('\n');
         }
         Files.writeString(dir.resolve("handoff.csv"), handoff, StandardCharsets.UTF_8);
+        if (!report.keySets.isEmpty()) {
+            StringBuilder keySets = new StringBuilder("scenario,group,id,label,role,threads,keys,keys_per_op,read_percent,"
+                    + "seconds,ops,ops_per_s,reads,read_p50_us,read_p99_us,writes,write_p50_us,write_p99_us,timeouts,server_requests_per_op\n");
+            for (KeySetResult r : report.keySets) {
+                keySets.append(String.join(",", r.scenario(), r.group(), r.id(), quote(r.label()), r.role().name(),
+                        Integer.toString(r.threads()), Integer.toString(r.keys()), Integer.toString(r.keysPerOp()),
+                        Integer.toString(r.readPercent()), num(r.seconds()), Long.toString(r.ops()),
+                        num(r.opsPerSecond()), Long.toString(r.reads()), num(r.readP50()), num(r.readP99()),
+                        Long.toString(r.writes()), num(r.writeP50()), num(r.writeP99()), Long.toString(r.timeouts()), num(r.serverRequestsPerOp())))
+                        .append('\n');
+            }
+            Files.writeString(dir.resolve("keysets.csv"), keySets, StandardCharsets.UTF_8);
+        }
     }
 
     private static String num(double value) {
@@ -53,6 +66,7 @@ public final class RawWriter {
         out.append("  \"libraries\": ").append(map(Versions.libraries())).append(",\n");
         out.append("  \"uncontended\": ").append(records(report.uncontended)).append(",\n");
         out.append("  \"handoff\": ").append(records(report.handoffs)).append(",\n");
+        out.append("  \"keySets\": ").append(records(report.keySets)).append(",\n");
         out.append("  \"manyLeases\": ").append(records(report.manyLeases)).append(",\n");
         out.append("  \"annotationOverhead\": ").append(records(report.overhead)).append(",\n");
         StringJoiner findings = new StringJoiner(", ", "[", "]");

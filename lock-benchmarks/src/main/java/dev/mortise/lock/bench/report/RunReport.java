@@ -12,6 +12,7 @@ public final class RunReport {
     public final Map<String, String> servers = new LinkedHashMap<>();
     public final List<UncontendedResult> uncontended = new ArrayList<>();
     public final List<HandoffResult> handoffs = new ArrayList<>();
+    public final List<KeySetResult> keySets = new ArrayList<>();
     public final List<ManyLeasesResult> manyLeases = new ArrayList<>();
     public final List<OverheadResult> overhead = new ArrayList<>();
     public final List<String> findings = new ArrayList<>();

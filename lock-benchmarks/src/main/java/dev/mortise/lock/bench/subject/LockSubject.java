@@ -1,6 +1,7 @@
 package dev.mortise.lock.bench.subject;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * One library (or floor) under measurement, connected to one server. Thread-safe: the
@@ -23,6 +24,31 @@ public interface LockSubject extends AutoCloseable {
      * @return the hold, or {@code null} if not granted in time
      */
     Held acquire(String key, Duration wait) throws Exception;
+
+    /**
+     * Acquires {@code key} in shared (read) or exclusive (write) mode, waiting up to {@code wait}.
+     * Only subjects in {@link SubjectCatalog#readWriteIds} support {@code shared = true}.
+     *
+     * @return the hold, or {@code null} if not granted in time
+     * @throws UnsupportedOperationException if the subject has no shared mode
+     */
+    default Held acquire(String key, boolean shared, Duration wait) throws Exception {
+        if (!shared) {
+            return acquire(key, wait);
+        }
+        throw new UnsupportedOperationException(id() + " has no shared (read) mode");
+    }
+
+    /**
+     * Acquires every one of {@code keys} (exclusive) as one hold, waiting up to {@code wait}.
+     * Only subjects in {@link SubjectCatalog#multiKeyIds} support it.
+     *
+     * @return the hold of all keys, or {@code null} if not all were granted in time (none is then held)
+     * @throws UnsupportedOperationException if the subject has no multi-key lock
+     */
+    default Held acquireAll(List<String> keys, Duration wait) throws Exception {
+        throw new UnsupportedOperationException(id() + " has no multi-key lock");
+    }
 
     /** Whether {@link #acquire} can wait for a held lock (ShedLock and the floors cannot). */
     default boolean canWait() {

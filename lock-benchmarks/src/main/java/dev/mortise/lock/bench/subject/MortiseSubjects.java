@@ -2,9 +2,15 @@ package dev.mortise.lock.bench.subject;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.spi.LockBackend;
 
-/** Mortise's {@link LockClient} as a subject: acquire with the default (watchdog-renewed) lease, close. */
+/**
+ * Mortise's {@link LockClient} as a subject: acquire with the default (watchdog-renewed) lease, close.
+ * Shared mode goes through {@code LockSpec.of(key).shared()}, multi-key locks through
+ * {@code LockClient.tryAcquireAll(keys, wait)}.
+ */
 public final class MortiseSubjects {
 
     private MortiseSubjects() {
@@ -24,6 +30,13 @@ public final class MortiseSubjects {
         return SimpleSubject.of(id, label, Role.MORTISE, true, (key, wait) -> {
             LockLease lease = client.tryAcquire(key, wait).orElse(null);
             return lease == null ? null : lease::close;
-        }, resources);
+        }, resources).withModes((key, shared, wait) -> {
+            LockSpec spec = LockSpec.of(key).waitFor(wait);
+            LockLease lease = client.tryAcquire(shared ? spec.shared() : spec).orElse(null);
+            return lease == null ? null : lease::close;
+        }).withMulti((keys, wait) -> {
+            MultiLease lease = client.tryAcquireAll(keys, wait).orElse(null);
+            return lease == null ? null : lease::close;
+        });
     }
 }

@@ -9,6 +9,7 @@ import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
+import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
@@ -40,6 +41,12 @@ public final class RedisSubjects {
     public static final List<String> IDS = List.of("redis/mortise", "redis/mortise-fair", "redis/redisson-rlock", "redis/redisson-fenced",
             "redis/si-spin", "redis/si-pubsub", "redis/shedlock", "redis/floor-evalsha", "redis/floor-ping");
 
+    /** Peers of the read-write scenario (not in {@link #IDS}: they do the same as RLock there). */
+    public static final List<String> READ_WRITE_IDS = List.of("redis/mortise", "redis/redisson-rwlock");
+
+    /** Peers of the multi-key scenario. */
+    public static final List<String> MULTI_KEY_IDS = List.of("redis/mortise", "redis/redisson-multilock");
+
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     private RedisSubjects() {
@@ -53,6 +60,8 @@ public final class RedisSubjects {
                     RedisLockBackend.builder().address(address).fair(true).build());
             case "redis/redisson-rlock" -> redisson(id, "Redisson RLock", address, false);
             case "redis/redisson-fenced" -> redisson(id, "Redisson RFencedLock", address, true);
+            case "redis/redisson-rwlock" -> redissonReadWrite(id, address);
+            case "redis/redisson-multilock" -> redissonMulti(id, address);
             case "redis/si-spin" -> registry(id, "Spring Integration RedisLockRegistry (SPIN)", address,
                     RedisLockRegistry.RedisLockType.SPIN_LOCK);
             case "redis/si-pubsub" -> registry(id, "Spring Integration RedisLockRegistry (PUB_SUB)", address,
@@ -82,6 +91,34 @@ public final class RedisSubjects {
             RLock lock = client.getLock(key);
             return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
         }, client::shutdown);
+    }
+
+    /** Redisson's {@code RReadWriteLock}: read lock for shared, write lock for exclusive, watchdog lease. */
+    private static LockSubject redissonReadWrite(String id, String address) {
+        RedissonClient client = redisson(address);
+        return SimpleSubject.of(id, "Redisson RReadWriteLock", Role.PEER, true, (key, wait) -> {
+            RLock lock = client.getReadWriteLock(key).writeLock();
+            return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
+        }, client::shutdown).withModes((key, shared, wait) -> {
+            RReadWriteLock rw = client.getReadWriteLock(key);
+            RLock lock = shared ? rw.readLock() : rw.writeLock();
+            return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
+        });
+    }
+
+    /**
+     * Redisson's multi-lock ({@code RedissonMultiLock}, made by {@code getMultiLock(RLock...)}) over one
+     * {@code RLock} per key, watchdog lease; the keys come sorted, as for every subject.
+     */
+    private static LockSubject redissonMulti(String id, String address) {
+        RedissonClient client = redisson(address);
+        return SimpleSubject.of(id, "RedissonMultiLock", Role.PEER, true, (key, wait) -> {
+            RLock lock = client.getLock(key);
+            return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
+        }, client::shutdown).withMulti((keys, wait) -> {
+            RLock lock = client.getMultiLock(keys.stream().map(client::getLock).toArray(RLock[]::new));
+            return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) ? lock::unlock : null;
+        });
     }
 
     static LettuceConnectionFactory lettuce(String address) {

@@ -26,6 +26,27 @@ public final class SubjectCatalog {
         };
     }
 
+    /** The subjects of the read-write scenario in one group: Mortise and the peers' read-write locks. */
+    public static List<String> readWriteIds(String group) {
+        return switch (group) {
+            case "redis" -> RedisSubjects.READ_WRITE_IDS;
+            case "zookeeper" -> ZookeeperSubjects.READ_WRITE_IDS;
+            // No peer offers a read-write lock on etcd or in SQL: Mortise alone.
+            case "etcd", "postgres", "mariadb", "local" -> List.of(group + "/mortise");
+            default -> throw new IllegalArgumentException("unknown backend group " + group);
+        };
+    }
+
+    /** The subjects of the multi-key scenario in one group: Mortise and the peers' multi-locks. */
+    public static List<String> multiKeyIds(String group) {
+        return switch (group) {
+            case "redis" -> RedisSubjects.MULTI_KEY_IDS;
+            case "zookeeper" -> ZookeeperSubjects.MULTI_KEY_IDS;
+            case "etcd", "postgres", "mariadb", "local" -> List.of(group + "/mortise");
+            default -> throw new IllegalArgumentException("unknown backend group " + group);
+        };
+    }
+
     public static LockSubject create(String id, Endpoints endpoints) throws Exception {
         String group = id.substring(0, id.indexOf('/'));
         return switch (group) {

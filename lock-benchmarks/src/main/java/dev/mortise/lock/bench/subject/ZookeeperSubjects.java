@@ -3,7 +3,9 @@ package dev.mortise.lock.bench.subject;
 import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.springframework.integration.zookeeper.lock.ZookeeperLockRegistry;
@@ -23,6 +25,12 @@ public final class ZookeeperSubjects {
     public static final List<String> IDS = List.of("zookeeper/mortise", "zookeeper/curator-mutex",
             "zookeeper/si-registry", "zookeeper/floor-create-delete");
 
+    /** Peers of the read-write scenario (not in {@link #IDS}). */
+    public static final List<String> READ_WRITE_IDS = List.of("zookeeper/mortise", "zookeeper/curator-rwlock");
+
+    /** Peers of the multi-key scenario. */
+    public static final List<String> MULTI_KEY_IDS = List.of("zookeeper/mortise", "zookeeper/curator-multilock");
+
     private ZookeeperSubjects() {
     }
 
@@ -31,6 +39,8 @@ public final class ZookeeperSubjects {
             case "zookeeper/mortise" -> MortiseSubjects.over(id,
                     ZookeeperLockBackend.builder().connectString(connectString).build());
             case "zookeeper/curator-mutex" -> curatorMutex(id, connectString);
+            case "zookeeper/curator-rwlock" -> curatorReadWrite(id, connectString);
+            case "zookeeper/curator-multilock" -> curatorMulti(id, connectString);
             case "zookeeper/si-registry" -> registry(id, connectString);
             case "zookeeper/floor-create-delete" -> floor(id, connectString);
             default -> throw new IllegalArgumentException("unknown subject " + id);
@@ -55,6 +65,30 @@ public final class ZookeeperSubjects {
             InterProcessMutex mutex = new InterProcessMutex(client, "/curator-bench/" + key);
             return mutex.acquire(wait.toNanos(), TimeUnit.NANOSECONDS) ? mutex::release : null;
         }, client);
+    }
+
+    /** Curator's {@code InterProcessReadWriteLock}: its read mutex for shared, its write mutex for exclusive. */
+    private static LockSubject curatorReadWrite(String id, String connectString) {
+        CuratorFramework client = unchecked(connectString);
+        SimpleSubject.ModeAcquirer modes = (key, shared, wait) -> {
+            InterProcessReadWriteLock rw = new InterProcessReadWriteLock(client, "/curator-rw-bench/" + key);
+            InterProcessMutex mutex = shared ? rw.readLock() : rw.writeLock();
+            return mutex.acquire(wait.toNanos(), TimeUnit.NANOSECONDS) ? mutex::release : null;
+        };
+        return SimpleSubject.of(id, "Curator InterProcessReadWriteLock", Role.PEER, true,
+                (key, wait) -> modes.acquire(key, false, wait), client).withModes(modes);
+    }
+
+    /** Curator's {@code InterProcessMultiLock} over one {@code InterProcessMutex} path per key (sorted). */
+    private static LockSubject curatorMulti(String id, String connectString) {
+        CuratorFramework client = unchecked(connectString);
+        SimpleSubject.MultiAcquirer multi = (keys, wait) -> {
+            InterProcessMultiLock lock = new InterProcessMultiLock(client,
+                    keys.stream().map(k -> "/curator-multi-bench/" + k).toList());
+            return lock.acquire(wait.toNanos(), TimeUnit.NANOSECONDS) ? lock::release : null;
+        };
+        return SimpleSubject.of(id, "Curator InterProcessMultiLock", Role.PEER, true,
+                (key, wait) -> multi.acquireAll(List.of(key), wait), client).withMulti(multi);
     }
 
     private static LockSubject registry(String id, String connectString) {
