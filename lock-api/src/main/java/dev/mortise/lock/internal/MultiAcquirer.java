@@ -82,7 +82,7 @@ public final class MultiAcquirer {
             complete = true;
             return Optional.of(new DefaultMultiLease(client.backendName(), taken, modes));
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : DefaultMultiLease.closeAll(taken, Duration.ZERO)) {
+            for (RuntimeException release : LeaseGroup.closeAll(taken, Duration.ZERO)) {
                 failure.addSuppressed(release);
             }
             taken.clear();
@@ -100,9 +100,9 @@ public final class MultiAcquirer {
      * hold then lasts until its lease runs out.
      */
     private static void giveBack(List<LockLease> taken) {
-        List<RuntimeException> failures = DefaultMultiLease.closeAll(taken, Duration.ZERO);
+        List<RuntimeException> failures = LeaseGroup.closeAll(taken, Duration.ZERO);
         failures.removeIf(f -> f instanceof LockLostException);
-        DefaultMultiLease.throwTogether(failures);
+        LeaseGroup.throwTogether(failures);
     }
 
     private static List<LockSpec> check(LockClient client, MultiLockSpec spec) {

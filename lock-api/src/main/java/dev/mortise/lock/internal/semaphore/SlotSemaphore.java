@@ -7,6 +7,7 @@ import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.PermitLease;
+import dev.mortise.lock.internal.LeaseGroup;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -129,7 +130,7 @@ public final class SlotSemaphore implements LockSemaphore {
                 client.tryAcquire(spec(slot, step, lease, owner)).ifPresent(l -> taken.put(slot, l));
             }
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : SlotPermitLease.closeAll(new ArrayList<>(taken.values()))) {
+            for (RuntimeException release : LeaseGroup.closeAll(new ArrayList<>(taken.values()), Duration.ZERO)) {
                 failure.addSuppressed(release);
             }
             taken.clear();
@@ -152,10 +153,10 @@ public final class SlotSemaphore implements LockSemaphore {
      * stays taken until its lease runs out.
      */
     private static void giveBack(Map<Integer, LockLease> taken) {
-        List<RuntimeException> failures = SlotPermitLease.closeAll(new ArrayList<>(taken.values()));
+        List<RuntimeException> failures = LeaseGroup.closeAll(new ArrayList<>(taken.values()), Duration.ZERO);
         taken.clear();
         failures.removeIf(f -> f instanceof LockLostException);
-        SlotPermitLease.throwTogether(failures);
+        LeaseGroup.throwTogether(failures);
     }
 
     private void check(int n, Duration wait) {
