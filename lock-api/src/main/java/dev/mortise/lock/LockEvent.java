@@ -16,19 +16,50 @@ import java.time.Duration;
  * @param mode         the mode of the hold (ACQUIRED, RELEASED, RENEWED, LOST, and ERROR of a
  *                     hold), or of the request when nothing was granted (BUSY, TIMEOUT, ERROR of
  *                     an acquire); never {@code null}
+ * @param operation    the operation the event reports on: {@link Operation#ACQUIRE} for ACQUIRED,
+ *                     BUSY and TIMEOUT, {@link Operation#RENEW} for RENEWED,
+ *                     {@link Operation#RELEASE} for RELEASED; for ERROR the operation that failed
+ *                     (so listeners tell a failed acquire from a failed renewal or release);
+ *                     {@code null} for LOST (no operation of the caller's) and for an ERROR built
+ *                     without one
  */
 public record LockEvent(Type type, String backend, String key, long fencingToken, Duration duration,
-                        Throwable cause, LostReason lostReason, LockMode mode) {
+                        Throwable cause, LostReason lostReason, LockMode mode, Operation operation) {
 
-    /** Checks the mode; a {@code null} mode is taken as {@link LockMode#EXCLUSIVE}. */
+    /**
+     * Checks the mode; a {@code null} mode is taken as {@link LockMode#EXCLUSIVE}. A
+     * {@code null} operation is taken from the type where the type implies one.
+     */
     public LockEvent {
         mode = mode == null ? LockMode.EXCLUSIVE : mode;
+        operation = operation != null ? operation : switch (type) {
+            case ACQUIRED, BUSY, TIMEOUT -> Operation.ACQUIRE;
+            case RENEWED -> Operation.RENEW;
+            case RELEASED -> Operation.RELEASE;
+            case LOST, ERROR -> null;
+        };
+    }
+
+    /** An event whose operation follows from its type (ERROR: unknown, {@code null}). */
+    public LockEvent(Type type, String backend, String key, long fencingToken, Duration duration,
+                     Throwable cause, LostReason lostReason, LockMode mode) {
+        this(type, backend, key, fencingToken, duration, cause, lostReason, mode, null);
     }
 
     /** An event of an exclusive hold or request (as every event was before shared locks). */
     public LockEvent(Type type, String backend, String key, long fencingToken, Duration duration,
                      Throwable cause, LostReason lostReason) {
-        this(type, backend, key, fencingToken, duration, cause, lostReason, LockMode.EXCLUSIVE);
+        this(type, backend, key, fencingToken, duration, cause, lostReason, LockMode.EXCLUSIVE, null);
+    }
+
+    /** The client operations an event reports on. */
+    public enum Operation {
+        /** Acquiring a lease (tryAcquire, acquire, nested acquires). */
+        ACQUIRE,
+        /** The watchdog's (or an explicit) extension of a hold. */
+        RENEW,
+        /** Ending a hold on the server. */
+        RELEASE
     }
 
     /** The kinds of event. */
@@ -45,7 +76,7 @@ public record LockEvent(Type type, String backend, String key, long fencingToken
         RENEWED,
         /** A hold was lost while open. */
         LOST,
-        /** The backend failed an acquire, renew or release. */
+        /** The backend failed an acquire, renew or release ({@link LockEvent#operation()} says which). */
         ERROR
     }
 }

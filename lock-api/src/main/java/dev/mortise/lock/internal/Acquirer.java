@@ -164,10 +164,10 @@ final class Acquirer {
             events.fire(LockEvent.Type.ACQUIRED, key, hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
             return new Lease(client, hold);
         } catch (LockException e) {
-            events.fire(LockEvent.Type.ERROR, key, mode, -1, System.nanoTime() - start, e);
+            events.fireError(LockEvent.Operation.ACQUIRE, key, mode, -1, System.nanoTime() - start, e);
             throw e;
         } catch (RuntimeException e) {
-            events.fire(LockEvent.Type.ERROR, key, mode, -1, System.nanoTime() - start, e);
+            events.fireError(LockEvent.Operation.ACQUIRE, key, mode, -1, System.nanoTime() - start, e);
             throw messages.acquireFailed(key, e);
         } finally {
             if (!published) {

@@ -29,20 +29,25 @@ final class Events {
 
     /** @param mode the hold's mode, or the request's when nothing was granted */
     void fire(LockEvent.Type type, String key, LockMode mode, long token, long nanos, Throwable cause) {
-        fire(type, key, mode, token, nanos, cause, null);
+        fire(type, key, mode, token, nanos, cause, null, null);
+    }
+
+    /** An ERROR event: {@code operation} failed with {@code cause}. */
+    void fireError(LockEvent.Operation operation, String key, LockMode mode, long token, long nanos, Throwable cause) {
+        fire(LockEvent.Type.ERROR, key, mode, token, nanos, cause, null, operation);
     }
 
     void fireLost(String key, LockMode mode, long token, long heldNanos, LostReason reason, Throwable cause) {
-        fire(LockEvent.Type.LOST, key, mode, token, heldNanos, cause, reason);
+        fire(LockEvent.Type.LOST, key, mode, token, heldNanos, cause, reason, null);
     }
 
     private void fire(LockEvent.Type type, String key, LockMode mode, long token, long nanos, Throwable cause,
-                      LostReason reason) {
+                      LostReason reason, LockEvent.Operation operation) {
         if (listeners.isEmpty()) {
             return;
         }
         LockEvent event = new LockEvent(type, backend, key, token, Duration.ofNanos(Math.max(0, nanos)), cause, reason,
-                mode);
+                mode, operation);
         for (LockListener listener : listeners) {
             try {
                 listener.onEvent(event);

@@ -115,7 +115,7 @@ final class HoldActions {
             return null;
         } catch (RuntimeException e) {
             hold.released();
-            events.fire(LockEvent.Type.ERROR, hold.key(), hold.mode, hold.grant.fencingToken(), 0, e);
+            events.fireError(LockEvent.Operation.RELEASE, hold.key(), hold.mode, hold.grant.fencingToken(), 0, e);
             return messages.releaseFailed(hold.key(), hold.lease(), e);
         }
     }

@@ -68,6 +68,13 @@ final class Notifier {
         }
     }
 
+    /** Fires an ERROR event ({@code operation} failed) on the notification thread. */
+    void fireError(LockEvent.Operation operation, String key, LockMode mode, long token, long nanos, Throwable cause) {
+        if (events.hasListeners()) {
+            event(() -> events.fireError(operation, key, mode, token, nanos, cause));
+        }
+    }
+
     /** Tells {@code onLost} callbacks of a loss at once on a thread of their own, and listeners in order. */
     void lost(LockLostEvent event, LockMode mode, long heldNanos, List<Consumer<LockLostEvent>> callbacks) {
         if (events.hasListeners()) {

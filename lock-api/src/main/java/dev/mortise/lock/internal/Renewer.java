@@ -161,7 +161,7 @@ final class Renewer {
             for (Hold hold : holds) {
                 hold.renewalFailed(e);
                 hold.endRequest();
-                notifier.fire(LockEvent.Type.ERROR, hold.key(), hold.mode, hold.grant.fencingToken(), 0, e);
+                notifier.fireError(LockEvent.Operation.RENEW, hold.key(), hold.mode, hold.grant.fencingToken(), 0, e);
             }
             return;
         }

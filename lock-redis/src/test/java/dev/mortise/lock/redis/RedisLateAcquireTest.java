@@ -8,6 +8,7 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.tck.server.RedisServer;
+import dev.mortise.lock.tck.server.StallingProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,7 +112,7 @@ class RedisLateAcquireTest {
     void timedOutAcquireOnOneServerLeavesNoLock() throws Exception {
         RedisServer server = server();
         StallingProxy proxy = closing(new StallingProxy(server.port()));
-        RedisLockBackend backend = closing(RedisLockBackend.builder().address(proxy.address())
+        RedisLockBackend backend = closing(RedisLockBackend.builder().address(proxy.redisAddress())
                 .operationTimeout(TIMEOUT).build());
         warmUp(backend);
 
@@ -127,7 +128,7 @@ class RedisLateAcquireTest {
     void timedOutAcquireInFairModeLeavesNoLockAndNoQueueEntry() throws Exception {
         RedisServer server = server();
         StallingProxy proxy = closing(new StallingProxy(server.port()));
-        RedisLockBackend backend = closing(RedisLockBackend.builder().address(proxy.address())
+        RedisLockBackend backend = closing(RedisLockBackend.builder().address(proxy.redisAddress())
                 .operationTimeout(TIMEOUT).fair(true).build());
         warmUp(backend);
         // someone holds the key while the waiter's first attempt is on its way
@@ -160,7 +161,7 @@ class RedisLateAcquireTest {
         HostPortNatMapper mapper = new HostPortNatMapper();
         mapper.setHostsPortMap(nat);
         RedisLockBackend backend = closing(RedisLockBackend.builder()
-                .clusterNodes(proxies.stream().map(StallingProxy::address).toArray(String[]::new))
+                .clusterNodes(proxies.stream().map(StallingProxy::redisAddress).toArray(String[]::new))
                 .configure(c -> c.useClusterServers().setNatMapper(mapper))
                 .operationTimeout(TIMEOUT).build());
         for (int i = 0; i < 5; i++) {
@@ -183,7 +184,7 @@ class RedisLateAcquireTest {
             proxies.add(closing(new StallingProxy(servers.get(i).port())));
         }
         RedlockBackend backend = closing(RedlockBackend.builder()
-                .nodes(proxies.stream().map(StallingProxy::address).toArray(String[]::new))
+                .nodes(proxies.stream().map(StallingProxy::redisAddress).toArray(String[]::new))
                 .nodeTimeout(TIMEOUT).build());
         warmUp(backend);
         return backend;

@@ -27,7 +27,11 @@ import java.util.concurrent.Future;
  * <p><b>Cancellation</b> at any point releases the lock: before the acquire (nothing is
  * taken), while it waits (the wait is interrupted; a grant already on its way is released
  * when it arrives), between the grant and the method, and while the method's publisher
- * runs. {@link AsyncHold} makes these races release exactly once.
+ * runs. {@link AsyncHold} makes these races release exactly once. The method and its
+ * publisher are started only while the hold is still on: a cancellation that lands while the
+ * method assembles its publisher, or between the grant and the method, keeps the publisher
+ * from being subscribed (Reactor would otherwise subscribe it, then cancel it at once — and
+ * work a publisher starts on subscription would run without the lock).
  *
  * <p><b>The Reactor Context</b> of the method's publisher carries the leases of the
  * locked calls it runs in ({@link ReactiveLockContext}) and the chain's owner id: a nested
@@ -58,7 +62,7 @@ public final class ReactorHandler implements ReturnTypeHandler {
                 AsyncHold hold = new AsyncHold(call);
                 String owner = owner(context, outerOwner);
                 return acquire(call, hold, owner)
-                        .flatMap(held -> Mono.from(body(call, held))
+                        .flatMap(held -> Mono.from(whileHeld(call, hold, held))
                                 .onErrorResume(error -> releaseAfter(hold, error))
                                 .flatMap(value -> Mono.fromRunnable(hold::release).thenReturn(value))
                                 .switchIfEmpty(Mono.fromRunnable(hold::release))
@@ -70,7 +74,7 @@ public final class ReactorHandler implements ReturnTypeHandler {
             AsyncHold hold = new AsyncHold(call);
             String owner = owner(context, outerOwner);
             return acquire(call, hold, owner)
-                    .flatMapMany(held -> Flux.from(body(call, held))
+                    .flatMapMany(held -> Flux.from(whileHeld(call, hold, held))
                             .onErrorResume(error -> releaseAfter(hold, error))
                             .concatWith(Mono.fromRunnable(hold::release))
                             .contextWrite(inner -> withLease(inner, owner, held)))
@@ -129,6 +133,20 @@ public final class ReactorHandler implements ReturnTypeHandler {
         });
         // The method runs on an application scheduler, never on the acquiring thread.
         return acquire.publishOn(Schedulers.boundedElastic());
+    }
+
+    /**
+     * The method's publisher, invoked and then subscribed only if the call was not cancelled
+     * first (checked again after the method returned, since it may have taken a while).
+     */
+    private static Publisher<?> whileHeld(LockedCall call, AsyncHold hold, LockedCall.Held held) {
+        return Flux.defer(() -> {
+            if (hold.ended()) {
+                return Flux.empty();
+            }
+            Publisher<?> publisher = body(call, held);
+            return hold.ended() ? Flux.empty() : publisher;
+        });
     }
 
     /** The method's publisher, ended with the loss when the policy says so. */

@@ -2,6 +2,7 @@ package dev.mortise.lock.spring.metrics;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockListener;
+import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.internal.AcquiringName;
 import io.micrometer.core.instrument.Counter;
@@ -24,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  *   <tr><th>Name</th><th>Type</th><th>Tags</th><th>Recorded</th></tr>
  *   <tr><td>{@value #ACQUIRE}</td><td>timer</td><td>backend, name, mode, outcome</td>
  *       <td>each acquire (nested ones too): {@code acquired}, {@code busy} (a try found it held),
- *       {@code timeout} (a wait ran out); {@code error} for {@code @DistributedLock} acquires
- *       the backend failed</td></tr>
+ *       {@code timeout} (a wait ran out); {@code error} (the acquire failed: the backend, an
+ *       interrupt, a closed client), for {@code @DistributedLock} and injected-client acquires
+ *       alike, once per call</td></tr>
  *   <tr><td>{@value #HELD}</td><td>long-task timer</td><td>backend, name, mode</td>
  *       <td>from the grant until the hold ends (released, left to expire, or lost)</td></tr>
  *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td>backend, name, mode</td><td>each watchdog renewal</td></tr>
@@ -76,7 +78,7 @@ public final class LockMetrics implements LockListener {
 
     /** Creates the meters of {@code backend} for programmatic locks, so they exist from start-up. */
     public void register(String backend) {
-        for (String outcome : new String[] {"acquired", "busy", "timeout"}) {
+        for (String outcome : new String[] {"acquired", "busy", "timeout", "error"}) {
             acquireTimer(backend, PROGRAMMATIC, WRITE, outcome);
         }
         heldTimer(backend, PROGRAMMATIC, WRITE);
@@ -84,7 +86,11 @@ public final class LockMetrics implements LockListener {
                 .tag(TAG_NAME, PROGRAMMATIC).tag(TAG_MODE, WRITE).register(registry);
     }
 
-    /** Records a {@code @DistributedLock} acquire the backend failed (the client has no event for it). */
+    /**
+     * Records a {@code @DistributedLock} acquire that failed. The starter calls it for annotated
+     * calls (also for failures before the client's acquire, and once for a multi-key call); the
+     * client's own ERROR events of those acquires are then not counted again.
+     */
     public void acquireFailed(String backend, String name, long nanos) {
         acquireFailed(backend, name, LockAccess.WRITE, nanos);
     }
@@ -108,6 +114,11 @@ public final class LockMetrics implements LockListener {
                     .record(event.duration());
             case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), mode(event), "timeout")
                     .record(event.duration());
+            case ERROR -> {
+                if (isApiAcquireFailure(event)) {
+                    acquireTimer(event.backend(), PROGRAMMATIC, mode(event), "error").record(event.duration());
+                }
+            }
             case RELEASED -> ended(event);
             case RENEWED -> {
                 Open hold = open.get(holdKey(event));
@@ -145,6 +156,16 @@ public final class LockMetrics implements LockListener {
         if (hold != null) {
             hold.sample().stop();
         }
+    }
+
+    /**
+     * An acquire through the client's API that failed: not a renewal or release failure, not
+     * the exception of a wait that ran out (its TIMEOUT event counted it), and not inside an
+     * annotated call's acquire (the starter records those itself, see {@link #acquireFailed}).
+     */
+    private static boolean isApiAcquireFailure(LockEvent event) {
+        return event.operation() == LockEvent.Operation.ACQUIRE && !(event.cause() instanceof LockTimeoutException)
+                && AcquiringName.current() == null;
     }
 
     private static String acquiringName() {

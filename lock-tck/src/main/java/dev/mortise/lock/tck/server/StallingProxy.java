@@ -1,4 +1,4 @@
-package dev.mortise.lock.redis;
+package dev.mortise.lock.tck.server;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,19 +8,26 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP proxy on a free loopback port in front of one redis-server (adapted from lock-chaos's
- * {@code ChaosProxy}), for reproducing a request whose reply comes late: {@link #stall(String, long)}
- * holds the next client-to-server chunk that contains a marker (a script's SHA-1) for a while
- * before forwarding it. Only that connection waits (its later bytes queue behind, in order);
- * every other pooled connection flows freely, so a command sent on another connection meanwhile
- * reaches the server first, exactly as a slow link or a stalled socket buffer would let it.
+ * A TCP proxy on a free loopback port in front of one server (redis-server, etcd, any TCP
+ * protocol; adapted from lock-chaos's {@code ChaosProxy}), for reproducing a request whose
+ * reply comes late: {@link #stall(String, long)} holds the next client-to-server chunk that
+ * contains a marker (a Redis script's SHA-1, a lock key) for a while before forwarding it, and
+ * {@link #hold(String)} holds it until {@link #letGo()}. Only that connection waits (its later
+ * bytes queue behind, in order); every other connection flows freely, so a command sent on
+ * another connection meanwhile reaches the server first, exactly as a slow link or a stalled
+ * socket buffer would let it. The held request has not reached the server yet: once let go, the
+ * server applies it and its reply comes back late. Thread-safe; a test utility.
  */
-final class StallingProxy implements AutoCloseable {
+public final class StallingProxy implements AutoCloseable {
 
     private final InetSocketAddress target;
     private final ServerSocket listener;
@@ -30,11 +37,16 @@ final class StallingProxy implements AutoCloseable {
     private final AtomicInteger dropsLeft = new AtomicInteger();
     private final AtomicInteger drops = new AtomicInteger();
     private volatile byte[] dropMarker;
+    private volatile byte[] replyMarker;
+    private final AtomicInteger replyHoldsLeft = new AtomicInteger();
     private volatile byte[] marker;
     private volatile long stallMillis;
     private volatile boolean closed;
+    private volatile CountDownLatch held = new CountDownLatch(1);
+    private volatile CountDownLatch letGo = new CountDownLatch(0);
 
-    StallingProxy(int port) throws IOException {
+    /** A proxy to {@code 127.0.0.1:port}, listening on a free loopback port. */
+    public StallingProxy(int port) throws IOException {
         this.target = new InetSocketAddress("127.0.0.1", port);
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::acceptLoop, "stalling-proxy-" + listener.getLocalPort());
@@ -42,16 +54,56 @@ final class StallingProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    int port() {
+    /** The loopback port clients connect to instead of the server's. */
+    public int port() {
         return listener.getLocalPort();
     }
 
-    String address() {
-        return "redis://127.0.0.1:" + port();
+    /** {@code 127.0.0.1:<port>} of the proxy. */
+    public String hostPort() {
+        return "127.0.0.1:" + port();
+    }
+
+    /** The proxy as a Redis address, {@code redis://127.0.0.1:<port>}. */
+    public String redisAddress() {
+        return "redis://" + hostPort();
+    }
+
+    /**
+     * The next chunk (on any connection) containing {@code marker} is held until
+     * {@link #letGo()} (or {@link #close()}); {@link #awaitHeld} tells when it is.
+     */
+    public void hold(String marker) {
+        held = new CountDownLatch(1);
+        letGo = new CountDownLatch(1);
+        stall(marker, Long.MAX_VALUE);
+    }
+
+    /**
+     * The reply to the next chunk containing {@code marker} is held until {@link #letGo()}: the
+     * request reaches the server (which applies it) but the next server-to-client chunk of its
+     * connection, and all after it, wait — an answer still on its way back. {@link #awaitHeld}
+     * tells when the reply is held.
+     */
+    public void holdReply(String marker) {
+        held = new CountDownLatch(1);
+        letGo = new CountDownLatch(1);
+        this.replyMarker = marker.getBytes(StandardCharsets.UTF_8);
+        replyHoldsLeft.set(1);
+    }
+
+    /** Waits up to {@code timeout} until a chunk is held by {@link #hold(String)}; true if it is. */
+    public boolean awaitHeld(Duration timeout) throws InterruptedException {
+        return held.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Forwards the chunk held by {@link #hold(String)} (its reply then comes back late). */
+    public void letGo() {
+        letGo.countDown();
     }
 
     /** The next chunk (on any connection) containing {@code marker} is held {@code millis} before it is sent on. */
-    void stall(String marker, long millis) {
+    public void stall(String marker, long millis) {
         this.marker = marker.getBytes(StandardCharsets.UTF_8);
         this.stallMillis = millis;
         stallsLeft.set(1);
@@ -61,18 +113,18 @@ final class StallingProxy implements AutoCloseable {
      * The next chunk containing {@code marker} is thrown away and its connection closed: the
      * command never reaches the server, and the client sees the connection reset.
      */
-    void drop(String marker) {
+    public void drop(String marker) {
         this.dropMarker = marker.getBytes(StandardCharsets.UTF_8);
         dropsLeft.set(1);
     }
 
     /** How many chunks were dropped. */
-    int drops() {
+    public int drops() {
         return drops.get();
     }
 
     /** How many stalled chunks have been forwarded since the proxy started. */
-    int stallsDone() {
+    public int stallsDone() {
         return stallsDone.get();
     }
 
@@ -99,12 +151,14 @@ final class StallingProxy implements AutoCloseable {
             }
             sockets.add(client);
             sockets.add(server);
-            pump(client, server, true);
-            pump(server, client, false);
+            AtomicBoolean holdNextReply = new AtomicBoolean();
+            pump(client, server, true, holdNextReply);
+            pump(server, client, false, holdNextReply);
         }
     }
 
-    private void pump(Socket from, Socket to, boolean upstream) {
+    /** @param holdNextReply set upstream when a request's reply is to be held, taken downstream */
+    private void pump(Socket from, Socket to, boolean upstream, AtomicBoolean holdNextReply) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -117,8 +171,21 @@ final class StallingProxy implements AutoCloseable {
                     }
                     boolean stalled = upstream && stallsLeft.get() > 0 && contains(buffer, n, marker)
                             && stallsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0;
+                    if (upstream && replyHoldsLeft.get() > 0 && contains(buffer, n, replyMarker)
+                            && replyHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
+                        holdNextReply.set(true); // before the request leaves: its reply cannot pass first
+                    }
+                    if (!upstream && holdNextReply.compareAndSet(true, false)) {
+                        held.countDown();
+                        letGo.await();
+                    }
                     if (stalled) {
-                        Thread.sleep(stallMillis);
+                        if (stallMillis == Long.MAX_VALUE) {
+                            held.countDown();
+                            letGo.await();
+                        } else {
+                            Thread.sleep(stallMillis);
+                        }
                     }
                     out.write(buffer, 0, n);
                     out.flush();
@@ -166,6 +233,7 @@ final class StallingProxy implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        letGo.countDown();
         closeQuietly(listener);
         sockets.forEach(StallingProxy::closeQuietly);
     }
