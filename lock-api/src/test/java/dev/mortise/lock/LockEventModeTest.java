@@ -51,6 +51,16 @@ class LockEventModeTest {
         assertThat(of("w")).extracting(LockEvent::mode).containsOnly(LockMode.EXCLUSIVE);
     }
 
+    /** A wait that runs out is a time-out, told once: not also an error (metrics counted it twice). */
+    @Test
+    void aTimedOutAcquireIsATimeoutAndNotAnError() {
+        try (LockLease held = other.acquire("slow", Duration.ofSeconds(1))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.acquire("slow", Duration.ofMillis(50)))
+                    .isInstanceOf(LockTimeoutException.class);
+        }
+        assertThat(of("slow")).extracting(LockEvent::type).containsExactly(LockEvent.Type.TIMEOUT);
+    }
+
     @Test
     void aRequestNotGrantedCarriesTheModeAskedFor() {
         try (LockLease held = other.acquire("busy", Duration.ofSeconds(1))) {

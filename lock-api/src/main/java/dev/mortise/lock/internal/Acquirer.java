@@ -2,6 +2,7 @@ package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockException;
+import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LostReason;
@@ -163,6 +164,8 @@ final class Acquirer {
             actions.expiry().arm(hold);
             events.fire(LockEvent.Type.ACQUIRED, key, hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
             return new Lease(client, hold);
+        } catch (LockTimeoutException e) {
+            throw e; // already told as TIMEOUT: a wait that ran out is not also an error
         } catch (LockException e) {
             events.fireError(LockEvent.Operation.ACQUIRE, key, mode, -1, System.nanoTime() - start, e);
             throw e;
