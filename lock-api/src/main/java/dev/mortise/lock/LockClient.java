@@ -181,6 +181,31 @@ public interface LockClient extends AutoCloseable {
     Lock asLock(String key);
 
     /**
+     * A {@link Lock} view of {@code spec.key()} that takes the key as {@code spec} asks: in its
+     * {@linkplain LockSpec#lockMode() mode}, and with its {@linkplain LockSpec#explicitLease()
+     * explicit lease} if it has one (not renewed: the hold ends when the lease runs out unless
+     * unlocked first), else with the client's default lease, renewed until unlocked. How long
+     * to wait is the {@code Lock} method's ({@code lock()} and {@code lockInterruptibly()} until
+     * granted, {@code tryLock()} not at all, {@code tryLock(time, unit)} up to {@code time});
+     * {@link LockSpec#waitTime()} is ignored.
+     *
+     * <p>It is the same lock as every other view of the key in the same mode from this client
+     * ({@link #asLock(String) asLock(key)} for an exclusive spec, the {@link #readWriteLock}
+     * halves): ownership is the thread's, locks through any of them nest in the thread's one
+     * stack, and {@code unlock()} through any of them closes the thread's innermost lease of the
+     * key in that mode, or throws {@link IllegalMonitorStateException} if it has none. A nested
+     * lock joins the thread's current hold whatever lease it asks for (the hold keeps the lease
+     * it was taken with); only a lock that takes the key afresh uses this spec's lease. A view
+     * may be created per call. {@code newCondition()} is not supported.
+     *
+     * @throws IllegalArgumentException if {@code spec} is null, its key invalid, or it names an
+     *                                  {@linkplain LockSpec#owner owner} (views are owned by
+     *                                  threads; use {@link #acquire(LockSpec)} for an owner id);
+     *                                  the lease is checked by each lock, as by {@link #acquire(LockSpec)}
+     */
+    Lock asLock(LockSpec spec);
+
+    /**
      * A {@link ReadWriteLock} view of {@code key}: its {@linkplain ReadWriteLock#readLock() read
      * lock} takes the key {@linkplain LockMode#SHARED shared}, its
      * {@linkplain ReadWriteLock#writeLock() write lock} exclusive, and the write lock is the same

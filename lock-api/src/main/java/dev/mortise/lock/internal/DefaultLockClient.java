@@ -162,15 +162,30 @@ public final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public Lock asLock(LockSpec spec) {
+        checkSpec(spec);
+        String key = arguments.key(spec.key());
+        if (spec.explicitOwner() != null) {
+            throw new IllegalArgumentException("A Lock view is owned by threads; lock '" + Arguments.abbreviate(key)
+                    + "' (backend '" + backendName + "') cannot take owner '" + spec.explicitOwner()
+                    + "': use acquire(spec) for an owner id, or drop LockSpec.owner");
+        }
+        return new LockView(this, key, spec.lockMode(), spec.explicitLease());
+    }
+
+    @Override
     public ReadWriteLock readWriteLock(String key) {
         String checked = arguments.key(key);
         return new ReadWriteLockView(new LockView(this, checked, LockMode.SHARED),
                 new LockView(this, checked, LockMode.EXCLUSIVE));
     }
 
-    /** Acquires for a view: the calling thread's lease on {@code key} in {@code mode}, or null on timeout. */
-    LockLease acquireForView(String key, Duration wait, LockMode mode, boolean throwOnTimeout) {
-        return acquirer.attempt(key, wait, null, null, mode, throwOnTimeout);
+    /**
+     * Acquires for a view: the calling thread's lease on {@code key} in {@code mode}, with the
+     * explicit {@code lease} (null: renewed), or null on timeout.
+     */
+    LockLease acquireForView(String key, Duration wait, Duration lease, LockMode mode, boolean throwOnTimeout) {
+        return acquirer.attempt(key, wait, lease, null, mode, throwOnTimeout);
     }
 
     /** The calling thread's stack of leases taken through views of {@code key} in {@code mode}, shared by every such view. */

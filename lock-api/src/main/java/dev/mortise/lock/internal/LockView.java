@@ -14,7 +14,9 @@ import java.util.concurrent.locks.Lock;
  * client is the same lock ({@code asLock(key)} and {@code readWriteLock(key).writeLock()} too): a
  * thread's leases taken through any of them stack up in the client, per thread, key and mode, and
  * {@code unlock()} through any of them closes the thread's innermost one. The shared and the
- * exclusive view of a key are the two halves of one read-write lock.
+ * exclusive view of a key are the two halves of one read-write lock. A view made from a
+ * {@code LockSpec} ({@code asLock(spec)}) asks for the spec's explicit lease when it takes the key
+ * afresh; nested in the thread's current hold it joins that hold, whatever lease it asks for.
  */
 final class LockView implements Lock {
 
@@ -23,11 +25,18 @@ final class LockView implements Lock {
     private final DefaultLockClient client;
     private final String key;
     private final LockMode mode;
+    /** The explicit lease a fresh hold is asked for, or null: the client's default, renewed. */
+    private final Duration explicitLease;
 
     LockView(DefaultLockClient client, String key, LockMode mode) {
+        this(client, key, mode, null);
+    }
+
+    LockView(DefaultLockClient client, String key, LockMode mode, Duration explicitLease) {
         this.client = client;
         this.key = key;
         this.mode = mode;
+        this.explicitLease = explicitLease;
     }
 
     @Override
@@ -36,7 +45,7 @@ final class LockView implements Lock {
         try {
             while (true) {
                 try {
-                    LockLease lease = client.acquireForView(key, FOREVER, mode, true);
+                    LockLease lease = client.acquireForView(key, FOREVER, explicitLease, mode, true);
                     client.viewLeases(key, mode).push(lease);
                     return;
                 } catch (LockInterruptedException e) {
@@ -58,7 +67,7 @@ final class LockView implements Lock {
             throw new InterruptedException("interrupted before locking '" + key + "'");
         }
         try {
-            LockLease lease = client.acquireForView(key, FOREVER, mode, true);
+            LockLease lease = client.acquireForView(key, FOREVER, explicitLease, mode, true);
             client.viewLeases(key, mode).push(lease);
         } catch (LockInterruptedException e) {
             Thread.interrupted();
@@ -68,7 +77,7 @@ final class LockView implements Lock {
 
     @Override
     public boolean tryLock() {
-        return push(client.acquireForView(key, Duration.ZERO, mode, false));
+        return push(client.acquireForView(key, Duration.ZERO, explicitLease, mode, false));
     }
 
     @Override
@@ -77,7 +86,8 @@ final class LockView implements Lock {
             throw new InterruptedException("interrupted before locking '" + key + "'");
         }
         try {
-            return push(client.acquireForView(key, Duration.ofNanos(Math.max(0, unit.toNanos(time))), mode, false));
+            Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
+            return push(client.acquireForView(key, wait, explicitLease, mode, false));
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             throw (InterruptedException) e.getCause();
@@ -112,6 +122,7 @@ final class LockView implements Lock {
 
     @Override
     public String toString() {
-        return "Lock[" + key + " on " + client.backendName() + (mode == LockMode.SHARED ? ", shared" : "") + "]";
+        return "Lock[" + key + " on " + client.backendName() + (mode == LockMode.SHARED ? ", shared" : "")
+                + (explicitLease != null ? ", lease " + explicitLease : "") + "]";
     }
 }

@@ -39,6 +39,14 @@ public final class MortiseLock implements DistributedLock {
 
     private final LockClient client;
     private final String key;
+    /*
+     * The threads' leases, kept here rather than through LockClient.asLock(LockSpec): a Lock view
+     * hides its leases, and this lock needs the calling thread's innermost one (fencingToken(),
+     * renewLock's extend/ensureValid, the validity check that refuses re-entering a lost hold and
+     * closes all of that hold's leases), plus whether any thread holds it (expireUnusedOlderThan).
+     * The core views also re-enter a lost hold silently (a fresh hold pushed over the lost leases),
+     * which Spring Integration's leader initiator must not see.
+     */
     private final Map<Thread, Deque<Held>> holders = new ConcurrentHashMap<>();
     private volatile long lastUsedMillis = System.currentTimeMillis();
 

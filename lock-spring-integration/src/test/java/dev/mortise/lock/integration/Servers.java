@@ -2,6 +2,8 @@ package dev.mortise.lock.integration;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.mortise.lock.tck.server.EtcdServer;
+import dev.mortise.lock.tck.server.MariaDbServer;
 import dev.mortise.lock.tck.server.PostgresServer;
 import dev.mortise.lock.tck.server.RedisServer;
 import org.apache.curator.test.TestingServer;
@@ -15,8 +17,10 @@ import javax.sql.DataSource;
 final class Servers {
 
     private static RedisServer redis;
+    private static EtcdServer etcd;
     private static TestingServer zookeeper;
     private static HikariDataSource postgres;
+    private static HikariDataSource mariadb;
 
     private Servers() {
     }
@@ -27,6 +31,14 @@ final class Servers {
             redis.start();
         }
         return redis;
+    }
+
+    static synchronized EtcdServer etcd() {
+        if (etcd == null) {
+            etcd = atExit(new EtcdServer(), "etcd");
+            etcd.start();
+        }
+        return etcd;
     }
 
     static synchronized TestingServer zookeeper() {
@@ -44,16 +56,29 @@ final class Servers {
         if (postgres == null) {
             PostgresServer server = atExit(new PostgresServer(), "postgres");
             server.start();
-            HikariConfig config = new HikariConfig();
-            config.setPoolName("spring-integration-postgres");
-            config.setJdbcUrl(server.jdbcUrl());
-            config.setUsername(server.user());
-            // Two clients, the test's worker threads and the backends' own connections.
-            config.setMaximumPoolSize(24);
-            config.setMinimumIdle(0);
-            postgres = atExit(new HikariDataSource(config), "postgres-pool");
+            postgres = atExit(pool("postgres", server.jdbcUrl(), server.user()), "postgres-pool");
         }
         return postgres;
+    }
+
+    static synchronized DataSource mariadb() {
+        if (mariadb == null) {
+            MariaDbServer server = atExit(new MariaDbServer(), "mariadb");
+            server.start();
+            mariadb = atExit(pool("mariadb", server.jdbcUrl(), server.user()), "mariadb-pool");
+        }
+        return mariadb;
+    }
+
+    private static HikariDataSource pool(String name, String url, String user) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("spring-integration-" + name);
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        // Two clients, the test's worker threads and the backends' own connections.
+        config.setMaximumPoolSize(24);
+        config.setMinimumIdle(0);
+        return new HikariDataSource(config);
     }
 
     private static <T extends AutoCloseable> T atExit(T server, String name) {
