@@ -471,9 +471,10 @@ final class PropertyWorker implements Runnable {
             TrackedLease part = failure instanceof dev.mortise.lock.LockException e && e.key() != null
                     ? multi.part(e.key()) : null;
             boolean expected = failure instanceof LockLostException || failure instanceof LockBackendException;
-            if (part == null || !expected || byPart.containsKey(part)) {
+            if (part == null || !expected) {
                 suite.violations().add("f", call + " of " + multi + " threw " + stackOf(failure));
-            } else {
+            } else if (!(byPart.get(part) instanceof LockLostException)) {
+                // A part's own LockLostException may carry its failed release suppressed: the loss is what counts.
                 byPart.put(part, (RuntimeException) failure);
             }
         }
