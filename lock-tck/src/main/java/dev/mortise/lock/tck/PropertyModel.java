@@ -3,6 +3,7 @@ package dev.mortise.lock.tck;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockMode;
+import dev.mortise.lock.MultiLease;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,10 @@ import java.util.function.Consumer;
  *   <li><b>(e) closed clients</b>: a lease returned after its client's {@code close()} returned
  *       is not valid.</li>
  *   <li><b>(f) no surprises</b>: operations throw only what their contract says.</li>
+ *   <li><b>(g) multi-key leases</b> agree with their parts: the distinct keys in canonical
+ *       order, the mode asked of each, each part's token, invalid once a part is; and (c) for
+ *       the whole: exactly one whole-lease {@code onLost} if, and only if, a part got one.
+ *       Each part is also an ordinary tracked lease of its key's hold.</li>
  * </ul>
  *
  * (d), nothing left on the server, is checked by {@link ValidityPropertySuite} at the end.
@@ -151,6 +156,48 @@ final class PropertyModel {
         }
     }
 
+    /**
+     * One {@link MultiLease} the suite was handed: its parts are ordinary tracked leases (each a
+     * lease of its key's hold, so (a), (b), (c) and (e) apply to every part as to any lease), and
+     * the handle itself must agree with them.
+     */
+    static final class TrackedMulti {
+        final long id;
+        final MultiLease lease;
+        /** The parts in canonical order. */
+        final List<TrackedLease> parts;
+        final String asked;
+        final AtomicInteger lost = new AtomicInteger();
+        volatile LockLostEvent lostEvent;
+        volatile boolean closeStarted;
+        volatile boolean reported;
+
+        TrackedMulti(long id, MultiLease lease, List<TrackedLease> parts, String asked) {
+            this.id = id;
+            this.lease = lease;
+            this.parts = parts;
+            this.asked = asked;
+        }
+
+        TrackedLease part(String key) {
+            for (TrackedLease part : parts) {
+                if (part.key().equals(key)) {
+                    return part;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder text = new StringBuilder("multi#" + id + " (asked " + asked + ") of [");
+            for (int i = 0; i < parts.size(); i++) {
+                text.append(i == 0 ? "" : ", ").append(parts.get(i));
+            }
+            return text.append(']').toString();
+        }
+    }
+
     /** A deletion of holds on the server by the test ({@code breakHold}). */
     private static final class Forget {
         final String key;
@@ -175,6 +222,8 @@ final class PropertyModel {
     private final Map<String, Set<TrackedHold>> holdsByKey = new ConcurrentHashMap<>();
     private final Map<String, Long> greatestToken = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<TrackedLease> all = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<TrackedMulti> multis = new ConcurrentLinkedQueue<>();
+    private final AtomicLong multiIds = new AtomicLong();
     private final List<Forget> forgets = new CopyOnWriteArrayList<>();
     private final Violations violations;
     private final Set<String> reportedPairs = ConcurrentHashMap.newKeySet();
@@ -296,6 +345,157 @@ final class PropertyModel {
         }
     }
 
+    // ---- multi-key leases ---------------------------------------------------------------------
+
+    /**
+     * Records a multi-key lease an acquire returned: checks the handle against the request
+     * (canonical keys, the mode of each, each part's token) and records every part as a lease of
+     * its key, checking (a), (b) and (e) for each as {@link #granted} does.
+     *
+     * @param askedModes    the mode the request asked each key in (exclusive if asked both ways)
+     * @param asked         how the request was made, for reports
+     * @param floors        {@link #tokenFloor} of each key, read before the acquire started
+     * @param blockingOnLost if positive, also registers an onLost listener on the whole that blocks this long
+     */
+    TrackedMulti grantedMulti(MultiLease lease, PropertyClient client, int worker, Map<String, LockMode> askedModes,
+                              String asked, Duration explicitLease, long acquireStartNanos, Map<String, Long> floors,
+                              Duration blockingOnLost) {
+        List<String> canonical = new ArrayList<>(new java.util.TreeMap<>(askedModes).keySet());
+        List<String> keys = lease.keys();
+        List<LockLease> partLeases = lease.parts();
+        if (!keys.equals(canonical) || partLeases.size() != canonical.size()) {
+            violations.add("g", "a multi-key lease asked as " + asked + " reports keys " + keys + " and "
+                    + partLeases.size() + " parts, not the distinct keys in canonical order " + canonical);
+        }
+        List<TrackedLease> parts = new ArrayList<>();
+        for (int i = 0; i < partLeases.size(); i++) {
+            LockLease part = partLeases.get(i);
+            String key = part.key();
+            if (!askedModes.containsKey(key)) {
+                violations.add("g", "a multi-key lease asked as " + asked + " has a part on '" + show(key)
+                        + "', a key not asked for");
+                continue;
+            }
+            if (i < keys.size() && !keys.get(i).equals(key)) {
+                violations.add("g", "part " + i + " of a multi-key lease asked as " + asked + " is on '" + show(key)
+                        + "' but keys() says '" + show(keys.get(i)) + "'");
+            }
+            if (lease.part(key) != part || lease.fencingToken(key) != part.fencingToken()) {
+                violations.add("g", "a multi-key lease asked as " + asked + " answers part('" + show(key) + "') / "
+                        + "fencingToken('" + show(key) + "') = " + lease.fencingToken(key) + " unlike its part list ("
+                        + part.fencingToken() + ")");
+            }
+            if (lease.mode(key) != askedModes.get(key)) {
+                violations.add("g", "a multi-key lease asked as " + asked + " reports mode " + lease.mode(key)
+                        + " for '" + show(key) + "', asked " + askedModes.get(key));
+            }
+            parts.add(granted(part, client, worker, key, explicitLease, acquireStartNanos,
+                    floors.getOrDefault(key, Long.MIN_VALUE), null));
+        }
+        TrackedMulti tracked = new TrackedMulti(multiIds.incrementAndGet(), lease, List.copyOf(parts), asked);
+        for (TrackedLease part : parts) {
+            part.hold.note("part of multi#" + tracked.id + " (lease#" + part.id + ")");
+        }
+        lease.onLost(event -> {
+            int count = tracked.lost.incrementAndGet();
+            if (count == 1) {
+                tracked.lostEvent = event;
+            } else {
+                violations.add("c", tracked + " got its whole-lease onLost " + count + " times (" + event.reason()
+                        + " after " + tracked.lostEvent.reason() + "): it must be told once for the whole");
+            }
+            if (tracked.lease.isValid()) {
+                violations.add("c", tracked + " reports isValid() == true inside its onLost listener ("
+                        + event.reason() + ")");
+            }
+            TrackedLease part = tracked.part(event.key());
+            if (part == null || part.hold.token != event.fencingToken()) {
+                violations.add("c", tracked + " got an onLost event for none of its parts: " + event);
+            }
+        });
+        if (blockingOnLost != null && !blockingOnLost.isZero() && !blockingOnLost.isNegative()) {
+            lease.onLost(event -> sleep(blockingOnLost));
+        }
+        multis.add(tracked);
+        return tracked;
+    }
+
+    /**
+     * Checks that an open multi-key lease is invalid once a part is: parts are read first, and
+     * a part that turned invalid stays so (or (c) reports it), so the handle read after must be
+     * invalid too.
+     */
+    void observeMulti(TrackedMulti multi) {
+        if (multi.closeStarted || multi.reported) {
+            return;
+        }
+        TrackedLease invalid = null;
+        for (TrackedLease part : multi.parts) {
+            observe(part);
+            if (invalid == null && !part.lease.isValid()) {
+                invalid = part;
+            }
+        }
+        if (invalid != null && !multi.closeStarted && multi.lease.isValid() && !invalid.resurrected
+                && !invalid.lease.isValid()) {
+            multi.reported = true;
+            violations.add("g", multi + " reports isValid() == true while its part " + invalid + " reports false");
+        }
+    }
+
+    /** The worker is about to close {@code multi}; returns, per part, whether it is its hold's last open lease. */
+    List<Boolean> closingMulti(TrackedMulti multi) {
+        multi.closeStarted = true;
+        List<Boolean> last = new ArrayList<>();
+        for (TrackedLease part : multi.parts) {
+            observe(part);
+            last.add(closing(part));
+        }
+        return last;
+    }
+
+    /** Multi-key leases not closed by their worker. */
+    List<TrackedMulti> unclosedMultis() {
+        List<TrackedMulti> open = new ArrayList<>();
+        for (TrackedMulti multi : multis) {
+            if (!multi.closeStarted) {
+                open.add(multi);
+            }
+        }
+        return open;
+    }
+
+    /** The first part of {@code multi} that got its onLost, or null. */
+    private static TrackedLease firstLostPart(TrackedMulti multi) {
+        TrackedLease first = null;
+        for (TrackedLease part : multi.parts) {
+            if (part.lost.get() != 0 && part.lostAtNanos != 0 && (first == null || part.lostAtNanos - first.lostAtNanos < 0)) {
+                first = part;
+            }
+        }
+        return first;
+    }
+
+    /** (c) for the whole: one onLost, within the grace period of a part's, and none without a part's. */
+    private void checkMultiLosses(boolean finalCheck, long now) {
+        for (TrackedMulti multi : multis) {
+            if (multi.reported) {
+                continue;
+            }
+            TrackedLease part = firstLostPart(multi);
+            if (part != null && multi.lost.get() == 0 && (finalCheck || now - part.lostAtNanos > lostGrace.toNanos())) {
+                multi.reported = true;
+                violations.add("c", multi + ": its part " + part + " got onLost (" + part.lostEvent.reason()
+                        + "), but the whole got no onLost within " + lostGrace.toMillis() + " ms");
+            }
+            if (finalCheck && part == null && multi.lost.get() != 0) {
+                multi.reported = true;
+                violations.add("c", multi + " got its whole-lease onLost (" + multi.lostEvent.reason()
+                        + ") though none of its parts got one");
+            }
+        }
+    }
+
     // ---- (a) exclusion ----------------------------------------------------------------------
 
     /** Checks that no other hold on {@code hold.key} is valid while {@code hold} is. */
@@ -330,6 +530,9 @@ final class PropertyModel {
                     checkPair(open.get(i), open.get(j), "by the sampler");
                 }
             }
+        }
+        for (TrackedMulti multi : multis) {
+            observeMulti(multi);
         }
         checkLossesDue(false);
     }
@@ -463,6 +666,7 @@ final class PropertyModel {
      */
     void checkLossesDue(boolean finalCheck) {
         long now = System.nanoTime();
+        checkMultiLosses(finalCheck, now);
         for (TrackedLease lease : all) {
             if (lease.reported) {
                 continue;
@@ -491,6 +695,11 @@ final class PropertyModel {
     boolean lossesPending() {
         for (TrackedLease lease : all) {
             if (!lease.reported && lease.lossDueNanos != 0 && lease.lost.get() == 0) {
+                return true;
+            }
+        }
+        for (TrackedMulti multi : multis) {
+            if (!multi.reported && multi.lost.get() == 0 && firstLostPart(multi) != null) {
                 return true;
             }
         }
@@ -523,6 +732,10 @@ final class PropertyModel {
 
     Collection<TrackedLease> all() {
         return all;
+    }
+
+    int multiCount() {
+        return multis.size();
     }
 
     /** A random open lease of any worker (for breakHold), or null. */

@@ -37,11 +37,16 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>(d) after every client closed, nothing is left on the server for any key (waiting out
  *       leases whose release was dropped);</li>
  *   <li>(e) a lease handed out after its client's {@code close()} returned is not valid;</li>
- *   <li>(f) operations throw only what their contract says.</li>
+ *   <li>(f) operations throw only what their contract says;</li>
+ *   <li>(g) a multi-key lease agrees with its parts (keys in canonical order, modes, tokens,
+ *       invalid once a part is), and gets one {@code onLost} for the whole if, and only if, a
+ *       part got one. Each part is a lease of its key's hold, so (a) to (e) apply to it.</li>
  * </ul>
  *
  * <p>Operations: acquire with the client's renewed default lease (short or long per client)
  * or an explicit short or long lease, exclusive or (on a backend that supports it) shared, tryAcquire with and without a wait, nested acquire,
+ * multi-key acquireAll/tryAcquireAll of 2 or 3 overlapping keys (mixed modes where supported) with
+ * their extend and close,
  * extend to a longer or shorter lease, release, windows of failed, delayed or dropped
  * renewals, failed/delayed/dropped replies of single acquire, release and renew calls
  * (through {@link FaultInjectingBackend}), deleting a hold on the server
@@ -83,7 +88,7 @@ public final class ValidityPropertySuite {
      * @param lostGrace        how long a lease may be invalid before its onLost must have come
      * @param without          kinds of operation left out, to narrow a failure down: {@code extend},
      *                         {@code faults}, {@code forget}, {@code close}, {@code blocking},
-     *                         {@code nested}, {@code explicit}, {@code shared}
+     *                         {@code nested}, {@code explicit}, {@code shared}, {@code multikey}
      */
     public record Settings(long seed, int sequences, Duration maxRun, int clients, int workersPerClient,
                            Duration lostGrace, java.util.Set<String> without) {
@@ -181,6 +186,7 @@ public final class ValidityPropertySuite {
         System.out.println("ValidityPropertySuite: backend '" + backendName + "', seed " + settings.seed() + ", "
                 + settings.sequences() + " sequences, cap " + settings.maxRun().toSeconds() + " s, " + keys.size()
                 + " keys, lease floor " + leases.floor().toMillis() + " ms" + (sharedMode ? ", shared holds too" : "")
+                + (settings.runs("multikey") ? ", multi-key leases too" : "")
                 + " (re-run with " + settings.rerun() + ")");
         deadlineNanos = System.nanoTime() + settings.maxRun().toNanos();
 
@@ -220,6 +226,11 @@ public final class ValidityPropertySuite {
                 violations.add("e", lease + " reports isValid() == true after its client was closed");
             }
             model.observe(lease);
+        }
+        for (PropertyModel.TrackedMulti multi : model.unclosedMultis()) {
+            if (multi.lease.isValid()) {
+                violations.add("e", multi + " reports isValid() == true after its client was closed");
+            }
         }
         long graceEnd = System.nanoTime() + settings.lostGrace().toNanos();
         while (model.lossesPending() && System.nanoTime() - graceEnd < 0) {
@@ -418,7 +429,7 @@ public final class ValidityPropertySuite {
         StringBuilder text = new StringBuilder("ValidityPropertySuite on '" + backendName + "': seed " + settings.seed()
                 + ", " + sequencesRun.get() + " of " + settings.sequences() + " sequences in "
                 + randomPhaseNanos / 1_000_000 + " ms (whole run " + totalNanos / 1_000_000 + " ms), "
-                + model.all().size() + " leases, " + clientIds.get() + " clients; faults injected:");
+                + model.all().size() + " leases (" + model.multiCount() + " multi-key), " + clientIds.get() + " clients; faults injected:");
         long[] faults = new long[FaultInjectingBackend.Fault.values().length];
         synchronized (this) {
             for (PropertyClient client : everyClient) {
