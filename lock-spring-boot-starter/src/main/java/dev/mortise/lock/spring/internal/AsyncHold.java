@@ -21,6 +21,7 @@ final class AsyncHold {
     private final LockedCall call;
     private final AtomicReference<State> state = new AtomicReference<>(State.ACQUIRING);
     private volatile LockedCall.Held held;
+    private volatile boolean cancelRequested;
 
     AsyncHold(LockedCall call) {
         this.call = call;
@@ -50,9 +51,18 @@ final class AsyncHold {
         return state.compareAndSet(State.ACQUIRING, State.ENDED);
     }
 
-    /** Whether the call was cancelled or ended. */
+    /** Whether the call was cancelled (or is being cancelled) or ended. */
     boolean ended() {
-        return state.get() == State.ENDED;
+        return cancelRequested || state.get() == State.ENDED;
+    }
+
+    /**
+     * The call is being cancelled: from now on {@link #ended()} is true, so nothing more is
+     * started under this hold, while the release itself is left to {@link #cancel()} once the
+     * cancellation has reached the method (so the lock is not given up while it still runs).
+     */
+    void cancelRequested() {
+        cancelRequested = true;
     }
 
     /**

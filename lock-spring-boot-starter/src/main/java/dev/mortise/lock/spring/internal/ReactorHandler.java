@@ -67,7 +67,11 @@ public final class ReactorHandler implements ReturnTypeHandler {
                                 .flatMap(value -> Mono.fromRunnable(hold::release).thenReturn(value))
                                 .switchIfEmpty(Mono.fromRunnable(hold::release))
                                 .contextWrite(inner -> withLease(inner, owner, held)))
-                        .doFinally(signal -> hold.cancel());
+                        .doFinally(signal -> hold.cancel())
+                        // Outermost, so the call counts as ended before the cancel travels upstream
+                        // and interrupts the method: a method that returns at the interrupt must find
+                        // it ended, or its publisher would be subscribed after the cancel.
+                        .doOnCancel(hold::cancelRequested);
             });
         }
         return Flux.deferContextual(context -> {
@@ -78,7 +82,8 @@ public final class ReactorHandler implements ReturnTypeHandler {
                             .onErrorResume(error -> releaseAfter(hold, error))
                             .concatWith(Mono.fromRunnable(hold::release))
                             .contextWrite(inner -> withLease(inner, owner, held)))
-                    .doFinally(signal -> hold.cancel());
+                    .doFinally(signal -> hold.cancel())
+                    .doOnCancel(hold::cancelRequested); // outermost: ended before the method is interrupted
         });
     }
 
