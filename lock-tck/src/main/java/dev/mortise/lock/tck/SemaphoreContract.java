@@ -234,7 +234,8 @@ public abstract class SemaphoreContract {
         assertThat(lost.await(test.watchdogLease().plus(SLACK).toMillis(), TimeUnit.MILLISECONDS))
                 .as("onLost after the permit's hold was broken").isTrue();
         assertThat(both.isValid()).isFalse();
-        assertThat(both.parts().get(0).isValid()).as("the other permit is still held").isTrue();
+        // The other permit may go too: breaking a hold can end what it shares with other holds of
+        // the client (an etcd session lease), so only "told once" is asserted.
         assertThatThrownBy(both::close).isInstanceOf(LockLostException.class);
         assertThat(told).hasValue(1);
         try (PermitLease again = test.b.semaphore(name, 2).acquire(2, SLACK)) {
