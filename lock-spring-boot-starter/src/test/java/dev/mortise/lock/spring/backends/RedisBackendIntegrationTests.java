@@ -42,6 +42,18 @@ class RedisBackendIntegrationTests extends BackendIntegrationTestSupport {
                 });
     }
 
+    /** {@code mortise.lock.redis.fencing-tokens=counter} reaches the backend: 1, 2 on a fresh key; the default is the server clock. */
+    @Test
+    void fencingTokensPropertyChoosesTheScheme() {
+        runner().withPropertyValues("mortise.lock.redis.fencing-tokens=counter").run(context ->
+                assertThat(twoSuccessiveTokens(context)).containsExactly(1L, 2L));
+        runner().run(context -> {
+            long[] tokens = twoSuccessiveTokens(context);
+            assertThat(tokens[0]).as("server clock in µs, far above a counter").isGreaterThan(1_000_000_000_000_000L);
+            assertThat(tokens[1]).isGreaterThan(tokens[0]);
+        });
+    }
+
     public static class Orders {
         @DistributedLock(key = "'order:' + #id", backend = "orders")
         public List<String> heldOnOrders(String id, LockClients clients) {
