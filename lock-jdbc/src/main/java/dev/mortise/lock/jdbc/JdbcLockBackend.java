@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;

@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
 import dev.mortise.lock.jdbc.internal.Schema;
 import dev.mortise.lock.jdbc.internal.StoredKey;

@@ -1,6 +1,7 @@
 package dev.mortise.lock.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;

@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Attempt;

@@ -1,5 +1,6 @@
 package dev.mortise.lock.redis;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.redis.internal.LockCommands;
 import dev.mortise.lock.redis.internal.RedissonClients;
 import dev.mortise.lock.redis.internal.ScriptRunner;

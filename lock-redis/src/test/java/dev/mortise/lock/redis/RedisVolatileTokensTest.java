@@ -1,5 +1,6 @@
 package dev.mortise.lock.redis;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.redis.internal.RedisKeys;

@@ -16,7 +16,7 @@ public final class Dialects {
 
     /**
      * @param serverClock whether a new holder's token is {@code max(token + 1, database clock in µs)}
-     *                    ({@link dev.mortise.lock.jdbc.FencingTokens#SERVER_CLOCK}) rather than {@code token + 1}
+     *                    ({@link dev.mortise.lock.FencingTokens#SERVER_CLOCK}) rather than {@code token + 1}
      */
     public static LockSql sql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds, boolean serverClock) {
         return switch (dialect) {

@@ -50,7 +50,8 @@ class JdbcBackendConfiguration {
         JdbcLockBackend backend;
         try {
             JdbcLockBackendBuilder builder = JdbcLockBackend.builder(dataSource)
-                    .createTableIfMissing(properties.isCreateTable());
+                    .createTableIfMissing(properties.isCreateTable())
+                    .fencingTokens(properties.getFencingTokens());
             // Known without a connection, the dialect lets the application start while the database is down.
             JdbcDialects.choose(properties.getDialect(), dataSource, prefix).ifPresent(builder::dialect);
             if (properties.getTableName() != null) {

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.FencingTokens;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -43,6 +44,14 @@ public class JdbcLockProperties {
      * Whether waiters are woken by PostgreSQL LISTEN/NOTIFY; defaults to the backend's (true).
      */
     private Boolean listenForReleases;
+
+    /**
+     * How fencing tokens are numbered: server-clock (the default; max(token + 1, the database's
+     * clock in microseconds), so tokens keep increasing after the database loses the lock row or
+     * its latest writes in a crash, failover or restore) or counter (1, 2, 3... per key, which
+     * repeat after such a loss). See docs/jdbc.md, "Fencing tokens".
+     */
+    private FencingTokens fencingTokens = FencingTokens.SERVER_CLOCK;
 
     public boolean isEnabled() {
         return enabled;
@@ -90,5 +99,13 @@ public class JdbcLockProperties {
 
     public void setListenForReleases(Boolean listenForReleases) {
         this.listenForReleases = listenForReleases;
+    }
+
+    public FencingTokens getFencingTokens() {
+        return fencingTokens;
+    }
+
+    public void setFencingTokens(FencingTokens fencingTokens) {
+        this.fencingTokens = fencingTokens;
     }
 }

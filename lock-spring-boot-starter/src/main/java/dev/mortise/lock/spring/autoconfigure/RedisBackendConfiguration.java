@@ -45,6 +45,7 @@ class RedisBackendConfiguration {
             if (properties.getKeyPrefix() != null) {
                 builder.keyPrefix(properties.getKeyPrefix());
             }
+            builder.fencingTokens(properties.getFencingTokens());
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IllegalStateException("Cannot configure the 'redis' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.FencingTokens;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -59,6 +60,14 @@ public class RedisLockProperties {
      * Prefix of the Redis keys the backend writes; defaults to the backend's (mortise).
      */
     private String keyPrefix;
+
+    /**
+     * How fencing tokens are numbered: server-clock (the default; max(counter + 1, the Redis
+     * server's TIME in microseconds), so tokens keep increasing after Redis loses its fence
+     * counters in a restart without persistence or a lossy failover) or counter (1, 2, 3... per
+     * key, which start again at 1 after such a loss). See docs/redis.md, "Fencing tokens".
+     */
+    private FencingTokens fencingTokens = FencingTokens.SERVER_CLOCK;
 
     public boolean isEnabled() {
         return enabled;
@@ -130,5 +139,13 @@ public class RedisLockProperties {
 
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
+    }
+
+    public FencingTokens getFencingTokens() {
+        return fencingTokens;
+    }
+
+    public void setFencingTokens(FencingTokens fencingTokens) {
+        this.fencingTokens = fencingTokens;
     }
 }

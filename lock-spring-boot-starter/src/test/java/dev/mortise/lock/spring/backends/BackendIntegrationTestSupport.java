@@ -54,6 +54,22 @@ abstract class BackendIntegrationTestSupport {
                 .withBean(Inventory.class));
     }
 
+    /**
+     * The fencing tokens of two successive grants on a fresh key, each released before the
+     * next, through the {@link LockClient} of {@code context}.
+     */
+    static long[] twoSuccessiveTokens(org.springframework.context.ApplicationContext context) {
+        LockClient client = context.getBean(LockClient.class);
+        String key = "tokens:" + UUID.randomUUID();
+        long[] tokens = new long[2];
+        for (int i = 0; i < 2; i++) {
+            try (LockLease lease = client.acquire(key, Duration.ofSeconds(10))) {
+                tokens[i] = lease.fencingToken();
+            }
+        }
+        return tokens;
+    }
+
     @Test
     void annotatedMethodLocksOnTheBackendChosenByProperty() {
         runner().run(context -> {
