@@ -189,9 +189,9 @@ abstract class FencedTransactionContract {
             assertThat(balance(account2)).isEqualTo(5);
             for (String id : List.of(account, account2)) {
                 String key = "account:" + id;
-                assertThat(fence("balance:" + key)).as(key).isNotNull().isEqualTo(accounts.tokens.get(key));
+                assertThat(fence("balance:" + key)).as(key).isNotNull().isEqualTo(accounts.tokens().get(key));
             }
-            assertThat(accounts.tokens).hasSize(2);
+            assertThat(accounts.tokens()).hasSize(2);
             // Keys that all map to one resource cannot be fenced: refused before the method runs.
             assertThatThrownBy(() -> accounts.addAllOneFence(List.of(account, account2), 1))
                     .isInstanceOf(IllegalStateException.class)
@@ -329,6 +329,11 @@ abstract class FencedTransactionContract {
 
         /** The fencing token of each key seen by the last run of a multi-key method. */
         final Map<String, Long> tokens = new ConcurrentHashMap<>();
+
+        /** The tokens (a method: the bean is a class proxy). */
+        public Map<String, Long> tokens() {
+            return tokens;
+        }
 
         /** A single-key lock fencing "balance:" + its key, through #lockKey. */
         @Transactional
