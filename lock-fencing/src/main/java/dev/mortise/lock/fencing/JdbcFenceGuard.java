@@ -1,14 +1,18 @@
 package dev.mortise.lock.fencing;
 
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.MultiLease;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Fencing enforced by the database, inside the caller's own transaction: before a
@@ -50,6 +54,10 @@ import java.util.function.Consumer;
  * {@link LockLease#ensureValid()} before commit to refuse those too). Under PostgreSQL's
  * REPEATABLE READ or SERIALIZABLE a writer queued behind another gets a serialization failure
  * instead of waiting (safe; retry the transaction).
+ *
+ * <p><b>Multi-key locks.</b> A {@link MultiLease} has one token per key, so
+ * {@link #checkAll(Connection, MultiLease, Function)} fences one resource per part, each with
+ * the token of its own part: {@code checkAll(connection, lease, key -> "balance:" + key)}.
  *
  * <p>Thread-safe; one per application and fence table.
  */
@@ -121,6 +129,68 @@ public final class JdbcFenceGuard {
             notifyRejected(stale);
             throw stale;
         }
+    }
+
+    /** As {@link #checkAll(Connection, MultiLease, Function)} with each key as its own resource. */
+    public void checkAll(Connection connection, MultiLease lease) {
+        checkAll(connection, lease, Function.identity());
+    }
+
+    /**
+     * Fences every part of a multi-key lock inside the transaction of {@code connection}: the
+     * resource {@code resourceOfKey.apply(key)} of each key is raised to the fencing token of that
+     * key's part ({@link MultiLease#fencingToken(String)}), as {@link #check(Connection, String, long)}
+     * does for one. Call it first in the transaction, while holding the lease.
+     *
+     * <p>The resources are checked in ascending order of their names ({@link String#compareTo}),
+     * which is the lease's canonical key order whenever the mapping keeps the order of the keys (a
+     * common prefix, as above) and, whatever the mapping, one order for every guarded transaction:
+     * two transactions never wait for each other's fence rows in a cycle. Every resource is
+     * validated before the first statement runs. The first refusal stops the checks; the fence rows
+     * already raised are undone with the transaction's rollback.
+     *
+     * @param resourceOfKey the fenced resource of each key of {@code lease} (e.g. the key itself);
+     *                      distinct keys must map to distinct resources, since tokens of different
+     *                      keys are not comparable
+     * @throws StaleFencingTokenException for the first resource (in the order above) a newer holder
+     *                                    of its key has written: roll the transaction back
+     * @throws IllegalArgumentException   if {@code lease} or {@code resourceOfKey} is null, a resource
+     *                                    is invalid (as for {@link #check(Connection, String, LockLease)}),
+     *                                    two keys map to one resource, or {@code connection} is null or
+     *                                    in auto-commit mode
+     * @throws FenceCheckException        if a statement failed; the transaction should roll back
+     */
+    public void checkAll(Connection connection, MultiLease lease, Function<String, String> resourceOfKey) {
+        Map<String, String> keyOfResource = resources(lease, resourceOfKey);
+        for (Map.Entry<String, String> fence : keyOfResource.entrySet()) {
+            check(connection, fence.getKey(), lease.fencingToken(fence.getValue()));
+        }
+    }
+
+    /** The key of each resource of {@code lease}, ordered by resource; validated before any statement runs. */
+    private static Map<String, String> resources(MultiLease lease, Function<String, String> resourceOfKey) {
+        if (lease == null) {
+            throw new IllegalArgumentException("The multi-key lease to fence is null (" + guardName() + "): pass the "
+                    + "MultiLease that protects the writes (from LockClient.acquireAll).");
+        }
+        if (resourceOfKey == null) {
+            throw new IllegalArgumentException("The resource mapping for the multi-key lock " + lease.keys() + " is "
+                    + "null (" + guardName() + "): pass key -> resource, e.g. key -> key, or use checkAll(connection, "
+                    + "lease).");
+        }
+        Map<String, String> keyOfResource = new TreeMap<>();
+        for (String key : lease.keys()) {
+            String resource = Resources.check(resourceOfKey.apply(key), MAX_RESOURCE_BYTES, guardName());
+            String other = keyOfResource.putIfAbsent(resource, key);
+            if (other != null) {
+                throw new IllegalArgumentException("Keys '" + other + "' and '" + key + "' of the multi-key lock "
+                        + lease.keys() + " both map to fenced resource '" + Resources.abbreviate(resource) + "' ("
+                        + guardName() + "): each key has its own fencing token and tokens of different keys are "
+                        + "not comparable, so one resource cannot be fenced by two keys. Map each key to a resource "
+                        + "of its own, e.g. key -> \"balance:\" + key.");
+            }
+        }
+        return keyOfResource;
     }
 
     /** The dialect in use. */

@@ -4,6 +4,8 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
 import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.local.LocalLockServer;
 import org.junit.jupiter.api.AfterAll;
@@ -136,6 +138,91 @@ abstract class FenceGuardContract {
                 "roll back the transaction", "mortise_fences");
         assertThat(readCounter(key)).as("the newer holder's commit stands").isEqualTo(200);
         assertThat(fence(key)).isEqualTo(newer);
+    }
+
+    /**
+     * A 2-key lock whose holder pauses past its lease; another client takes one of its keys and
+     * commits. The stale holder's checkAll passes the untouched key's fence, is refused on the
+     * taken one (named in the exception) and its whole transaction rolls back.
+     */
+    @Test
+    void aStaleHolderOfATwoKeyLockIsRefusedOnThePartTakenOverAndRolledBack() throws Exception {
+        String base = resource("multi");
+        String keyA = base + ":a";
+        String keyB = base + ":b";
+        insertCounter("balance:" + keyA, 0);
+        insertCounter("balance:" + keyB, 0);
+        MultiLease stale = first.acquireAll(MultiLockSpec.of(List.of(keyB, keyA)).lease(Duration.ofMillis(300))
+                .waitFor(Duration.ofSeconds(2)));
+        assertThat(stale.keys()).containsExactly(keyA, keyB);
+        pausePastLease(stale.part(keyB));
+
+        long newer;
+        try (LockLease lease = second.acquire(keyB, Duration.ofSeconds(2))) {
+            newer = lease.fencingToken();
+            inTransaction(connection -> {
+                guard.check(connection, "balance:" + keyB, lease);
+                setCounter(connection, "balance:" + keyB, 200);
+            });
+        }
+
+        StaleFencingTokenException refused = null;
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                setCounter(connection, "balance:" + keyA, 100);  // writes before the check: the rollback undoes them
+                setCounter(connection, "balance:" + keyB, 100);
+                guard.checkAll(connection, stale, key -> "balance:" + key);
+                connection.commit();
+            } catch (StaleFencingTokenException e) {
+                refused = e;
+                connection.rollback();
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+        assertThatThrownBy(stale::close).isInstanceOf(LockLostException.class);
+
+        assertThat(refused).as("the stale holder's checkAll").isNotNull();
+        assertThat(refused.resource()).isEqualTo("balance:" + keyB);
+        assertThat(refused.staleToken()).isEqualTo(stale.fencingToken(keyB));
+        assertThat(refused.newerToken()).isEqualTo(newer);
+        assertThat(refused.getMessage()).contains("balance:" + keyB, "roll back the transaction");
+        assertThat(readCounter("balance:" + keyB)).as("the newer holder's commit stands").isEqualTo(200);
+        assertThat(readCounter("balance:" + keyA)).as("the stale write to the other key rolled back").isZero();
+        assertThat(fence("balance:" + keyA)).as("the fence raised before the refusal rolled back").isEqualTo(-1);
+        assertThat(fence("balance:" + keyB)).isEqualTo(newer);
+    }
+
+    /** A fresh 2-key lock fences both resources, each with its own part's token; bad mappings are refused. */
+    @Test
+    void aFreshTwoKeyLockFencesOneResourcePerKeyWithThatPartsToken() throws Exception {
+        String base = resource("multi-fresh");
+        List<String> keys = List.of(base + ":x", base + ":y");
+        try (MultiLease lease = first.acquireAll(keys, Duration.ofSeconds(2))) {
+            inTransaction(connection -> guard.checkAll(connection, lease, key -> "balance:" + key));
+            for (String key : keys) {
+                assertThat(fence("balance:" + key)).as(key).isEqualTo(lease.fencingToken(key));
+            }
+            inTransaction(connection -> guard.checkAll(connection, lease));     // each key its own resource
+            for (String key : keys) {
+                assertThat(fence(key)).as(key).isEqualTo(lease.fencingToken(key));
+            }
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(false);
+                assertThatThrownBy(() -> guard.checkAll(connection, lease, key -> "balance:" + base))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("both map to fenced resource 'balance:" + base + "'")
+                        .hasMessageContaining(keys.get(0)).hasMessageContaining(keys.get(1));
+                assertThatThrownBy(() -> guard.checkAll(connection, lease, key -> null))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be null");
+                assertThatThrownBy(() -> guard.checkAll(connection, null, key -> key))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MultiLease");
+                connection.rollback();
+                connection.setAutoCommit(true);
+            }
+            assertThat(fence("balance:" + base)).as("nothing was written for a refused mapping").isEqualTo(-1);
+        }
     }
 
     /** The same pause without the guard: the stale write wins, which is what the guard is for. */

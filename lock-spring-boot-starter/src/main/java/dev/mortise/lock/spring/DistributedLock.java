@@ -48,8 +48,8 @@ public @interface DistributedLock {
      * only when all of them are held, they are taken in one canonical order (so overlapping sets
      * never deadlock) and released together. Each element is checked as a single key is (not
      * {@code null}, not blank, a {@code toString} of its own); an empty collection is an error.
-     * {@code @FencingToken} and {@code fence} need a single key (each key of a multi-key lock
-     * has its own token).
+     * A {@code @FencingToken} parameter needs a single key (each key of a multi-key lock has its
+     * own token); a {@link #fence()} is evaluated once per key, with {@code #lockKey}.
      */
     String key();
 
@@ -114,6 +114,12 @@ public @interface DistributedLock {
      * out and whom a newer holder has overtaken gets {@code StaleFencingTokenException}, the
      * method does not run and its transaction rolls back. Needs {@code lock-fencing} on the
      * classpath and one {@code DataSource}; fence a resource only with one lock key's tokens.
+     *
+     * <p>The expression may read the lock key as {@code #lockKey} (unless a parameter has that
+     * name). With a multi-key {@link #key()} it is evaluated once per key, {@code #lockKey} bound
+     * to that key, and each resource is checked with the token of its own key's part (in
+     * ascending order of the resources): {@code key = "#ids.!['account:' + #this]",
+     * fence = "'balance:' + #lockKey"}. Two keys yielding one resource is an error at the call.
      */
     String fence() default "";
 }

@@ -1,6 +1,7 @@
 package dev.mortise.lock.spring.fencing;
 
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import dev.mortise.lock.fencing.StaleFencingTokenException;
 import dev.mortise.lock.spring.internal.FenceCheck;
@@ -11,6 +12,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The fence guard bound to Spring's transactions: checks a lease's fencing token against a
@@ -28,7 +30,12 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>Behind {@code @DistributedLock(fence = ...)} too. A stale lease throws
+ * <p>A multi-key lock has one token per key: {@link #checkAll(MultiLease, Function)} fences one
+ * resource per key, each with its own part's token
+ * ({@code fences.checkAll(lease, key -> "balance:" + key)}).
+ *
+ * <p>Behind {@code @DistributedLock(fence = ...)} too (per key of a multi-key lock, with
+ * {@code #lockKey}). A stale lease throws
  * {@link StaleFencingTokenException}, which (a {@code RuntimeException}) rolls a
  * {@code @Transactional} transaction back. Thread-safe.
  */
@@ -61,6 +68,27 @@ public final class Fences implements FenceCheck {
         check(lease.key(), lease);
     }
 
+    /**
+     * Raises the fence of {@code resourceOfKey.apply(key)} to the token of {@code key}'s part, for
+     * every key of {@code lease}, in the current transaction ({@link JdbcFenceGuard#checkAll}: in
+     * ascending order of the resources, distinct keys to distinct resources), or refuses.
+     *
+     * @throws StaleFencingTokenException for the first resource a newer holder of its key has
+     *                                    written: let the transaction roll back, and do not retry
+     *                                    with this lease
+     * @throws IllegalArgumentException   if two keys map to one resource, or a resource is invalid
+     * @throws IllegalStateException      if no transaction on the guard's DataSource is active
+     */
+    public void checkAll(MultiLease lease, Function<String, String> resourceOfKey) {
+        Objects.requireNonNull(lease, "lease");
+        checkAll(lease, resourceOfKey, FenceRejections.PROGRAMMATIC, null);
+    }
+
+    /** As {@link #checkAll(MultiLease, Function)} with each key as its own resource. */
+    public void checkAll(MultiLease lease) {
+        checkAll(lease, Function.identity());
+    }
+
     /** The guard in use (for checks on a connection of your own). */
     public JdbcFenceGuard guard() {
         return guard;
@@ -71,7 +99,25 @@ public final class Fences implements FenceCheck {
         check(resource, lease, lease.backend(), operation.name(), operation);
     }
 
+    @Override
+    public void checkAll(LockOperation operation, MultiLease lease, Function<String, String> resourceOfKey) {
+        checkAll(lease, resourceOfKey, operation.name(), operation);
+    }
+
+    private void checkAll(MultiLease lease, Function<String, String> resourceOfKey, String name,
+                          LockOperation operation) {
+        inTransaction(lease.keys().toString(), operation, connection -> FenceRejections.tagged(lease.backend(), name,
+                () -> guard.checkAll(connection, lease, resourceOfKey)));
+    }
+
     private void check(String resource, LockLease lease, String backend, String name, LockOperation operation) {
+        inTransaction(resource, operation, connection -> FenceRejections.tagged(backend, name,
+                () -> guard.check(connection, resource, lease)));
+    }
+
+    /** Runs {@code check} on the connection of the transaction running on this thread. */
+    private void inTransaction(String resource, LockOperation operation,
+                               java.util.function.Consumer<Connection> check) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException(noTransaction(resource, operation,
                     "no transaction is active when it runs"));
@@ -82,7 +128,7 @@ public final class Fences implements FenceCheck {
                 throw new IllegalStateException(noTransaction(resource, operation, "the running transaction is not "
                         + "on the fence guard's DataSource (another transaction manager or DataSource)"));
             }
-            FenceRejections.tagged(backend, name, () -> guard.check(connection, resource, lease));
+            check.accept(connection);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

@@ -22,11 +22,12 @@ public final class ActiveLocks {
     }
 
     /**
-     * One running annotated call. {@code owner} is {@code null} for the thread; {@code fence}
-     * is the call's evaluated fence resource, or {@code null} for none.
+     * One running annotated call (one entry per key of a multi-key lock, {@code lease} its
+     * part). {@code owner} is {@code null} for the thread; {@code fence} is the call's fence,
+     * bound to the call's whole lease, or {@code null} for none.
      */
     record Entry(LockClient client, String key, String owner, LockLease lease, LockOperation operation,
-                 String fence) {
+                 CallFence fence) {
     }
 
     /** The innermost running call of {@code operation} on this thread, or {@code null}. */

@@ -1,6 +1,9 @@
 package dev.mortise.lock.spring.internal;
 
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.MultiLease;
+
+import java.util.function.Function;
 
 /**
  * Checks the fencing token of an annotated call's lease against the fence of a resource, in
@@ -18,6 +21,15 @@ public interface FenceCheck {
      *                               naming the method and the fix
      */
     void check(LockOperation operation, String resource, LockLease lease);
+
+    /**
+     * Raises the fence of each key's resource to the token of that key's part of {@code lease},
+     * in the current transaction, or refuses with {@code StaleFencingTokenException} naming the
+     * first stale resource (the transaction must roll back). As {@code JdbcFenceGuard.checkAll}.
+     *
+     * @throws IllegalStateException as {@link #check}
+     */
+    void checkAll(LockOperation operation, MultiLease lease, Function<String, String> resourceOfKey);
 
     /** The failure of a fenced method when the application has no fence guard. */
     static IllegalStateException missing(LockOperation operation) {

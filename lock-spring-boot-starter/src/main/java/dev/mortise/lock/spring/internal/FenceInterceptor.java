@@ -41,7 +41,7 @@ public final class FenceInterceptor implements MethodInterceptor {
         if (fences == null) {
             throw FenceCheck.missing(operation);
         }
-        fences.check(operation, call.fence(), call.lease());
+        call.fence().check(fences, operation);
         return invocation.proceed();
     }
 }

@@ -54,10 +54,10 @@ public final class LockInvoker {
         LockKeys lockKeys = keys.keys(operation, invocation.arguments(), invocation.target(),
                 invocation.targetClass());
         if (lockKeys.multi()) {
-            refuseSingleKeyFeatures(operation, lockKeys);
+            refuseFencingTokenParameter(operation, lockKeys);
         }
-        String fence = operation.fenced()
-                ? keys.fence(operation, invocation.arguments(), invocation.target(), invocation.targetClass()) : null;
+        CallFence fence = operation.fenced() ? new CallFence(keys.fences(operation, lockKeys, invocation.arguments(),
+                invocation.target(), invocation.targetClass())) : null;
         LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), lockKeys, invocation,
                 this, fence);
         Class<?> returnType = invocation.method().getReturnType();
@@ -69,16 +69,18 @@ public final class LockInvoker {
         return invokeBlocking(call);
     }
 
-    /** A token or a fence belongs to one key; a multi-key lock has one per key, so neither can be chosen for it. */
-    private static void refuseSingleKeyFeatures(LockOperation operation, LockKeys lockKeys) {
-        String feature = operation.fencingArgIndex() >= 0 ? "a @FencingToken parameter"
-                : operation.fenced() ? "fence = \"" + operation.fenceExpression() + "\"" : null;
-        if (feature != null) {
+    /**
+     * A {@code @FencingToken} parameter carries one token; a multi-key lock has one per key, so none
+     * can be chosen for it. (A {@code fence} is evaluated per key instead, with {@code #lockKey}.)
+     */
+    private static void refuseFencingTokenParameter(LockOperation operation, LockKeys lockKeys) {
+        if (operation.fencingArgIndex() >= 0) {
             throw new IllegalStateException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
                     + operation.describeMethod() + " evaluated to several keys " + lockKeys.keys() + " (a multi-key "
-                    + "lock), but the method has " + feature + ", which needs the one fencing token of a single key: "
-                    + "each key of a multi-key lock has its own. Lock a single key, or read each key's token inside "
-                    + "the method from LockContext.find(key). The method did not run.");
+                    + "lock), but the method has a @FencingToken parameter, which needs the one fencing token of a "
+                    + "single key: each key of a multi-key lock has its own. Lock a single key, read each key's token "
+                    + "inside the method from LockContext.find(key), or fence each key's resource with fence = "
+                    + "\"'balance:' + #lockKey\". The method did not run.");
         }
     }
 

@@ -62,12 +62,16 @@ final class LockKeyChecks {
      * @throws IllegalStateException naming the method, the expression and the fix
      */
     static void checkReferences(LockOperation operation, Expression expression, String[] names) {
-        checkReferences(operation, "key", operation.keyExpression(), expression, names);
+        checkReferences(operation, "key", operation.keyExpression(), expression, names, Set.of());
     }
 
-    /** As {@link #checkReferences(LockOperation, Expression, String[])} for the expression {@code text} of {@code attribute}. */
+    /**
+     * As {@link #checkReferences(LockOperation, Expression, String[])} for the expression {@code text}
+     * of {@code attribute}, which may also refer to the variables {@code bound} (defined at each call,
+     * like {@code #lockKey} in a fence).
+     */
     static void checkReferences(LockOperation operation, String attribute, String text, Expression expression,
-                                String[] names) {
+                                String[] names, Set<String> bound) {
         if (!(expression instanceof SpelExpression spel)) {
             return;
         }
@@ -76,7 +80,7 @@ final class LockKeyChecks {
         walk(spel.getAST(), true, false, node -> {
             if (node instanceof VariableReference) {
                 String name = node.toStringAST().substring(1);
-                if (BUILT_IN.contains(name)) {
+                if (BUILT_IN.contains(name) || bound.contains(name)) {
                     return;
                 }
                 var positional = POSITIONAL.matcher(name);

@@ -17,7 +17,10 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,6 +34,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * parameter names are discovered once per method rather than by reflection per call.
  */
 public final class LockKeyEvaluator extends CachedExpressionEvaluator {
+
+    /**
+     * The variable a {@code fence} expression reads the lock key from: the one key of a single-key
+     * lock, or each key of a multi-key lock in turn (the fence is evaluated once per key). A
+     * parameter of the same name wins over it.
+     */
+    public static final String LOCK_KEY = "lockKey";
 
     private final Map<ExpressionKey, Expression> cache = new ConcurrentHashMap<>(64);
     private final BeanFactoryResolver beanResolver;
@@ -55,7 +65,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
         if (operation.fenced()) {
             LockKeyChecks.checkReferences(operation, "fence", operation.fenceExpression(),
                     parse(operation, targetClass, "fence", operation.fenceExpression()),
-                    parameterNames.getParameterNames(operation.method()));
+                    parameterNames.getParameterNames(operation.method()), Set.of(LOCK_KEY));
         }
     }
 
@@ -94,16 +104,46 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
             + "that the code is compiled with -parameters (for #name), or quote a literal key: \"'billing-run'\".";
 
     /**
-     * The fenced resource of one call ({@code @DistributedLock(fence = ...)}), checked as keys are.
+     * The fenced resources of one call ({@code @DistributedLock(fence = ...)}): the fence
+     * expression evaluated once per key of {@code keys}, with {@code #lockKey} bound to that key,
+     * and checked as keys are. Distinct keys must yield distinct resources: each key has its own
+     * fencing token, and tokens of different keys are not comparable.
      *
-     * @throws IllegalStateException as {@link #key}, naming the fence expression
+     * @return the resource of each key, in the order of {@code keys}
+     * @throws IllegalStateException as {@link #key}, or if two keys yield one resource, naming the
+     *                               method and the fence expression
      */
-    public String fence(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
+    public Map<String, String> fences(LockOperation operation, LockKeys keys, Object[] args, Object target,
+                                      Class<?> targetClass) {
         String text = operation.fenceExpression();
-        return evaluate(operation, "fence", text, parse(operation, targetClass, "fence", text), args, target,
-                targetClass, "; every call would share one fence. Check the argument is not null, or quote a literal "
-                        + "resource: \"'billing-run'\".");
+        Expression expression = parse(operation, targetClass, "fence", text);
+        String[] names = parameterNames.getParameterNames(operation.method());
+        boolean bind = names == null || !Arrays.asList(names).contains(LOCK_KEY);
+        Map<String, String> resources = new LinkedHashMap<>();
+        Map<String, String> keyOfResource = new LinkedHashMap<>();
+        for (String key : keys.keys()) {
+            MethodBasedEvaluationContext context = context(operation, args, target, targetClass);
+            if (bind) {
+                context.setVariable(LOCK_KEY, key);
+            }
+            String resource = check(operation, "fence", text, expression, context,
+                    value(operation, "fence", text, expression, context), FENCE_WHEN_BLANK);
+            String other = keyOfResource.putIfAbsent(resource, key);
+            if (other != null && !other.equals(key)) {
+                throw new IllegalStateException("@DistributedLock fence \"" + text + "\" on "
+                        + operation.describeMethod() + " evaluated to the same resource '" + resource + "' for keys '"
+                        + other + "' and '" + key + "' of the multi-key lock " + keys.keys() + ": each key has its "
+                        + "own fencing token and tokens of different keys are not comparable, so a resource can be "
+                        + "fenced by one key only. Derive the fence from each key with #" + LOCK_KEY + " (fence = "
+                        + "\"#" + LOCK_KEY + "\" or \"'balance:' + #" + LOCK_KEY + "\"). The method did not run.");
+            }
+            resources.put(key, resource);
+        }
+        return resources;
     }
+
+    private static final String FENCE_WHEN_BLANK = "; every call would share one fence. Check the argument is not "
+            + "null, or quote a literal resource: \"'billing-run'\".";
 
     /** Evaluates one attribute's expression for one call and checks the value as keys are checked. */
     private String evaluate(LockOperation operation, String attribute, String text, Expression expression,

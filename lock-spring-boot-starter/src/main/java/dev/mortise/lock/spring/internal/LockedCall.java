@@ -29,10 +29,10 @@ public final class LockedCall {
     private final LockKeys keys;
     private final LockInvocation invocation;
     private final LockInvoker invoker;
-    private final String fence;
+    private final CallFence fence;
 
     LockedCall(LockOperation operation, LockClient client, LockKeys keys, LockInvocation invocation,
-               LockInvoker invoker, String fence) {
+               LockInvoker invoker, CallFence fence) {
         this.operation = operation;
         this.client = client;
         this.keys = keys;
@@ -194,8 +194,9 @@ public final class LockedCall {
         }
         // one entry per key, so that a nested call on any key of a multi-key lock re-enters its part
         List<ActiveLocks.Entry> entries = new ArrayList<>();
+        CallFence bound = fence == null ? null : fence.boundTo(held.lease());
         for (LockLease part : leases(held)) {
-            ActiveLocks.Entry entry = new ActiveLocks.Entry(client, part.key(), held.owner(), part, operation, fence);
+            ActiveLocks.Entry entry = new ActiveLocks.Entry(client, part.key(), held.owner(), part, operation, bound);
             ActiveLocks.push(entry);
             entries.add(entry);
         }
@@ -203,7 +204,7 @@ public final class LockedCall {
             if (fence != null && invoker.fenceInLockAdvice()) {
                 // AspectJ weaving: no advice runs between the lock and the body, so the transaction
                 // must already be active here (the lock inside @Transactional).
-                invoker.fenceCheck(operation).check(operation, fence, held.lease());
+                bound.check(invoker.fenceCheck(operation), operation);
             }
             return invocation.proceed(args);
         } finally {

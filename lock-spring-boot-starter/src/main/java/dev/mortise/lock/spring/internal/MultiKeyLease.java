@@ -11,9 +11,9 @@ import java.util.function.Consumer;
  * The {@link MultiLease} of a multi-key {@code @DistributedLock} call as the one lease the rest
  * of the advice handles (busy policy, onLost, transactions, holdAtLeast): valid while every part
  * is, lost once when one is, closed part by part. Its {@link #key()} is the keys as text, for
- * messages. It has no single fencing token: the advice refuses {@code @FencingToken} and
- * {@code fence} with a multi-key key before acquiring, and code inside the method reads each
- * part's token from {@code LockContext.find(key)}.
+ * messages. It has no single fencing token: the advice refuses {@code @FencingToken} with a
+ * multi-key key before acquiring, checks a {@code fence} per part ({@link CallFence}), and code
+ * inside the method reads each part's token from {@code LockContext.find(key)}.
  */
 final class MultiKeyLease implements LockLease {
 

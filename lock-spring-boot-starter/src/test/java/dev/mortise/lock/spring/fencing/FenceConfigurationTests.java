@@ -100,6 +100,13 @@ class FenceConfigurationTests {
         runner.withBean(DataSource.class, FenceConfigurationTests::h2).withBean(Unquoted.class)
                 .run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("fence \"billing-run\""));
+        // #lockKey is bound for the fence only: the key cannot refer to itself.
+        runner.withBean(DataSource.class, FenceConfigurationTests::h2).withBean(LockKeyInKey.class)
+                .run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("key \"'item:' + #lockKey\"").hasStackTraceContaining("not a parameter"));
+        runner.withBean(DataSource.class, FenceConfigurationTests::h2).withBean(LockKeyInFence.class)
+                .withUserConfiguration(Transactions.class)
+                .run(context -> assertThat(context).hasNotFailed());
         runner.withBean(DataSource.class, FenceConfigurationTests::h2).withBean(Async.class)
                 .run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("Async.write(String)").hasStackTraceContaining("CompletableFuture"));
@@ -145,6 +152,19 @@ class FenceConfigurationTests {
     public static class UnknownParameter {
         @DistributedLock(key = "'item:' + #id", fence = "'item:' + #itemId")
         public void write(String id) {
+        }
+    }
+
+    public static class LockKeyInKey {
+        @DistributedLock(key = "'item:' + #lockKey", fence = "#lockKey")
+        public void write(String id) {
+        }
+    }
+
+    public static class LockKeyInFence {
+        @org.springframework.transaction.annotation.Transactional
+        @DistributedLock(key = "#ids", fence = "'balance:' + #lockKey")
+        public void write(java.util.List<String> ids) {
         }
     }
 

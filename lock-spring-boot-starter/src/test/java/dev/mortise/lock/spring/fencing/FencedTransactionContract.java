@@ -31,7 +31,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,6 +57,8 @@ abstract class FencedTransactionContract {
 
     private final LocalLockServer locks = new LocalLockServer();
     private String account;
+    /** A second account, named after the first so that its fence resource sorts after the first's. */
+    private String account2;
 
     @BeforeEach
     void createAccount() {
@@ -61,6 +66,8 @@ abstract class FencedTransactionContract {
         jdbc.execute("CREATE TABLE IF NOT EXISTS fenced_accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL)");
         account = "acct-" + UUID.randomUUID().toString().substring(0, 8);
         jdbc.update("INSERT INTO fenced_accounts (id, balance) VALUES (?, 0)", account);
+        account2 = account + "-2";
+        jdbc.update("INSERT INTO fenced_accounts (id, balance) VALUES (?, 0)", account2);
     }
 
     ApplicationContextRunner instance() {
@@ -127,6 +134,73 @@ abstract class FencedTransactionContract {
         }));
     }
 
+    /**
+     * A 2-key lock with {@code fence = "'balance:' + #lockKey"}: instance A pauses past its lease;
+     * B takes one of the two keys (a single-key lock fencing the same resource through #lockKey)
+     * and commits. A's transaction is refused on that key's resource and rolls back; B's stands.
+     */
+    @Test
+    void staleHolderOfATwoKeyLockRollsBackOnThePartTakenOverAndTheNewerWriteStands() {
+        instance().run(a -> instance().run(b -> {
+            Accounts first = a.getBean(Accounts.class);
+            Accounts second = b.getBean(Accounts.class);
+            String taken = "account:" + account2;
+            AtomicReference<Long> staleToken = new AtomicReference<>();
+            a.getBean(PauseHook.class).once(() -> {
+                LockLease part = LockContext.find(taken).orElseThrow();
+                staleToken.set(part.fencingToken());
+                waitUntilInvalid(part);
+                CompletableFuture.runAsync(() -> second.addOne(account2, 10)).join();
+            });
+
+            assertThatThrownBy(() -> first.addAll(List.of(account2, account), 1))
+                    .isInstanceOf(StaleFencingTokenException.class)
+                    .satisfies(e -> {
+                        StaleFencingTokenException stale = (StaleFencingTokenException) e;
+                        assertThat(stale.resource()).isEqualTo("balance:" + taken);
+                        assertThat(stale.staleToken()).isEqualTo(staleToken.get());
+                        assertThat(stale.newerToken()).isEqualTo(fence("balance:" + taken));
+                    })
+                    .hasMessageContaining("balance:" + taken);
+
+            assertThat(balance(account2)).as("B's write stands").isEqualTo(10);
+            assertThat(balance()).as("A's write never happened").isZero();
+            assertThat(first.bodies()).as("A's method body did not run").isZero();
+            assertThat(fence("balance:account:" + account)).as("A's check of the other key rolled back").isNull();
+            assertThat(a.getBean(MeterRegistry.class).get(LockMetrics.FENCE_REJECTED).tag("backend", "local")
+                    .counter().count()).isEqualTo(1.0);
+            assertThat(locks.isHeld("account:" + account)).isFalse();
+            assertThat(locks.isHeld(taken)).isFalse();
+
+            // A again, with a new lease (new tokens): writes both.
+            first.addAll(List.of(account, account2), 1);
+            assertThat(balance()).isEqualTo(1);
+            assertThat(balance(account2)).isEqualTo(11);
+        }));
+    }
+
+    /** A fresh 2-key lock fences both resources: two fence rows, each with its own part's token. */
+    @Test
+    void aFreshTwoKeyLockFencesBothResourcesWithTheirPartsTokens() {
+        instance().run(a -> {
+            Accounts accounts = a.getBean(Accounts.class);
+            accounts.addAll(List.of(account, account2), 5);
+            assertThat(balance()).isEqualTo(5);
+            assertThat(balance(account2)).isEqualTo(5);
+            for (String id : List.of(account, account2)) {
+                String key = "account:" + id;
+                assertThat(fence("balance:" + key)).as(key).isNotNull().isEqualTo(accounts.tokens().get(key));
+            }
+            assertThat(accounts.tokens()).hasSize(2);
+            // Keys that all map to one resource cannot be fenced: refused before the method runs.
+            assertThatThrownBy(() -> accounts.addAllOneFence(List.of(account, account2), 1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("'one-fence'").hasMessageContaining("#lockKey")
+                    .hasMessageContaining("Accounts.addAllOneFence(List, long)");
+            assertThat(accounts.bodies()).isEqualTo(1);
+        });
+    }
+
     @Test
     void fencesCheckInTheCurrentTransactionRefusesAStaleLease() {
         instance().run(a -> instance().run(b -> {
@@ -158,8 +232,19 @@ abstract class FencedTransactionContract {
     }
 
     long balance() {
+        return balance(account);
+    }
+
+    long balance(String id) {
         return new JdbcTemplate(dataSource()).queryForObject("SELECT balance FROM fenced_accounts WHERE id = ?",
-                Long.class, account);
+                Long.class, id);
+    }
+
+    /** The committed fence of {@code resource}, or {@code null} if it has none. */
+    Long fence(String resource) {
+        List<Long> tokens = new JdbcTemplate(dataSource()).queryForList(
+                "SELECT token FROM mortise_fences WHERE resource = ?", Long.class, resource);
+        return tokens.isEmpty() ? null : tokens.get(0);
     }
 
     static void waitUntilInvalid(LockLease lease) {
@@ -234,8 +319,46 @@ abstract class FencedTransactionContract {
         @DistributedLock(key = "'account:' + #id", fence = "'account:' + #id", lease = "300ms", waitFor = "5s")
         public void add(String id, long amount) {
             bodies.incrementAndGet();
+            write(id, amount);
+        }
+
+        private void write(String id, long amount) {
             long balance = jdbc.queryForObject("SELECT balance FROM fenced_accounts WHERE id = ?", Long.class, id);
             jdbc.update("UPDATE fenced_accounts SET balance = ? WHERE id = ?", balance + amount, id);
+        }
+
+        /** The fencing token of each key seen by the last run of a multi-key method. */
+        final Map<String, Long> tokens = new ConcurrentHashMap<>();
+
+        /** The tokens (a method: the bean is a class proxy). */
+        public Map<String, Long> tokens() {
+            return tokens;
+        }
+
+        /** A single-key lock fencing "balance:" + its key, through #lockKey. */
+        @Transactional
+        @DistributedLock(key = "'account:' + #id", fence = "'balance:' + #lockKey", lease = "300ms", waitFor = "5s")
+        public void addOne(String id, long amount) {
+            bodies.incrementAndGet();
+            write(id, amount);
+        }
+
+        /** A 2-key lock: one fence per key, "balance:" + that key. */
+        @Transactional
+        @DistributedLock(key = "#ids.![ 'account:' + #this ]", fence = "'balance:' + #lockKey", lease = "300ms",
+                waitFor = "5s")
+        public void addAll(List<String> ids, long amount) {
+            bodies.incrementAndGet();
+            for (String id : ids) {
+                tokens.put("account:" + id, LockContext.find("account:" + id).orElseThrow().fencingToken());
+                write(id, amount);
+            }
+        }
+
+        @Transactional
+        @DistributedLock(key = "#ids.![ 'account:' + #this ]", fence = "'one-fence'", waitFor = "5s")
+        public void addAllOneFence(List<String> ids, long amount) {
+            bodies.incrementAndGet();
         }
     }
 
