@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,9 +43,14 @@ import java.util.stream.IntStream;
  * its state does so alone or stays out; clocks drift within the allowance). Otherwise the
  * attempt releases on every node, including those that did not answer.
  *
+ * <p>Shared (read) holds follow the same rule with the single-server shared scripts: the shared
+ * acquire on every node, granted on a majority, its token raised the same way (see
+ * {@link #supportsSharedMode()}).
+ *
  * <p>Renewal and release go to every node; a hold counts as renewed (released) when a
  * majority renewed (had) it. Waiting polls with backoff bounded by the holders' remaining
- * leases. Thread-safe; {@link #close()} shuts down the clients this backend built.
+ * leases; a waiting exclusive request marks every node as a waiting writer, which holds new
+ * shares back. Thread-safe; {@link #close()} shuts down the clients this backend built.
  */
 public final class RedlockBackend implements LockBackend {
 
@@ -220,7 +226,7 @@ public final class RedlockBackend implements LockBackend {
                 // Granted: at once in the background (the lock itself keeps readers out now). Given
                 // up: one node timeout for the round (none after a failure: the nodes may not answer
                 // either), then in the background until the markers have lapsed.
-                List<java.util.concurrent.CompletableFuture<Long>> withdrawn = nodes.stream()
+                List<CompletableFuture<Long>> withdrawn = nodes.stream()
                         .map(n -> RedlockCalls.unmark(n, keys, marker, request.lease())).toList();
                 if (!granted && !failed) {
                     NodeReplies.gather(withdrawn, f -> f, nodeTimeout);
