@@ -4,9 +4,12 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.redis.internal.LockCommands;
 import dev.mortise.lock.redis.internal.NodeReplies;
 import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.redis.internal.RedlockCalls;
 import dev.mortise.lock.redis.internal.RedlockHold;
 import dev.mortise.lock.spi.Attempt;
+import dev.mortise.lock.spi.BackoffPolling;
 import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
@@ -16,7 +19,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -36,9 +43,14 @@ import java.util.stream.IntStream;
  * its state does so alone or stays out; clocks drift within the allowance). Otherwise the
  * attempt releases on every node, including those that did not answer.
  *
+ * <p>Shared (read) holds follow the same rule with the single-server shared scripts: the shared
+ * acquire on every node, granted on a majority, its token raised the same way (see
+ * {@link #supportsSharedMode()}).
+ *
  * <p>Renewal and release go to every node; a hold counts as renewed (released) when a
  * majority renewed (had) it. Waiting polls with backoff bounded by the holders' remaining
- * leases. Thread-safe; {@link #close()} shuts down the clients this backend built.
+ * leases; a waiting exclusive request marks every node as a waiting writer, which holds new
+ * shares back. Thread-safe; {@link #close()} shuts down the clients this backend built.
  */
 public final class RedlockBackend implements LockBackend {
 
@@ -98,13 +110,18 @@ public final class RedlockBackend implements LockBackend {
     }
 
     /**
-     * False: Redlock does not grant shared (read) holds yet, and the core refuses shared requests on it,
-     * naming this backend. (It would be the single-server shared scripts on every node with the majority
-     * rule, plus a majority rule for the writer-waiting markers; not built.)
+     * True: a shared (read) hold is the single-server shared acquire script granted on a majority of
+     * the nodes within {@code lease − drift}, with its token raised as an exclusive grant's is (the
+     * quorum's maximum, stored on every reachable node before the grant counts); renewal and release go
+     * to every node. A waiting exclusive request leaves its writer-waiting marker on every node after
+     * each refused attempt; each node refuses new shares while a marker is live there, so a reader that
+     * cannot get a majority because of markers waits. Two shared grants whose attempts overlap in time
+     * may carry the same token (each is the maximum of its own majority); a grant whose attempt starts
+     * after another was granted carries a larger one.
      */
     @Override
     public boolean supportsSharedMode() {
-        return false;
+        return true;
     }
 
     /** How many nodes must agree: a strict majority. */
@@ -114,12 +131,23 @@ public final class RedlockBackend implements LockBackend {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        return attempt(request);
+    }
+
+    /**
+     * One attempt of either mode: (1) the acquire script of the request's mode on every node;
+     * (2) with a majority of grants, the fence round; the grant counts if that round still finds
+     * the hold on a majority within {@code lease − drift}. Otherwise cleans up on every node.
+     */
+    private Attempt attempt(LockRequest request) {
         warmUp();
         RedisKeys keys = RedisKeys.of(prefix, request.key());
-        RedlockHold hold = new RedlockHold(keys, request.owner() + "/" + attempts.incrementAndGet(), request.lease());
+        RedlockHold hold = new RedlockHold(keys, request.owner() + "/" + attempts.incrementAndGet(), request.lease(),
+                request.shared());
         long start = System.nanoTime();
-        NodeReplies<List<Object>> taken = NodeReplies.gather(nodes,
-                n -> n.acquireAsync(keys, hold.serverOwner(), request.lease()), nodeTimeout);
+        NodeReplies<List<Object>> taken = NodeReplies.gather(nodes, n -> hold.shared()
+                ? RedlockCalls.acquireShared(n, keys, hold.serverOwner(), request.lease())
+                : n.acquireAsync(keys, hold.serverOwner(), request.lease()), nodeTimeout);
         long token = Long.MIN_VALUE;
         int granted = 0;
         long holderRemaining = Long.MAX_VALUE;
@@ -149,6 +177,65 @@ public final class RedlockBackend implements LockBackend {
     }
 
     /**
+     * Polls with backoff (as {@link BackoffPolling}). An exclusive request that waits also leaves a
+     * writer-waiting marker on every node after each refused attempt (one id for the whole wait), so
+     * that a node refuses new shares meanwhile: a reader gets no majority while a majority of nodes
+     * carry markers, and waits. The markers lapse with the wait; they are withdrawn on every node
+     * when the wait ends, granted or not.
+     */
+    @Override
+    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        long deadline = Deadlines.after(System.nanoTime(), wait);
+        if (request.shared() || Deadlines.left(deadline) == 0) {
+            return BackoffPolling.acquire(this, request, wait);
+        }
+        RedisKeys keys = RedisKeys.of(prefix, request.key());
+        String marker = request.owner() + "/w" + attempts.incrementAndGet();
+        boolean marked = false;
+        boolean granted = false;
+        boolean failed = false;
+        long ceiling = BackoffPolling.INITIAL_NANOS;
+        try {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
+                }
+                Attempt attempt = attempt(request);
+                if (attempt.isGranted()) {
+                    granted = true;
+                    return attempt.grant();
+                }
+                long left = Deadlines.left(deadline);
+                if (left == 0) {
+                    return Optional.empty();
+                }
+                marked = true;
+                NodeReplies.gather(nodes, n -> RedlockCalls.mark(n, keys, marker, Duration.ofNanos(left)),
+                        nodeTimeout);
+                long sleep = Math.min(ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1), left);
+                sleep = Math.min(sleep, attempt.holderRemaining().map(Duration::toNanos).orElse(sleep)
+                        + TimeUnit.MILLISECONDS.toNanos(1));
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, sleep));
+                ceiling = Math.min(BackoffPolling.MAX_NANOS, ceiling * 2);
+            }
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
+        } finally {
+            if (marked) {
+                // Granted: at once in the background (the lock itself keeps readers out now). Given
+                // up: one node timeout for the round (none after a failure: the nodes may not answer
+                // either), then in the background until the markers have lapsed.
+                List<CompletableFuture<Long>> withdrawn = nodes.stream()
+                        .map(n -> RedlockCalls.unmark(n, keys, marker, request.lease())).toList();
+                if (!granted && !failed) {
+                    NodeReplies.gather(withdrawn, f -> f, nodeTimeout);
+                }
+            }
+        }
+    }
+
+    /**
      * Lets the lazily connecting clients open their connections (one ping per node, once)
      * before the first attempt starts its lease clock; connection set-up on first use can
      * take longer than a node timeout and would otherwise spend the first lease.
@@ -165,8 +252,9 @@ public final class RedlockBackend implements LockBackend {
      * still holds the lock for us and the attempt ended within {@code lease − drift}.
      */
     private boolean raiseFence(RedlockHold hold, long token, long start, Duration lease) {
-        NodeReplies<Long> raised = NodeReplies.gather(nodes, n -> n.raiseFenceAsync(hold.keys(), hold.serverOwner(), token),
-                nodeTimeout);
+        NodeReplies<Long> raised = NodeReplies.gather(nodes, n -> hold.shared()
+                ? RedlockCalls.raiseFenceShared(n, hold.keys(), hold.serverOwner(), token)
+                : n.raiseFenceAsync(hold.keys(), hold.serverOwner(), token), nodeTimeout);
         int holding = 0;
         for (int i = 0; i < raised.size(); i++) {
             if (raised.answered(i) && raised.value(i) == 1) {
@@ -190,9 +278,11 @@ public final class RedlockBackend implements LockBackend {
      */
     private void cleanUp(RedlockHold hold, NodeReplies<List<Object>> taken) {
         List<Integer> indexes = IntStream.range(0, nodes.size()).boxed().toList();
-        NodeReplies.gather(indexes, i -> taken.answered(i)
-                ? nodes.get(i).releaseAsync(hold.keys(), hold.serverOwner(), hold.lease())
-                : nodes.get(i).cancelAsync(hold.keys(), hold.serverOwner(), hold.lease()), nodeTimeout);
+        NodeReplies.gather(indexes, i -> !taken.answered(i)
+                ? nodes.get(i).cancelAsync(hold.keys(), hold.serverOwner(), hold.lease())
+                : hold.shared()
+                ? RedlockCalls.releaseShared(nodes.get(i), hold.keys(), hold.serverOwner(), hold.lease())
+                : nodes.get(i).releaseAsync(hold.keys(), hold.serverOwner(), hold.lease()), nodeTimeout);
     }
 
     /**
@@ -218,10 +308,12 @@ public final class RedlockBackend implements LockBackend {
             return Set.of();
         }
         List<Grant> ordered = new ArrayList<>(grants);
-        List<String> lockKeys = ordered.stream().map(g -> g.<RedlockHold>state().keys().lock()).toList();
+        List<String> holdKeys = ordered.stream().map(g -> g.<RedlockHold>state().holdKey()).toList();
         List<String> owners = ordered.stream().map(g -> g.<RedlockHold>state().serverOwner()).toList();
-        NodeReplies<List<Object>> renewed = NodeReplies.gather(nodes, n -> n.renewAsync(lockKeys, owners, lease),
-                nodeTimeout);
+        StringBuilder modes = new StringBuilder(ordered.size());
+        ordered.forEach(g -> modes.append(g.<RedlockHold>state().shared() ? 'S' : 'X'));
+        NodeReplies<List<Object>> renewed = NodeReplies.gather(nodes,
+                n -> RedlockCalls.renew(n, holdKeys, owners, modes.toString(), lease), nodeTimeout);
         if (renewed.answeredCount() < quorum) {
             throw new LockBackendException("Backend 'redlock' could not renew " + ordered.size() + " lock(s) such as '"
                     + ordered.get(0).key() + "': only " + renewed.answeredCount() + " of " + nodes.size()

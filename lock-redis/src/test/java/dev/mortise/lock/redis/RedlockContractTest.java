@@ -1,6 +1,7 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.tck.LockBackendContractTest;
@@ -40,12 +41,14 @@ class RedlockContractTest extends LockBackendContractTest {
                 .nodeTimeout(Duration.ofSeconds(1)).build();
     }
 
-    /** Deletes the lock key on every node, as expiry everywhere would. */
+    /** Deletes the lock key (the readers, for a shared hold) on every node, as expiry everywhere would. */
     @Override
     protected void breakHold(LockLease lease) throws Exception {
+        RedisKeys keys = RedisKeys.of("mortise", lease.key());
+        String hold = lease.mode() == LockMode.SHARED ? keys.readers() : keys.lock();
         int deleted = 0;
         for (RedisServer server : servers) {
-            deleted += Integer.parseInt(server.command("DEL", RedisKeys.of("mortise", lease.key()).lock()).substring(1));
+            deleted += Integer.parseInt(server.command("DEL", hold).substring(1));
         }
         if (deleted < 3) {
             throw new AssertionError("the lock was on " + deleted + " nodes, fewer than a majority");
@@ -58,12 +61,13 @@ class RedlockContractTest extends LockBackendContractTest {
                 "redis://127.0.0.1:" + FreePorts.next()).nodeTimeout(operationTimeout).build();
     }
 
-    /** Lock keys for the key summed over the nodes. */
+    /** The lock key, the readers and the writer-waiting markers of the key, summed over the nodes. */
     @Override
     protected int residueOnServer(String key) throws Exception {
+        RedisKeys keys = RedisKeys.of("mortise", key);
         int count = 0;
         for (RedisServer server : servers) {
-            count += Integer.parseInt(server.command("EXISTS", RedisKeys.of("mortise", key).lock()).substring(1));
+            count += Integer.parseInt(server.command("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
         }
         return count;
     }
