@@ -56,11 +56,11 @@ public class LeadershipContract {
             Leader first = sampler.saw(awaitLeader(candidates, -1, "a first leader"));
             assertThat(first.candidate.election.stepDown()).isTrue();
             Leader second = sampler.saw(awaitLeader(candidates, first.epoch, "a leader after the first stepped down"));
-            first.candidate.awaitRevoked(LeadershipRevoked.Reason.STEPPED_DOWN);
+            first.candidate.awaitRevoked(LeadershipRevoked.Reason.STEPPED_DOWN, first.epoch);
 
             // An operator ends the hold: the leader loses its lease, is told so, and contends again.
             second.candidate.client.forceRelease(key);
-            second.candidate.awaitRevoked(LeadershipRevoked.Reason.LOST);
+            second.candidate.awaitRevoked(LeadershipRevoked.Reason.LOST, second.epoch);
             Leader third = sampler.saw(awaitLeader(candidates, second.epoch, "a leader after a force-release"));
 
             // The leader is cut off: its renewals fail until its lease runs out.
@@ -70,14 +70,14 @@ public class LeadershipContract {
             // Told LOST (the callback history, not a poll of isLeader(): a cut-off candidate contends
             // again at once and may lead again with a new epoch, so "not leading" can be a moment
             // a loaded machine's poll misses).
-            third.candidate.awaitRevoked(LeadershipRevoked.Reason.LOST);
+            third.candidate.awaitRevoked(LeadershipRevoked.Reason.LOST, third.epoch);
             faults.heal();
             Leader fourth = sampler.saw(awaitLeader(candidates, third.epoch, "a leader after the leader was cut off"));
 
             fourth.candidate.election.close();
             assertThat(fourth.candidate.election.isLeader()).isFalse();
             assertThat(fourth.candidate.election.isRunning()).isFalse();
-            fourth.candidate.awaitRevoked(LeadershipRevoked.Reason.CLOSED);
+            fourth.candidate.awaitRevoked(LeadershipRevoked.Reason.CLOSED, fourth.epoch);
             Leader fifth = sampler.saw(awaitLeader(candidates, fourth.epoch, "a leader after the leader closed"));
             assertThat(fifth.candidate).isNotSameAs(fourth.candidate);
         } finally {
@@ -232,6 +232,13 @@ public class LeadershipContract {
         void awaitRevoked(LeadershipRevoked.Reason reason) throws InterruptedException {
             LockBackendContractTest.await(SLACK.plus(SLACK), () -> revoked().stream().anyMatch(r -> r.reason() == reason),
                     name + " to be told revoked (" + reason + "); told " + calls);
+        }
+
+        /** Told revoked for {@code reason} in the term of {@code epoch} (not an earlier term's revocation). */
+        void awaitRevoked(LeadershipRevoked.Reason reason, long epoch) throws InterruptedException {
+            LockBackendContractTest.await(SLACK.plus(SLACK),
+                    () -> revoked().stream().anyMatch(r -> r.reason() == reason && r.epoch() == epoch),
+                    name + " to be told revoked (" + reason + ") in term " + epoch + "; told " + calls);
         }
 
         void assertCallbacksInOrderOffClientThreads() {
