@@ -90,6 +90,16 @@ public final class MigratingLockBackend implements LockBackend {
                 shortestLease());
     }
 
+    /**
+     * Shared holds where both stores grant them: every request, with its mode, goes to the old
+     * store and then the new one, so a shared hold is a share in each and excludes writers on
+     * either store (clients still on one store included).
+     */
+    @Override
+    public boolean supportsSharedMode() {
+        return from.supportsSharedMode() && to.supportsSharedMode();
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         Attempt old = from.tryAcquire(request);

@@ -133,7 +133,8 @@ class DistributedLockModeTests {
                 .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration.class))
                 .withPropertyValues("mortise.lock.wait-for=1s")
                 .withBean("migrating", LockBackend.class, () -> new MigratingLockBackend(
-                        new LocalLockBackend(new LocalLockServer("old")), new LocalLockBackend(new LocalLockServer("new"))))
+                        exclusiveOnly(new LocalLockBackend(new LocalLockServer("old"))),
+                        new LocalLockBackend(new LocalLockServer("new"))))
                 .withBean(Catalog.class)
                 .run(context -> {
                     assertThat(context.getBean(LockBackend.class).supportsSharedMode()).isFalse();
@@ -144,6 +145,49 @@ class DistributedLockModeTests {
                             .hasMessageContaining("supportsSharedMode()");
                     catalog.write("7");
                 });
+    }
+
+    /**
+     * A store that grants exclusive holds only (a third-party backend without shared mode): the
+     * migration over it has no shared mode either.
+     */
+    private static LockBackend exclusiveOnly(LockBackend store) {
+        return new LockBackend() {
+            @Override
+            public String name() {
+                return store.name();
+            }
+
+            @Override
+            public dev.mortise.lock.spi.BackendGuarantees guarantees() {
+                return store.guarantees();
+            }
+
+            @Override
+            public dev.mortise.lock.spi.Attempt tryAcquire(dev.mortise.lock.spi.LockRequest request) {
+                return store.tryAcquire(request);
+            }
+
+            @Override
+            public boolean renew(dev.mortise.lock.spi.Grant grant, java.time.Duration lease) {
+                return store.renew(grant, lease);
+            }
+
+            @Override
+            public boolean release(dev.mortise.lock.spi.Grant grant) {
+                return store.release(grant);
+            }
+
+            @Override
+            public void ping() {
+                store.ping();
+            }
+
+            @Override
+            public void close() {
+                store.close();
+            }
+        };
     }
 
     private static long acquired(MeterRegistry registry, String mode) {

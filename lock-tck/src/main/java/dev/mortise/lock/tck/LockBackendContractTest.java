@@ -72,6 +72,22 @@ public abstract class LockBackendContractTest {
     /** A new backend against the shared test server, independent of earlier ones (as another process). */
     protected abstract LockBackend newBackend() throws Exception;
 
+    private static final java.util.Map<Class<?>, Boolean> SHARED_MODE = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Whether the backend under test grants shared (read) requests: asked of a fresh backend once
+     * per test class, for every suite that has shared cases.
+     */
+    protected final boolean supportsSharedMode() {
+        return SHARED_MODE.computeIfAbsent(getClass(), c -> {
+            try (LockBackend probe = newBackend()) {
+                return probe.supportsSharedMode();
+            } catch (Exception e) {
+                throw new IllegalStateException("Could not create a backend to ask supportsSharedMode()", e);
+            }
+        });
+    }
+
     /** Makes the server drop the hold behind {@code lease}, as a server-side expiry or delete would. */
     protected abstract void breakHold(LockLease lease) throws Exception;
 

@@ -2,6 +2,7 @@ package dev.mortise.lock.tck;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockInterruptedException;
+import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockLostException;
@@ -32,7 +33,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The multi-key contract ({@link LockClient#acquireAll}), run by every backend through the
@@ -53,19 +53,13 @@ public abstract class MultiKeyContract {
         this.test = test;
     }
 
-    private boolean sharedMode() throws Exception {
-        try (LockBackend probe = test.newBackend()) {
-            return probe.supportsSharedMode();
-        }
-    }
-
     // ---- no deadlock, no overlap --------------------------------------------------------------
 
     @Test
     void randomOverlappingSetsFromManyThreadsOnTwoClientsNeitherDeadlockNorOverlap() throws Exception {
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        boolean shared = sharedMode();
+        boolean shared = test.supportsSharedMode();
         String run = Long.toHexString(random.nextLong() & 0xffffffL);
         // random Unicode keys (any first character), made unique to this run by a suffix
         List<String> pool = PropertyKeys.pool(random, 7).stream().map(k -> k + " ~" + run).toList();
@@ -271,10 +265,19 @@ public abstract class MultiKeyContract {
 
     @Test
     void sharedPartsCoexistAndExcludeWriters() throws Exception {
-        assumeTrue(sharedMode(), "the backend does not support shared mode");
         String common = test.key("common");
         String own1 = test.key("own1");
         String own2 = test.key("own2");
+        if (!test.supportsSharedMode()) {
+            // The contract of a backend without shared mode: the whole request is refused clearly,
+            // and nothing of it (not even its exclusive part) is left held.
+            assertThatThrownBy(() -> test.a.acquireAll(MultiLockSpec.of(List.of(own1)).shared(common)
+                    .waitFor(Duration.ofSeconds(5)))).isInstanceOf(LockException.class)
+                    .hasMessageContaining("supportsSharedMode");
+            assertThat(test.a.heldLocks()).isEmpty();
+            assertThat(test.residueOnServer(own1) + test.residueOnServer(common)).isZero();
+            return;
+        }
         try (MultiLease one = test.a.acquireAll(MultiLockSpec.of(List.of(own1)).shared(common)
                 .waitFor(Duration.ofSeconds(5)));
              MultiLease two = test.b.acquireAll(MultiLockSpec.of(List.of(own2)).shared(common)

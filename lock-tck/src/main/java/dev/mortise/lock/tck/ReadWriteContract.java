@@ -15,9 +15,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -30,7 +28,6 @@ import java.util.concurrent.locks.ReadWriteLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The read-write (shared/exclusive) part of the contract, run by every backend's contract test
@@ -45,7 +42,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class ReadWriteContract {
 
-    private static final Map<Class<?>, Boolean> SUPPORTED = new ConcurrentHashMap<>();
 
     private final LockBackendContractTest contract;
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
@@ -70,22 +66,36 @@ public abstract class ReadWriteContract {
         }
     }
 
-    /** Whether the backend under test grants shared requests (asked once per test class of a backend). */
+    /** Whether the backend under test grants shared requests. */
     protected boolean sharedSupported() {
-        return SUPPORTED.computeIfAbsent(contract.getClass(), c -> {
-            try (LockBackend probe = contract.newBackend()) {
-                return probe.supportsSharedMode();
-            } catch (Exception e) {
-                throw new IllegalStateException("Could not create a backend to ask supportsSharedMode()", e);
-            }
-        });
+        return contract.supportsSharedMode();
     }
 
-    /** Skips (visibly, with the reason) a test that needs shared mode on a backend without it. */
-    protected void assumeShared() {
-        assumeTrue(sharedSupported(), () -> "backend '" + a.backendName() + "' does not support shared mode "
-                + "(supportsSharedMode() is false): the read-write contract is skipped, and "
-                + "sharedRequestsAreGrantedOrRefusedClearly checks that shared requests are refused clearly");
+    /**
+     * On a backend without shared mode, the contract is the clear refusal: asserts it and
+     * returns true (the caller then has nothing more to check). False where shared mode is
+     * supported. Never a skip: every test of this suite asserts something on every backend.
+     */
+    protected boolean refusedClearlyWhereUnsupported() {
+        if (sharedSupported()) {
+            return false;
+        }
+        String key = key();
+        assertThatThrownBy(() -> a.acquire(shared(key, Duration.ofSeconds(1))))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining(key)
+                .hasMessageContaining("'" + a.backendName() + "'")
+                .hasMessageContaining("supportsSharedMode");
+        assertThatThrownBy(() -> a.readWriteLock(key).readLock().tryLock()).isInstanceOf(LockException.class);
+        try {
+            assertThat(contract.residueOnServer(key)).as("a refused shared request leaves nothing").isZero();
+        } catch (Exception e) {
+            throw new AssertionError("could not count what is left on the server for '" + key + "'", e);
+        }
+        try (LockLease exclusive = a.acquire(key, WAIT)) {
+            assertThat(exclusive.mode()).isEqualTo(LockMode.EXCLUSIVE);
+        }
+        return true;
     }
 
     protected String key() {
@@ -114,20 +124,10 @@ public abstract class ReadWriteContract {
 
     @Test
     void sharedRequestsAreGrantedOrRefusedClearly() throws Exception {
-        String key = key();
-        if (!sharedSupported()) {
-            assertThatThrownBy(() -> a.acquire(shared(key, Duration.ofSeconds(1))))
-                    .isInstanceOf(LockException.class)
-                    .hasMessageContaining(key)
-                    .hasMessageContaining("'" + a.backendName() + "'")
-                    .hasMessageContaining("supportsSharedMode");
-            assertThatThrownBy(() -> a.readWriteLock(key).readLock().tryLock()).isInstanceOf(LockException.class);
-            assertThat(contract.residueOnServer(key)).as("a refused shared request leaves nothing").isZero();
-            try (LockLease exclusive = a.acquire(key, WAIT)) {
-                assertThat(exclusive.mode()).isEqualTo(LockMode.EXCLUSIVE);
-            }
+        if (refusedClearlyWhereUnsupported()) {
             return;
         }
+        String key = key();
         try (LockLease one = a.acquire(shared(key, WAIT)); LockLease two = b.acquire(shared(key, WAIT))) {
             assertThat(one.mode()).isEqualTo(LockMode.SHARED);
             assertThat(two.mode()).isEqualTo(LockMode.SHARED);
@@ -140,7 +140,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void readersOfTwoClientsCoexistAndExcludeWriters() {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         try (LockLease one = a.acquire(shared(key, WAIT)); LockLease two = b.acquire(shared(key, WAIT))) {
             assertThat(one.isValid() && two.isValid()).as("both readers valid together").isTrue();
@@ -158,7 +160,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void threadsOfOneClientHoldAKeySharedTogetherEachWithItsOwnToken() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         try (LockLease mine = a.acquire(shared(key, WAIT))) {
             LockLease other = onOtherThread(() -> a.acquire(shared(key, WAIT)));
@@ -186,7 +190,9 @@ public abstract class ReadWriteContract {
      */
     @Test
     void fuzzedReadersOverlapAndWritersAreAlone() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         List<LockClient> clients = List.of(a, b, contract.newClient());
         AtomicInteger readersInside = new AtomicInteger();
@@ -258,7 +264,9 @@ public abstract class ReadWriteContract {
      */
     @Test
     void aWaitingWriterIsNotStarvedByAStreamOfReaders() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger readsAfterWriter = new AtomicInteger();
@@ -317,7 +325,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void theLastReaderLeavingWakesAWaitingWriterAndAWriterLeavingWakesEveryWaitingReader() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         LockClient c = contract.newClient();
         LockLease one = a.acquire(shared(key, WAIT));
@@ -358,7 +368,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void aWriterThatGaveUpNoLongerHoldsReadersBack() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         try (LockLease reader = a.acquire(shared(key, WAIT))) {
             assertThat(b.tryAcquire(exclusive(key, Duration.ofMillis(400)))).as("writer times out").isEmpty();
@@ -373,7 +385,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void readInsideWriteNestsAndWriteInsideReadIsRefused() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         try (LockLease write = a.acquire(exclusive(key, WAIT))) {
             try (LockLease read = a.acquire(shared(key, Duration.ZERO))) {
@@ -405,7 +419,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void explicitOwnersNestAndAreRefusedUpgradesFromAnyThread() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         LockLease read = a.acquire(LockSpec.of(key).shared().owner("job-1").waitFor(WAIT));
         LockLease nested = onOtherThread(() -> a.acquire(LockSpec.of(key).shared().owner("job-1")));
@@ -424,7 +440,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void tokensStrictlyIncreaseOverMixedGrants() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         List<Long> tokens = new ArrayList<>();
         LockLease r1 = a.acquire(shared(key, WAIT));
@@ -454,7 +472,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void timedOutAndInterruptedReadersAndWritersLeaveNothingBehind() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         LockClient c = contract.newClient();
         try (LockLease writer = a.acquire(exclusive(key, WAIT))) {
@@ -480,7 +500,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void aSharedHoldBrokenOnTheServerFiresOnLost() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         LockLease lease = a.acquire(shared(key, WAIT));
         AtomicInteger lost = new AtomicInteger();
@@ -507,7 +529,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void theWatchdogKeepsSharedHoldsPastTheirLease() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         try (LockLease one = a.acquire(shared(key, WAIT)); LockLease two = b.acquire(shared(key, WAIT))) {
             Thread.sleep(contract.watchdogLease().multipliedBy(3).toMillis());
@@ -518,7 +542,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void aCrashedReadersShareEndsWithItsLease() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         Duration lease = contract.shortLease();
         LockLease abandoned = a.acquire(shared(key, WAIT).lease(lease)); // never closed: its process "crashed"
@@ -537,7 +563,9 @@ public abstract class ReadWriteContract {
 
     @Test
     void readWriteLockViewSharesReadsAndIsOneLockWithAsLock() throws Exception {
-        assumeShared();
+        if (refusedClearlyWhereUnsupported()) {
+            return;
+        }
         String key = key();
         ReadWriteLock rw = a.readWriteLock(key);
         rw.readLock().lock();
