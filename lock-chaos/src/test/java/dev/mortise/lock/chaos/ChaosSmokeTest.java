@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ChaosSmokeTest {
 
-    private static final ChaosRun.Settings SETTINGS = new ChaosRun.Settings(10, 2, 1, 1500, 300);
+    private static final ChaosRun.Settings SETTINGS = new ChaosRun.Settings(8, 2, 1, 1500, 300);
 
     private static PostgresServer ledgerServer;
 
@@ -140,7 +140,7 @@ class ChaosSmokeTest {
      */
     @Test
     void withoutFencingTheCheckerSeesThePausedHoldersDamage() throws Exception {
-        RunResult result = run("redis", Fault.PAUSE, new ChaosRun.Settings(10, 2, 1, 1500, 300, false),
+        RunResult result = run("redis", Fault.PAUSE, new ChaosRun.Settings(8, 2, 1, 1500, 300, false),
                 "chaos-ci-unfenced");
 
         assertThat(result.faultsInjected()).as("a pause struck a holder").isPositive();

@@ -54,9 +54,12 @@ public class LeadershipContract {
         sampler.start();
         try {
             Leader first = sampler.saw(awaitLeader(candidates, -1, "a first leader"));
-            assertThat(first.candidate.election.stepDown()).isTrue();
+            boolean steppedDown = first.candidate.election.stepDown();
             Leader second = sampler.saw(awaitLeader(candidates, first.epoch, "a leader after the first stepped down"));
-            first.candidate.awaitRevoked(LeadershipRevoked.Reason.STEPPED_DOWN, first.epoch);
+            first.candidate.awaitTermEnded(LeadershipRevoked.Reason.STEPPED_DOWN, first.epoch);
+            assertThat(steppedDown || first.candidate.expiredOnItsOwn(first.epoch))
+                    .as("stepDown() of a leader is true (or its term had already run out: " + first.candidate + ")")
+                    .isTrue();
 
             // An operator ends the hold: the leader loses its lease, is told so, and contends again.
             second.candidate.client.forceRelease(key);
@@ -77,7 +80,7 @@ public class LeadershipContract {
             fourth.candidate.election.close();
             assertThat(fourth.candidate.election.isLeader()).isFalse();
             assertThat(fourth.candidate.election.isRunning()).isFalse();
-            fourth.candidate.awaitRevoked(LeadershipRevoked.Reason.CLOSED, fourth.epoch);
+            fourth.candidate.awaitTermEnded(LeadershipRevoked.Reason.CLOSED, fourth.epoch);
             Leader fifth = sampler.saw(awaitLeader(candidates, fourth.epoch, "a leader after the leader closed"));
             assertThat(fifth.candidate).isNotSameAs(fourth.candidate);
         } finally {
@@ -109,8 +112,9 @@ public class LeadershipContract {
             assertThat(Duration.ofNanos(System.nanoTime() - died)).isLessThan(lease().plus(SLACK));
             assertThat(sampler.saw(next).candidate).isNotSameAs(dead);
             dead.awaitRevoked(LeadershipRevoked.Reason.LOST);
+            // CLIENT_CLOSED, or EXPIRED if a loaded machine let the lease run out before the close.
             assertThat(dead.revoked()).last().extracting(LeadershipRevoked::lostReason)
-                    .isEqualTo(LostReason.CLIENT_CLOSED);
+                    .isIn(LostReason.CLIENT_CLOSED, LostReason.EXPIRED);
             test.await(SLACK, () -> !dead.election.isRunning(), "the dead client's election to end");
         } finally {
             sampler.stop();
@@ -125,13 +129,13 @@ public class LeadershipContract {
     void closingEveryCandidateLeavesNothingOnTheServer() throws Exception {
         String key = test.key("leader");
         List<Candidate> candidates = candidates(key, 3);
-        Candidate leader = awaitLeader(candidates, -1, "a leader").candidate;
+        Leader leader = awaitLeader(candidates, -1, "a leader");
         for (Candidate candidate : candidates) {
             candidate.election.close();
             assertThat(candidate.election.isLeader()).isFalse();
             assertThat(candidate.election.epoch()).isEmpty();
         }
-        leader.awaitRevoked(LeadershipRevoked.Reason.CLOSED);
+        leader.candidate.awaitTermEnded(LeadershipRevoked.Reason.CLOSED, leader.epoch);
         test.await(SLACK, () -> residue(key) == 0, "no lock entry or waiter left for " + key);
         for (Candidate candidate : candidates) {
             candidate.assertCallbacksInOrderOffClientThreads();
@@ -239,6 +243,30 @@ public class LeadershipContract {
             LockBackendContractTest.await(SLACK.plus(SLACK),
                     () -> revoked().stream().anyMatch(r -> r.reason() == reason && r.epoch() == epoch),
                     name + " to be told revoked (" + reason + ") in term " + epoch + "; told " + calls);
+        }
+
+        /**
+         * Told the term of {@code epoch} ended for {@code reason}, or lost because its lease ran
+         * out ({@code EXPIRED}) before the test could end it: on a loaded machine a grant can come
+         * back with milliseconds of its lease left and expire before the first renewal lands (seen
+         * in CI: a leader told EXPIRED 8 ms into its term, before the test closed it).
+         */
+        void awaitTermEnded(LeadershipRevoked.Reason reason, long epoch) throws InterruptedException {
+            LockBackendContractTest.await(SLACK.plus(SLACK),
+                    () -> revoked().stream().anyMatch(r -> r.epoch() == epoch
+                            && (r.reason() == reason || expired(r))),
+                    name + " to be told revoked (" + reason + ", or LOST by EXPIRED) in term " + epoch
+                            + "; told " + calls);
+        }
+
+        /** Whether the term of {@code epoch} was told lost because its lease ran out by itself. */
+        boolean expiredOnItsOwn(long epoch) throws InterruptedException {
+            awaitTermEnded(LeadershipRevoked.Reason.LOST, epoch);
+            return revoked().stream().anyMatch(r -> r.epoch() == epoch && expired(r));
+        }
+
+        private static boolean expired(LeadershipRevoked revoked) {
+            return revoked.reason() == LeadershipRevoked.Reason.LOST && revoked.lostReason() == LostReason.EXPIRED;
         }
 
         void assertCallbacksInOrderOffClientThreads() {
