@@ -162,6 +162,24 @@ public interface LockBackend extends AutoCloseable {
     boolean release(Grant grant);
 
     /**
+     * Reads what the server records about {@code key} (an encoded key, as in
+     * {@link LockRequest#key()}): its holds, their owners, tokens and remaining leases, and the
+     * waiters where the server knows them. Read-only: it takes nothing, renews nothing, wakes no
+     * one and leaves nothing on the server. Expired holds the server still stores but no longer
+     * honours are not reported. Behind {@link dev.mortise.lock.LockClient#inspect(String)}.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}; every bundled backend
+     * overrides it.
+     *
+     * @throws dev.mortise.lock.LockBackendException if the server cannot be read within the
+     *                                               operation timeout
+     */
+    default KeyState inspect(String key) {
+        throw new UnsupportedOperationException("backend '" + name() + "' cannot inspect keys: "
+                + getClass().getName() + " does not implement LockBackend.inspect(String)");
+    }
+
+    /**
      * Subscribes the core to holds the backend learns are suspended, restored or lost
      * without being asked (a ZooKeeper session, an etcd keep-alive). Backends with no
      * such knowledge keep the default, which ignores the listener.
