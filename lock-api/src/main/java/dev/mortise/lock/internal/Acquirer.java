@@ -162,6 +162,7 @@ final class Acquirer {
                 throw messages.clientClosed(key, null);
             }
             actions.expiry().arm(hold);
+            actions.renewWhenDue(hold);
             events.fire(LockEvent.Type.ACQUIRED, key, hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
             return new Lease(client, hold);
         } catch (LockTimeoutException e) {

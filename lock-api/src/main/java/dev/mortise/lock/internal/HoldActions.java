@@ -213,6 +213,24 @@ final class HoldActions {
         return listeners == null ? null : () -> announce(hold, listeners, true);
     }
 
+    /**
+     * Renews a newly granted renewed hold at once if its round trip took half a watchdog period
+     * or more. The watchdog ticks at a fixed rate of a third of the lease and renews a hold at the
+     * first tick half a period into its life, which keeps a normal grant renewed with two periods
+     * to spare; a grant whose round trip took most of its lease could instead wait a whole tick
+     * and expire unrenewed moments after it was granted. Normal grants schedule nothing here.
+     */
+    void renewWhenDue(Hold hold) {
+        Renewer r = renewer;
+        if (r == null || !hold.renewed) {
+            return;
+        }
+        long age = System.nanoTime() - hold.confirmedStartNanos();
+        if (age >= validity.renewalPeriodNanos(hold.lease()) / 2) {
+            r.tickWithin(0);
+        }
+    }
+
     private boolean lose(Hold hold, LostReason reason, Throwable cause, boolean clearLater, boolean tellHere) {
         List<Consumer<LockLostEvent>> listeners = hold.lose(event(hold, reason, cause));
         if (listeners == null) {

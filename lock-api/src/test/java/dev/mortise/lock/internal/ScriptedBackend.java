@@ -35,6 +35,12 @@ class ScriptedBackend implements LockBackend {
     volatile GrantListener listener;
     /** How many of the next grants arrive after their lease ran out (a round trip stalled that long). */
     final AtomicInteger lateGrants = new AtomicInteger();
+    /**
+     * How many of the next grants arrive with only {@link #slowGrantLeft} of their lease left (a
+     * round trip that took most of the lease, but not all of it).
+     */
+    final AtomicInteger slowGrants = new AtomicInteger();
+    volatile Duration slowGrantLeft = Duration.ofMillis(200);
     private final java.util.Map<String, Duration> grantedLeases = new java.util.concurrent.ConcurrentHashMap<>();
 
     ScriptedBackend(LocalLockServer server) {
@@ -73,6 +79,10 @@ class ScriptedBackend implements LockBackend {
 
     /** The grant as if its request had been sent a lease and a bit ago, while {@link #lateGrants} lasts. */
     private Grant late(Grant grant, LockRequest request) {
+        if (slowGrants.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            long sentAt = System.nanoTime() - request.lease().minus(slowGrantLeft).toNanos();
+            return new Grant(grant.key(), grant.owner(), grant.fencingToken(), sentAt, grant.state());
+        }
         if (lateGrants.getAndUpdate(n -> Math.max(0, n - 1)) == 0) {
             return grant;
         }

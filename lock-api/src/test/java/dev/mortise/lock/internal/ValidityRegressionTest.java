@@ -308,6 +308,33 @@ class ValidityRegressionTest {
         }
     }
 
+    /**
+     * A grant whose round trip took most of its lease is already due for renewal when it arrives.
+     * The watchdog ticked at its fixed rate (a third of the lease), so such a hold waited up to a
+     * tick for its first renewal and, with less than a tick left, expired unrenewed: onLost
+     * EXPIRED moments after the grant (seen in CI: a leader told EXPIRED 8 ms into its term on a
+     * loaded machine). It must be renewed at once.
+     */
+    @Test
+    void aGrantThatArrivesWithLittleOfItsLeaseLeftIsRenewedAtOnce() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        Duration lease = Duration.ofSeconds(3); // a tick every ~1 s; the grant keeps ~200 ms
+        try (LockClient client = LockClient.builder(backend).defaultLease(lease).build()) {
+            for (int i = 0; i < 3; i++) {
+                backend.slowGrants.set(1);
+                AtomicInteger lost = new AtomicInteger();
+                try (LockLease held = client.acquire("slow-round-trip-" + i, Duration.ofSeconds(5))) {
+                    held.onLost(event -> lost.incrementAndGet());
+                    assertThat(backend.slowGrants.get()).as("this grant came back with ~200 ms of its lease").isZero();
+                    Thread.sleep(500); // past what the grant had left, well short of a tick
+                    assertThat(held.isValid()).as("hold %d renewed before the ~200 ms it had left ran out", i)
+                            .isTrue();
+                    assertThat(lost.get()).isZero();
+                }
+            }
+        }
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
