@@ -3,6 +3,7 @@ package dev.mortise.lock;
 import dev.mortise.lock.internal.ClientSettings;
 import dev.mortise.lock.internal.DefaultLockClient;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ public final class LockClientBuilder {
     private Duration driftAllowance = Duration.ofMillis(2);
     private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
     private final List<LockListener> listeners = new ArrayList<>();
+    private Ticker ticker;
 
     LockClientBuilder(LockBackend backend) {
         this.backend = Objects.requireNonNull(backend, "backend must not be null: pass the LockBackend to lock on");
@@ -85,16 +87,32 @@ public final class LockClientBuilder {
     }
 
     /**
+     * For tests: the clock of lease time — lease start, local validity, the watchdog's schedule,
+     * expiry, {@code closeLingering}. Waits for a lock stay on real time whatever the ticker.
+     * The default is the backend's ({@link LockBackend#ticker()}), which is the system ticker for
+     * every backend but an in-process one built on a ticker of its own, so this setter is only
+     * ever a check: it must be the backend's ticker, since the backend stamps its grants with it.
+     * The {@code lock-test} artifact wires a hand-moved ticker through both for you.
+     *
+     * @throws IllegalArgumentException (at {@link #build()}) if it is not the backend's ticker
+     */
+    public LockClientBuilder ticker(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker must not be null: leave it unset for the backend's");
+        return this;
+    }
+
+    /**
      * Builds the client. It starts its daemon threads lazily: a watchdog (renewals and server
      * clean-up), an expiry timer and a notification thread for listeners.
      *
      * @throws IllegalArgumentException if the default lease is shorter than the backend can
      *                                  honour ({@link LockBackend#shortestLease()}) or the clock
      *                                  drift allowance takes a third of it or more; the message
-     *                                  names both values and the fix
+     *                                  names both values and the fix; or if {@link #ticker} is
+     *                                  not the backend's ticker
      */
     public LockClient build() {
         return new DefaultLockClient(backend, new ClientSettings(defaultLease, driftFactor, driftAllowance,
-                maxKeyBytes, List.copyOf(listeners)));
+                maxKeyBytes, List.copyOf(listeners), ticker != null ? ticker : backend.ticker()));
     }
 }

@@ -133,8 +133,8 @@ final class Acquirer {
                     return notGranted(key, mode, wait, start, throwOnTimeout);
                 }
                 hold = new Hold(grant.get(), mode, ownerThread, ownerId, lease, explicitLease == null, gate,
-                        validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease));
-                if (!hold.expiredAt(System.nanoTime())) {
+                        validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease), settings.ticker());
+                if (!hold.expiredAt(settings.ticker().read())) {
                     break;
                 }
                 actions.clearOnServer(hold);

@@ -44,6 +44,14 @@ final class BackendEvents implements GrantListener {
         }
     }
 
+    @Override
+    public void lost(Grant grant, LostReason reason, Throwable cause) {
+        Hold hold = route(grant, KeyGates.EarlyState.LOST, cause);
+        if (hold != null) {
+            actions.loseInBackground(hold, reason == null ? LostReason.SESSION_LOST : reason, cause);
+        }
+    }
+
     private Hold route(Grant grant, KeyGates.EarlyState event, Throwable cause) {
         KeyGates.Gate gate = gates.get(grant.key());
         return gate == null ? null : gate.route(grant.owner(), event, cause);

@@ -1,6 +1,7 @@
 package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockListener;
+import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.List;
@@ -13,9 +14,16 @@ import java.util.List;
  * @param driftAllowance fixed drift allowance
  * @param maxKeyBytes    longest key in UTF-8 bytes
  * @param listeners      event listeners
+ * @param ticker         the clock of lease time: the backend's ({@link dev.mortise.lock.spi.LockBackend#ticker()})
  */
 public record ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,
-                             List<LockListener> listeners) {
+                             List<LockListener> listeners, Ticker ticker) {
+
+    /** Settings on the system ticker. */
+    public ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,
+                          List<LockListener> listeners) {
+        this(defaultLease, driftFactor, driftAllowance, maxKeyBytes, listeners, Ticker.system());
+    }
 
     /** Nanoseconds of {@code lease} that local validity may count on: lease − (lease × factor + allowance). */
     long usableNanos(Duration lease) {

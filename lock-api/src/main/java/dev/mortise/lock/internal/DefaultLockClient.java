@@ -13,6 +13,7 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +43,8 @@ public final class DefaultLockClient implements LockClient {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultLockClient.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** How long catching up after a ticker jump may take before it gives up waiting (a blocked listener). */
+    private static final long JUMP_CATCH_UP_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final LockBackend backend;
     private final String backendName;
@@ -54,6 +57,9 @@ public final class DefaultLockClient implements LockClient {
     private final Acquirer acquirer;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration shortestLease;
+    private final Ticker ticker;
+    /** Unregisters this client from its ticker's jumps (a no-op on the system ticker). */
+    private final Runnable jumpRegistration;
     /**
      * Leases taken through {@link #asLock} and {@link #readWriteLock} views, per thread, key and mode
      * (exclusive, shared): every view of a key in one mode is one Lock.
@@ -64,6 +70,7 @@ public final class DefaultLockClient implements LockClient {
     public DefaultLockClient(LockBackend backend, ClientSettings settings) {
         this.backend = backend;
         this.backendName = backend.name();
+        this.ticker = checkTicker(backend, settings.ticker());
         Validity.check(settings.defaultLease(), backend, settings, "defaultLease", "set LockClientBuilder.defaultLease");
         this.shortestLease = Validity.shortestAccepted(backend, settings);
         this.arguments = new Arguments(backendName, settings.maxKeyBytes());
@@ -73,13 +80,45 @@ public final class DefaultLockClient implements LockClient {
         this.notifier = new Notifier(backendName, events);
         this.actions = new HoldActions(backend, settings, validity, events, notifier, messages);
         this.renewer = new Renewer(backend, validity, gates, actions, notifier, actions.expiry(),
-                settings.defaultLease());
+                settings.defaultLease(), ticker);
         actions.start(renewer);
         byte[] id = new byte[16];
         RANDOM.nextBytes(id);
         this.acquirer = new Acquirer(this, backend, settings, arguments, validity, gates, actions, events, messages,
                 HexFormat.of().formatHex(id) + ":");
         backend.addGrantListener(new BackendEvents(gates, actions));
+        this.jumpRegistration = ticker.onJump(this::timeJumped);
+    }
+
+    /**
+     * The client measures lease time on the ticker its backend stamps grants with; any other
+     * would make every validity deadline meaningless, so it is refused here, naming both.
+     */
+    private static Ticker checkTicker(LockBackend backend, Ticker ticker) {
+        Ticker own = backend.ticker();
+        if (ticker == null || own == null || ticker != own) {
+            throw new IllegalArgumentException("LockClientBuilder.ticker(" + ticker + ") is not the ticker of backend '"
+                    + backend.name() + "' (" + own + "), which stamps its grants and judges its leases: "
+                    + (own == null || own.isSystem()
+                    ? "this backend keeps real time, so a client on it must too; drop the ticker, or test with "
+                    + "an in-process LocalLockBackend built on a LocalLockServer with that ticker (lock-test does this)"
+                    : "drop LockClientBuilder.ticker (the client takes the backend's), or pass the backend's"));
+        }
+        return ticker;
+    }
+
+    /**
+     * The ticker jumped: renew what is now due, expire what ran out, and return once the loss
+     * notices are delivered; returns how far the next jump may go (the shortest renewal period).
+     */
+    private long timeJumped() {
+        if (closed.get()) {
+            return Long.MAX_VALUE;
+        }
+        long next = renewer.tickNow(JUMP_CATCH_UP_NANOS);
+        actions.expiry().sweep(gates, JUMP_CATCH_UP_NANOS);
+        notifier.drain(JUMP_CATCH_UP_NANOS);
+        return next;
     }
 
     // ---- acquiring -------------------------------------------------------------------
@@ -269,7 +308,7 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public List<HeldLock> heldLocks() {
         List<HeldLock> result = new ArrayList<>();
-        long now = System.nanoTime();
+        long now = ticker.read();
         for (KeyGates.Gate gate : gates.all()) {
             for (Hold hold : gate.holds()) {
                 if (hold.isActive()) {
@@ -293,6 +332,7 @@ public final class DefaultLockClient implements LockClient {
             return;
         }
         acquirer.close();
+        jumpRegistration.run();
         // Every hold is marked lost first, all at once, before any listener runs or any thread stops:
         // a slow onLost listener or a renewal in flight must not leave other holds looking valid.
         List<Hold> holds = new ArrayList<>();

@@ -1,8 +1,13 @@
 package dev.mortise.lock.internal;
 
+import dev.mortise.lock.spi.Ticker;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -15,9 +20,18 @@ final class ExpiryTimer {
 
     private final ScheduledThreadPoolExecutor timer;
     private final Consumer<Hold> expired;
+    private final Ticker ticker;
+    /**
+     * Least delay before checking a hold that is not yet expired again: none on the system
+     * ticker; a millisecond of real time on a hand-moved one, whose time may stand still a hair
+     * before a deadline (its jumps are checked by {@link #sweep}).
+     */
+    private final long recheckFloorNanos;
 
-    ExpiryTimer(String backendName, Consumer<Hold> expired) {
+    ExpiryTimer(String backendName, Ticker ticker, Consumer<Hold> expired) {
         this.expired = expired;
+        this.ticker = ticker;
+        this.recheckFloorNanos = ticker.isSystem() ? 0 : 1_000_000;
         this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "mortise-expiry-" + backendName);
             thread.setDaemon(true);
@@ -29,9 +43,13 @@ final class ExpiryTimer {
 
     /** (Re)schedules the check of {@code hold} at its current deadline. */
     void arm(Hold hold) {
+        arm(hold, 0);
+    }
+
+    private void arm(Hold hold, long floorNanos) {
         long at = hold.validUntilNanos();
         try {
-            hold.expiryCheck(timer.schedule(() -> check(hold), Math.max(0, at - System.nanoTime()),
+            hold.expiryCheck(timer.schedule(() -> check(hold), Math.max(floorNanos, at - ticker.read()),
                     TimeUnit.NANOSECONDS), at);
         } catch (RejectedExecutionException closing) {
             // the client is closing and ends every hold itself
@@ -42,10 +60,36 @@ final class ExpiryTimer {
         if (!hold.isActive()) {
             return;
         }
-        if (hold.expiredAt(System.nanoTime())) {
+        if (hold.expiredAt(ticker.read())) {
             expired.accept(hold);
         } else {
-            arm(hold); // confirmed since: check again at the new deadline
+            arm(hold, recheckFloorNanos); // confirmed since: check again at the new deadline
+        }
+    }
+
+    /**
+     * After the ticker jumped: ends every active hold in {@code gates} whose deadline has passed,
+     * on the timer's thread, and returns once that is done (or {@code timeoutNanos} passed).
+     */
+    void sweep(KeyGates gates, long timeoutNanos) {
+        Runnable sweep = () -> {
+            long now = ticker.read();
+            for (KeyGates.Gate gate : gates.all()) {
+                for (Hold hold : gate.holds()) {
+                    if (hold.isActive() && hold.expiredAt(now)) {
+                        expired.accept(hold);
+                    }
+                }
+            }
+        };
+        try {
+            timer.submit(sweep).get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the client is closing and ends every hold itself
+        } catch (ExecutionException | TimeoutException e) {
+            LoggerFactory.getLogger(ExpiryTimer.class).warn("Expiry sweep after a ticker jump did not finish", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

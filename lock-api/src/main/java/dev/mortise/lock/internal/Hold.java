@@ -3,6 +3,7 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +53,8 @@ final class Hold {
     final KeyGates.Gate gate;
     private final long acquiredAtMillis = System.currentTimeMillis();
     final long acquiredNanos;
+    /** The clock of this hold's lifetime (the client's and its backend's). */
+    final Ticker ticker;
 
     /** The lease this hold asks the server for: the request's, or the last one {@code extend} got applied. */
     private volatile Duration lease;
@@ -71,8 +74,9 @@ final class Hold {
     private long expiryCheckAt;
 
     Hold(Grant grant, LockMode mode, Thread ownerThread, String ownerId, Duration lease, boolean renewed,
-         KeyGates.Gate gate, long validUntilNanos) {
+         KeyGates.Gate gate, long validUntilNanos, Ticker ticker) {
         this.grant = grant;
+        this.ticker = ticker;
         this.mode = mode;
         this.ownerThread = ownerThread;
         this.ownerId = ownerId;
@@ -270,7 +274,7 @@ final class Hold {
         if (state != State.ACTIVE) {
             return Confirmation.ENDED;
         }
-        if (System.nanoTime() - validUntilNanos >= 0) {
+        if (ticker.read() - validUntilNanos >= 0) {
             return Confirmation.TOO_LATE;
         }
         confirmedStartNanos = startNanos;
@@ -332,7 +336,7 @@ final class Hold {
     }
 
     boolean isValidNow() {
-        return !suspended && System.nanoTime() - validUntilNanos < 0 && state == State.ACTIVE;
+        return !suspended && ticker.read() - validUntilNanos < 0 && state == State.ACTIVE;
     }
 
     boolean expiredAt(long nanoTime) {
@@ -347,6 +351,6 @@ final class Hold {
         if (!isValidNow()) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime()));
+        return Duration.ofNanos(Math.max(0, validUntilNanos - ticker.read()));
     }
 }

@@ -7,6 +7,7 @@ import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,8 @@ final class HoldActions {
     private final Notifier notifier;
     private final Messages messages;
     private final ExpiryTimer expiry;
+    /** The clock of lease time (the backend's). */
+    private final Ticker ticker;
     private volatile Renewer renewer;
 
     HoldActions(LockBackend backend, ClientSettings settings, Validity validity, Events events, Notifier notifier,
@@ -45,7 +48,8 @@ final class HoldActions {
         this.events = events;
         this.notifier = notifier;
         this.messages = messages;
-        this.expiry = new ExpiryTimer(backendName,
+        this.ticker = settings.ticker();
+        this.expiry = new ExpiryTimer(backendName, ticker,
                 hold -> loseInBackground(hold, LostReason.EXPIRED, hold.renewalFailure()));
     }
 
@@ -108,7 +112,7 @@ final class HoldActions {
             if (serverCall.test(hold.grant)) {
                 hold.released();
                 events.fire(LockEvent.Type.RELEASED, hold.key(), hold.mode, hold.grant.fencingToken(),
-                        System.nanoTime() - hold.acquiredNanos, null);
+                        ticker.read() - hold.acquiredNanos, null);
             } else {
                 announce(hold, hold.releaseRefused(event(hold, LostReason.MISSING_AT_RELEASE, null)), true);
             }
@@ -132,7 +136,7 @@ final class HoldActions {
         } catch (InterruptedException e) {
             throw messages.interrupted(hold.key(), e);
         }
-        long start = System.nanoTime();
+        long start = ticker.read();
         try {
             // The server may apply a shorter lease the moment it receives the request, long before
             // the answer arrives (or if it never does): count on no more than that from now on.
@@ -165,7 +169,7 @@ final class HoldActions {
             if (hold.renewed) {
                 renewer.tickWithin(validity.renewalPeriodNanos(next));
             }
-            events.fire(LockEvent.Type.RENEWED, hold.key(), hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
+            events.fire(LockEvent.Type.RENEWED, hold.key(), hold.mode, hold.grant.fencingToken(), ticker.read() - start, null);
             if (short_) {
                 throw messages.extendNotApplied(hold.key(), lease, applied, validity.worth(hold.grant, lease));
             }
@@ -176,7 +180,7 @@ final class HoldActions {
 
     /** Marks the hold lost with EXPIRED if its validity deadline has passed (on a caller's thread). */
     void checkExpiry(Hold hold) {
-        if (hold.isActive() && hold.expiredAt(System.nanoTime())) {
+        if (hold.isActive() && hold.expiredAt(ticker.read())) {
             loseHere(hold, LostReason.EXPIRED, hold.renewalFailure(), true);
         }
     }
@@ -225,7 +229,7 @@ final class HoldActions {
         if (r == null || !hold.renewed) {
             return;
         }
-        long age = System.nanoTime() - hold.confirmedStartNanos();
+        long age = ticker.read() - hold.confirmedStartNanos();
         if (age >= validity.renewalPeriodNanos(hold.lease()) / 2) {
             r.tickWithin(0);
         }
@@ -253,7 +257,7 @@ final class HoldActions {
         LockLostEvent event = hold.lostEvent();
         log.warn("Lock '{}' on backend '{}' (token {}) was lost: {}", hold.key(), backendName,
                 hold.grant.fencingToken(), event.reason(), event.cause());
-        long heldNanos = System.nanoTime() - hold.acquiredNanos;
+        long heldNanos = ticker.read() - hold.acquiredNanos;
         if (tellHere) {
             notifier.lostHere(event, hold.mode, heldNanos, listeners);
         } else {
@@ -263,7 +267,7 @@ final class HoldActions {
 
     private LockLostEvent event(Hold hold, LostReason reason, Throwable cause) {
         return new LockLostEvent(hold.key(), backendName, hold.grant.fencingToken(), reason, Instant.now(),
-                Duration.ofNanos(System.nanoTime() - hold.acquiredNanos), cause);
+                Duration.ofNanos(ticker.read() - hold.acquiredNanos), cause);
     }
 
     /** Ends an active hold as FORCE_RELEASED and deletes it on the server; false if it was not active. */

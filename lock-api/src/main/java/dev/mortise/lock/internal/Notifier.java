@@ -42,6 +42,8 @@ final class Notifier {
     private final ThreadPoolExecutor eventThread;
     private final ExecutorService lossThreads;
     private final AtomicLong dropped = new AtomicLong();
+    /** Loss notices handed to {@link #lossThreads} and not yet delivered (for {@link #drain}). */
+    private final AtomicInteger lossesUnderway = new AtomicInteger();
 
     Notifier(String backendName, Events events) {
         this.backendName = backendName;
@@ -86,11 +88,61 @@ final class Notifier {
                     call(callback, event);
                 }
             };
+            lossesUnderway.incrementAndGet();
             try {
-                lossThreads.execute(tell);
+                lossThreads.execute(() -> {
+                    try {
+                        tell.run();
+                    } finally {
+                        lossDelivered();
+                    }
+                });
             } catch (RejectedExecutionException closed) {
+                lossDelivered();
                 runHereUnlessInternal(tell);
             }
+        }
+    }
+
+    private void lossDelivered() {
+        if (lossesUnderway.decrementAndGet() == 0) {
+            synchronized (lossesUnderway) {
+                lossesUnderway.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until every notification queued so far is delivered: listener events already
+     * queued, and every {@code onLost} callback already handed out. For a ticker that jumps (a
+     * test's): what a jump ended is told before the jump returns. Gives up after
+     * {@code timeoutNanos} (a callback that blocks), and does not wait on the client's own
+     * threads (an {@code onLost} callback that moves time would wait for itself).
+     */
+    void drain(long timeoutNanos) {
+        if (Thread.currentThread().getName().startsWith("mortise-")) {
+            return;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            try {
+                eventThread.submit(() -> { }).get(timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException | java.util.concurrent.ExecutionException
+                     | java.util.concurrent.TimeoutException full) {
+                // shut down, or a listener slower than its events: the loss notices below still count
+            }
+            synchronized (lossesUnderway) {
+                long left;
+                while (lossesUnderway.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                    TimeUnit.NANOSECONDS.timedWait(lossesUnderway, left);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (lossesUnderway.get() > 0) {
+            log.warn("{} onLost callback(s) of backend '{}' still running after {} ms; not waiting longer",
+                    lossesUnderway.get(), backendName, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
         }
     }
 

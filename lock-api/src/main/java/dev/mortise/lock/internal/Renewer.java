@@ -3,6 +3,7 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +15,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The watchdog: renews every renewed hold of a client with that hold's own lease, in one
@@ -40,13 +43,15 @@ final class Renewer {
     private final Notifier notifier;
     private final ExpiryTimer expiry;
     private final Duration defaultLease;
+    /** The clock of lease time (the backend's): renewals are scheduled and counted on it. */
+    private final Ticker ticker;
     private final ScheduledThreadPoolExecutor thread;
     private volatile long nextTickAt;
     /** Only the most recently scheduled tick runs: an earlier tick asked for by {@link #tickWithin} supersedes it. */
     private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
 
     Renewer(LockBackend backend, Validity validity, KeyGates keys, HoldActions actions, Notifier notifier,
-            ExpiryTimer expiry, Duration defaultLease) {
+            ExpiryTimer expiry, Duration defaultLease, Ticker ticker) {
         this.backend = backend;
         this.validity = validity;
         this.keys = keys;
@@ -54,6 +59,7 @@ final class Renewer {
         this.notifier = notifier;
         this.expiry = expiry;
         this.defaultLease = defaultLease;
+        this.ticker = ticker;
         this.thread = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread t = new Thread(runnable, "mortise-watchdog-" + backend.name());
             t.setDaemon(true);
@@ -61,13 +67,13 @@ final class Renewer {
         });
         thread.setRemoveOnCancelPolicy(true);
         thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        long now = System.nanoTime();
+        long now = ticker.read();
         schedule(now, validity.renewalPeriodNanos(defaultLease));
     }
 
     /** Makes sure a tick runs within {@code nanos} (a hold's lease was shortened by {@code extend}). */
     void tickWithin(long nanos) {
-        long now = System.nanoTime();
+        long now = ticker.read();
         if (nextTickAt - (now + nanos) > 0) {
             schedule(now, nanos);
         }
@@ -88,7 +94,7 @@ final class Renewer {
         nextTickAt = at;
         long mine = generation.incrementAndGet();
         try {
-            thread.schedule(() -> runTick(mine), Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+            thread.schedule(() -> runTick(mine), Math.max(0, at - ticker.read()), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closing) {
             // the client is closing
         }
@@ -98,7 +104,7 @@ final class Renewer {
         if (generation.get() != mine) {
             return; // superseded by a tick scheduled later (sooner) than this one
         }
-        long start = System.nanoTime();
+        long start = ticker.read();
         long period = validity.renewalPeriodNanos(defaultLease);
         try {
             period = tick(start, period);
@@ -145,7 +151,7 @@ final class Renewer {
         for (Hold hold : holds) {
             grants.add(hold.grant);
         }
-        long start = System.nanoTime();
+        long start = ticker.read();
         for (Hold hold : holds) {
             // A request in flight can only lower validity (it cannot here unless the lease is shorter).
             if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
@@ -165,7 +171,7 @@ final class Renewer {
             }
             return;
         }
-        long elapsed = System.nanoTime() - start;
+        long elapsed = ticker.read() - start;
         for (Hold hold : holds) {
             try {
                 if (gone.contains(hold.grant)) {
@@ -183,6 +189,35 @@ final class Renewer {
                 hold.endRequest();
             }
         }
+    }
+
+    /**
+     * After the ticker jumped: renews, on the watchdog thread, the holds now due, and returns
+     * once that is done (or {@code timeoutNanos} passed). The regular schedule is left as it is.
+     *
+     * @return the shortest renewal period among the renewed holds (how far time may jump next
+     *         without one expiring unrenewed), or {@link Long#MAX_VALUE} if none is renewed
+     */
+    long tickNow(long timeoutNanos) {
+        try {
+            thread.submit(() -> tick(ticker.read(), validity.renewalPeriodNanos(defaultLease)))
+                    .get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            return Long.MAX_VALUE;
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Renewals after a ticker jump did not finish on backend '{}'", backend.name(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long shortest = Long.MAX_VALUE;
+        for (KeyGates.Gate gate : keys.all()) {
+            for (Hold hold : gate.holds()) {
+                if (hold.renewed && hold.isActive()) {
+                    shortest = Math.min(shortest, validity.renewalPeriodNanos(hold.lease()));
+                }
+            }
+        }
+        return shortest;
     }
 
     /** Stops ticking; server clean-ups already submitted still run (briefly waited for). */

@@ -26,7 +26,7 @@ final class Validity {
     /**
      * The deadline a confirmation of {@code grant} is worth.
      *
-     * @param startNanos {@link System#nanoTime()} taken before the confirmed request was sent
+     * @param startNanos the client's ticker read before the confirmed request was sent
      * @param requested  the lease the request asked for
      */
     long deadline(Grant grant, long startNanos, Duration requested) {

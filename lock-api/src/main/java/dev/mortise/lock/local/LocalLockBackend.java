@@ -5,6 +5,7 @@ import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -64,6 +65,12 @@ public final class LocalLockBackend implements LockBackend {
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         return server.acquire(request, wait);
+    }
+
+    /** The server's ticker: grants are stamped, and leases judged, on it. */
+    @Override
+    public Ticker ticker() {
+        return server.ticker();
     }
 
     @Override

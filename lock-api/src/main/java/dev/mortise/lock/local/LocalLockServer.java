@@ -5,6 +5,7 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -29,12 +30,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * takes the next value of the key's one counter.
  *
  * <p>Thread-safe. Its state lives as long as the object: fencing tokens restart if it is
- * discarded. The test hooks {@link #forget}, {@link #stop} and {@link #start} let tests
- * break holds and the "network" on purpose.
+ * discarded. The test hooks {@link #forget}, {@link #seize}, {@link #stop} and {@link #start}
+ * let tests break holds and the "network" on purpose.
+ *
+ * <p>Leases are judged on the server's {@link Ticker} (the system one unless given): a test
+ * that moves a ticker by hand expires leases without sleeping. Waiting for a key stays on real
+ * time (a {@code wait} of five seconds is five real seconds); a jump of the ticker wakes every
+ * waiter to look again.
  */
 public final class LocalLockServer {
 
     private final String name;
+    private final Ticker ticker;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Entry> entries = new HashMap<>(); // guarded by lock
     private volatile boolean down;
@@ -52,7 +59,7 @@ public final class LocalLockServer {
         /** The exclusive holder, or null. */
         String owner;
         long expiresAtNanos;
-        /** Shared holders: owner → expiry (nanoTime). */
+        /** Shared holders: owner → expiry (on the server's ticker). */
         final Map<String, Long> readers = new HashMap<>(4);
         long token;
         /** Requests waiting in {@code acquire}, in arrival order. */
@@ -95,11 +102,42 @@ public final class LocalLockServer {
 
     /** @param name shown in error messages */
     public LocalLockServer(String name) {
+        this(name, Ticker.system());
+    }
+
+    /**
+     * A server whose leases run on {@code ticker}. Clients on it take the same ticker (through
+     * {@link LocalLockBackend#ticker()}); waiters are woken whenever it jumps.
+     *
+     * @param name   shown in error messages
+     * @param ticker the clock of its leases
+     */
+    public LocalLockServer(String name, Ticker ticker) {
         this.name = name;
+        this.ticker = java.util.Objects.requireNonNull(ticker, "ticker");
+        ticker.onJump(this::wakeAll);
+    }
+
+    /** The clock this server judges leases by. */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /** After a jump of the ticker: every waiter looks again, since holders' leases may have ended. */
+    private long wakeAll() {
+        lock.lock();
+        try {
+            for (Entry entry : entries.values()) {
+                entry.changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        return Long.MAX_VALUE;
     }
 
     Attempt tryAcquire(LockRequest request) {
-        long requestedAt = System.nanoTime();
+        long requestedAt = ticker.read();
         lock.lock();
         try {
             checkUp(request.key());
@@ -110,8 +148,8 @@ public final class LocalLockServer {
     }
 
     Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        long requestedAt = System.nanoTime();
-        long deadline = Deadlines.after(requestedAt, wait);
+        long requestedAt = ticker.read();
+        long deadline = Deadlines.after(System.nanoTime(), wait); // waits are real time, whatever the ticker
         lock.lockInterruptibly();
         try {
             checkUp(request.key());
@@ -131,10 +169,12 @@ public final class LocalLockServer {
                     if (left <= 0) {
                         return Optional.empty();
                     }
-                    long holder = attempt.holderRemaining().map(Duration::toNanos).orElse(left);
+                    // On a hand-moved ticker the holder's lease ends at a jump, which wakes us: no real-time bound.
+                    long holder = ticker.isSystem() ? attempt.holderRemaining().map(Duration::toNanos).orElse(left)
+                            : left;
                     entry.changed.awaitNanos(Math.min(left, holder + 1));
                     checkUp(request.key());
-                    attempt = attemptLocked(entry, request, System.nanoTime(), me);
+                    attempt = attemptLocked(entry, request, ticker.read(), me);
                     if (attempt.isGranted()) {
                         return attempt.grant();
                     }
@@ -163,7 +203,7 @@ public final class LocalLockServer {
      * never passes a waiting exclusive request.
      */
     private Attempt attemptLocked(Entry entry, LockRequest request, long requestedAt, Waiter waiter) {
-        long now = System.nanoTime();
+        long now = ticker.read();
         String owner = request.owner();
         boolean exclusiveHeld = entry.heldAt(now) && !owner.equals(entry.owner);
         long readersLeft = entry.pruneReaders(now);
@@ -217,7 +257,7 @@ public final class LocalLockServer {
         try {
             checkUp(grant.key());
             Entry entry = entries.get(grant.key());
-            long now = System.nanoTime();
+            long now = ticker.read();
             if (entry == null) {
                 return false;
             }
@@ -259,7 +299,7 @@ public final class LocalLockServer {
             if (entry == null) {
                 return false;
             }
-            long now = System.nanoTime();
+            long now = ticker.read();
             Long shared = entry.readers.remove(grant.owner());
             if (shared != null) {
                 entry.changed.signalAll();
@@ -296,12 +336,62 @@ public final class LocalLockServer {
         }
     }
 
+    /**
+     * Test hook: drops {@code owner}'s hold on {@code key} (exclusive or shared), as if it had
+     * expired; waiters are woken.
+     *
+     * @return true if the owner held the key
+     */
+    public boolean forget(String key, String owner) {
+        lock.lock();
+        try {
+            Entry entry = entries.get(key);
+            if (entry == null) {
+                return false;
+            }
+            long now = ticker.read();
+            boolean held = entry.readers.remove(owner) != null || owner.equals(entry.owner) && entry.heldAt(now);
+            if (owner.equals(entry.owner)) {
+                entry.owner = null;
+            }
+            entry.changed.signalAll();
+            return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Test hook: another owner takes {@code key}. Ends every hold on it (exclusive and shared)
+     * and grants it to {@code owner}, exclusive, for {@code lease}, with the key's next fencing
+     * token, in one step: no waiter can come in between. The owners that held it find out as
+     * they would from a server: their renewals and releases are refused.
+     *
+     * @return the new holder's grant (release it with {@link LocalLockBackend#release})
+     */
+    public Grant seize(String key, String owner, Duration lease) {
+        lock.lock();
+        try {
+            checkUp(key);
+            Entry entry = entry(key);
+            long now = ticker.read();
+            entry.readers.clear();
+            entry.owner = owner;
+            entry.expiresAtNanos = now + lease.toNanos();
+            entry.token++;
+            entry.changed.signalAll();
+            return new Grant(key, owner, entry.token, now, null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether someone holds {@code key} now, exclusive or shared (for tests: nothing left behind). */
     public boolean isHeld(String key) {
         lock.lock();
         try {
             Entry entry = entries.get(key);
-            long now = System.nanoTime();
+            long now = ticker.read();
             return entry != null && (entry.heldAt(now) || entry.pruneReaders(now) > 0);
         } finally {
             lock.unlock();
@@ -319,7 +409,7 @@ public final class LocalLockServer {
             if (entry == null) {
                 return 0;
             }
-            long now = System.nanoTime();
+            long now = ticker.read();
             entry.pruneReaders(now);
             return (entry.heldAt(now) ? 1 : 0) + entry.readers.size() + entry.waiters.size();
         } finally {

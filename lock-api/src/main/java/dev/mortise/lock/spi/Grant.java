@@ -19,7 +19,8 @@ public final class Grant {
      * @param key              the user's key
      * @param owner            the owner id stored with the hold
      * @param fencingToken     the token of this grant
-     * @param requestedAtNanos {@link System#nanoTime()} taken just before the granting
+     * @param requestedAtNanos the backend's {@link LockBackend#ticker()} ({@link System#nanoTime()}
+     *                         for every server across a network) read just before the granting
      *                         request was sent: local validity counts from here
      * @param state            backend data (a node path, an etcd lease id), or {@code null}
      */

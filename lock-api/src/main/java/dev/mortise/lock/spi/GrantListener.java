@@ -18,4 +18,13 @@ public interface GrantListener {
 
     /** The hold is gone (session expired, lease revoked). */
     void lost(Grant grant, Throwable cause);
+
+    /**
+     * The hold is gone and the backend knows why: for a backend that learns more than "the
+     * session ended" (the test support's in-process server, whose hooks expire or take a hold on
+     * purpose and tell its holder at once). The default reports it as {@link #lost(Grant, Throwable)}.
+     */
+    default void lost(Grant grant, dev.mortise.lock.LostReason reason, Throwable cause) {
+        lost(grant, cause);
+    }
 }

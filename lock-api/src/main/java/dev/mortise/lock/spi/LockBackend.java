@@ -104,6 +104,17 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * The ticker this backend stamps {@link Grant#requestedAtNanos()} with and, where it keeps
+     * leases itself, judges them by. Servers across a network keep real time: the default,
+     * {@link Ticker#system()}. The in-process backend returns its server's ticker, which a test
+     * may move by hand. A backend that wraps another returns the wrapped one's. The client
+     * measures lease time on this ticker and refuses a different one at build.
+     */
+    default Ticker ticker() {
+        return Ticker.system();
+    }
+
+    /**
      * How long a hold granted or renewed with {@code lease} may be counted on locally, from
      * the moment the request that proved it was sent (the core then also subtracts its clock
      * drift allowance). The default is the lease itself. A backend whose holds can end sooner
