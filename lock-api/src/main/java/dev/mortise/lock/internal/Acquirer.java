@@ -134,7 +134,14 @@ final class Acquirer {
                 }
                 hold = new Hold(grant.get(), mode, ownerThread, ownerId, lease, explicitLease == null, gate,
                         validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease), settings.ticker());
-                if (!hold.expiredAt(settings.ticker().read())) {
+                long now = settings.ticker().read();
+                if (grant.get().requestedAtNanos() - now > 0) {
+                    // Requested after now: the grant was stamped on another clock than this client's
+                    // (a wrapping backend that does not pass on its inner backend's ticker()).
+                    actions.clearOnServer(hold);
+                    throw messages.grantOnAnotherTicker(key, settings.ticker());
+                }
+                if (!hold.expiredAt(now)) {
                     break;
                 }
                 actions.clearOnServer(hold);

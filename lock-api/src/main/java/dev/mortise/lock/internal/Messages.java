@@ -74,6 +74,13 @@ final class Messages {
                 + "(and the connection set-up of a lazily connecting client).", key, backend, null);
     }
 
+    LockBackendException grantOnAnotherTicker(String key, dev.mortise.lock.spi.Ticker ticker) {
+        return new LockBackendException(lock(key) + " was granted with a request time later than now on the client's "
+                + "ticker (" + ticker + "): the backend stamps its grants on another clock than its ticker() says. "
+                + "A backend that wraps another must return the wrapped one's ticker(); the grant was released.",
+                key, backend, null);
+    }
+
     LockBackendException sessionEndedBeforeGrant(String key, Throwable cause) {
         return new LockBackendException(lock(key) + " was granted, but the session it was bound to ended before the "
                 + "answer arrived, so it was given up at once. Retry once the connection to the server is back.",
