@@ -56,6 +56,12 @@ public final class MigratingLockBackend implements LockBackend {
             throw new IllegalArgumentException("A migration needs two different backends, got '" + from.name()
                     + "' twice: pass the old store as 'from' and the new one as 'to'");
         }
+        if (from.ticker() != to.ticker()) {
+            // A grant pairs two requests' start times: they must be on one clock.
+            throw new IllegalArgumentException("A migration from '" + from.name() + "' to '" + to.name()
+                    + "' needs both on one ticker, got " + from.ticker() + " and " + to.ticker()
+                    + ": build both in-process servers on the same ticker, or neither on a ticker of its own");
+        }
     }
 
     /** The pair of holds behind one grant of this backend. */
@@ -202,6 +208,12 @@ public final class MigratingLockBackend implements LockBackend {
     @Override
     public Duration validity(Duration lease) {
         return min(from.validity(lease), to.validity(lease));
+    }
+
+    /** The ticker both stores share (checked at construction). */
+    @Override
+    public dev.mortise.lock.spi.Ticker ticker() {
+        return to.ticker();
     }
 
     @Override

@@ -43,8 +43,14 @@ public final class MortiseLockExtension implements ParameterResolver, AfterEachC
                     + "parameter of the test method or of @BeforeEach, not of the constructor of "
                     + parameter.getDeclaringExecutable().getDeclaringClass().getName());
         }
-        return context.getStore(NAMESPACE).getOrComputeIfAbsent(CLIENT, k -> TestLockClient.create(),
-                TestLockClient.class);
+        // get and put, not computeIfAbsent: the same on every JUnit 5 and 6 release.
+        ExtensionContext.Store store = context.getStore(NAMESPACE);
+        TestLockClient client = store.get(CLIENT, TestLockClient.class);
+        if (client == null) {
+            client = TestLockClient.create();
+            store.put(CLIENT, client);
+        }
+        return client;
     }
 
     @Override
