@@ -22,12 +22,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-process backend with the knobs {@link TestLockClient} turns: renewals that fail, and
  * holds taken away on the server with their holder told at once (as a server that pushes
  * session events would). Keeps a record of every hold it granted and still counts as held,
- * with its lease end on the server's ticker, so a test can read a key's holder. Thread-safe.
+ * with its lease end on the server's ticker, so a test can read a key's holder. One instance
+ * serves every client of a test's server ({@link TestLockClient#anotherClient()}): each client
+ * subscribes its grant listener, which ignores the grants of other clients. Thread-safe.
  */
 final class ControlledBackend implements LockBackend {
 
@@ -42,6 +45,8 @@ final class ControlledBackend implements LockBackend {
     /** key → owner → hold (guarded by the key's map, under {@code synchronized (this)} for writes). */
     private final Map<String, Map<String, Held>> held = new ConcurrentHashMap<>();
     private volatile boolean renewalsFail;
+    private final AtomicLong thieves = new AtomicLong();
+    private static final String THIEF = "lock-test-thief-";
 
     ControlledBackend(LocalLockServer server) {
         this.server = server;
@@ -136,9 +141,9 @@ final class ControlledBackend implements LockBackend {
         local.ping();
     }
 
+    /** Nothing to close: the server and this backend outlive each client built on them. */
     @Override
     public void close() {
-        local.close();
     }
 
     // ---- what the test does to the server -------------------------------------------------
@@ -184,8 +189,14 @@ final class ControlledBackend implements LockBackend {
         return true;
     }
 
+    /** Whether {@code owner} is one {@link #seize} made up. */
+    static boolean isThief(String owner) {
+        return owner.startsWith(THIEF);
+    }
+
     /** Another owner takes {@code key} for {@code lease}; the holders are told their hold was taken. */
-    Grant seize(String key, String owner, Duration lease) {
+    Grant seize(String key, Duration lease) {
+        String owner = THIEF + thieves.incrementAndGet();
         List<Held> dropped;
         Grant grant;
         synchronized (this) {

@@ -23,7 +23,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 
@@ -60,12 +59,11 @@ public final class TestLockClient implements LockClient {
     private final LockClient client;
     private final Duration defaultLease;
     private final Builder settings;
-    private final AtomicLong thieves = new AtomicLong();
 
-    private TestLockClient(Builder settings, ManualTicker ticker, LocalLockServer server) {
+    private TestLockClient(Builder settings, ManualTicker ticker, ControlledBackend backend) {
         this.settings = settings;
         this.ticker = ticker;
-        this.backend = new ControlledBackend(server);
+        this.backend = backend;
         this.defaultLease = settings.defaultLease;
         LockClientBuilder builder = LockClient.builder(backend).defaultLease(settings.defaultLease)
                 .clockDrift(settings.driftFactor, settings.driftAllowance).ticker(ticker);
@@ -84,11 +82,13 @@ public final class TestLockClient implements LockClient {
 
     /**
      * Another client on the same server and ticker, with the same settings: another process
-     * contending for the same keys. Moving time through either moves both. Close it yourself
-     * (closing one client leaves the other and the server as they are).
+     * contending for the same keys. Moving time through either moves both, and the helpers of
+     * either act on the one server: {@link #expire}, {@link #steal} and {@link #lose} tell the
+     * holder whichever client it is, {@link #failRenewals} fails the renewals of all. Close it
+     * yourself (closing one client leaves the other and the server as they are).
      */
     public TestLockClient anotherClient() {
-        return new TestLockClient(settings, ticker, backend.server());
+        return new TestLockClient(settings, ticker, backend);
     }
 
     // ---- time and faults ----------------------------------------------------------------
@@ -143,8 +143,7 @@ public final class TestLockClient implements LockClient {
         if (lease == null || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("steal('" + key + "') needs a positive lease, was " + lease);
         }
-        StolenLock stolen = new StolenLock(backend.seize(key, "lock-test-thief-" + thieves.incrementAndGet(), lease),
-                backend);
+        StolenLock stolen = new StolenLock(backend.seize(key, lease), backend);
         ticker.settle();
         return stolen;
     }
@@ -180,7 +179,7 @@ public final class TestLockClient implements LockClient {
     }
 
     /**
-     * Makes every renewal fail as if the server could not be reached (a
+     * Makes every renewal (of every client on this server) fail as if the server could not be reached (a
      * {@link dev.mortise.lock.LockBackendException}), or ends that. Acquires and releases still
      * work. Renewed leases then run out on {@link #advance}: lost with {@link LostReason#EXPIRED}
      * once their validity passes, the renewal failure as the cause.
@@ -212,7 +211,7 @@ public final class TestLockClient implements LockClient {
         List<KeyHolder> result = new ArrayList<>();
         for (ControlledBackend.Held h : backend.holders(checkKey(key))) {
             result.add(new KeyHolder(key, h.grant().owner(), h.grant().fencingToken(), h.mode(),
-                    Duration.ofNanos(h.expiresAtNanos() - now), h.grant().owner().startsWith("lock-test-thief-")));
+                    Duration.ofNanos(h.expiresAtNanos() - now), ControlledBackend.isThief(h.grant().owner())));
         }
         return result;
     }
@@ -393,7 +392,7 @@ public final class TestLockClient implements LockClient {
             copy.driftFactor = driftFactor;
             copy.driftAllowance = driftAllowance;
             copy.listeners.addAll(listeners);
-            return new TestLockClient(copy, ticker, new LocalLockServer("lock-test", ticker));
+            return new TestLockClient(copy, ticker, new ControlledBackend(new LocalLockServer("lock-test", ticker)));
         }
     }
 }

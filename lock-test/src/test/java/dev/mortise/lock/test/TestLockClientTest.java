@@ -253,6 +253,28 @@ class TestLockClientTest {
     }
 
     @Test
+    void theHelpersTellTheHolderWhicheverClientOfTheServerItIs(TestLockClient locks) {
+        try (TestLockClient other = locks.anotherClient()) {
+            LockLease theirs = other.acquire(LockSpec.of("elsewhere").lease(Duration.ofMinutes(1)));
+            assertThat(locks.holder("elsewhere")).get().extracting(KeyHolder::fencingToken)
+                    .isEqualTo(theirs.fencingToken());
+
+            locks.expire("elsewhere");
+            assertThat(theirs.isValid()).isFalse();
+            assertThat(other.awaitLost(theirs).reason()).isEqualTo(LostReason.EXPIRED);
+
+            LockLease next = other.acquire("elsewhere", WAIT);
+            locks.steal("elsewhere");
+            assertThat(next.isValid()).isFalse();
+
+            LockLease renewed = other.acquire("renewed-elsewhere", WAIT);
+            locks.failRenewals(true);
+            locks.advance(TestLockClient.DEFAULT_LEASE);
+            assertThat(renewed.isValid()).isFalse();
+        }
+    }
+
+    @Test
     void awaitLostReturnsALossAlreadyToldAndFailsClearlyOtherwise(TestLockClient locks) {
         LockLease lease = locks.acquire("await", WAIT);
         assertThatThrownBy(() -> locks.awaitLost(lease, Duration.ofMillis(50)))
