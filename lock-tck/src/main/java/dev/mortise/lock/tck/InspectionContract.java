@@ -8,6 +8,7 @@ import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -33,8 +34,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * lease within the lease asked for; the mode; at least one waiter while one waits. Inspection
  * is read-only: it leaves nothing on the server and does not disturb the fencing counter.
  *
- * <p>Fast: no test sleeps through a lease; the suite takes a few seconds on a local server.
+ * <p>Fast: no test sleeps through a lease; the suite takes a few seconds on a local server. Tagged
+ * {@code inspection}, so it runs alone with {@code -Dgroups=inspection -Dtest=<the contract test>}.
  */
+@Tag("inspection")
 public abstract class InspectionContract {
 
     /** The explicit lease of the holds inspected here: whole seconds (an etcd TTL), longer than any test. */
