@@ -70,6 +70,7 @@ class LockInspectionTest {
                 assertThat(h.heldByThisClient()).isTrue();
             });
             assertThat(mine.heldByThisClient()).isTrue();
+            assertThat(a.heldLocks()).singleElement().extracting(HeldLock::holderId).isEqualTo(lease.holderId());
             LockInspection theirs = b.inspect("k");
             assertThat(theirs.holders()).singleElement().satisfies(h -> {
                 assertThat(h.holderId()).isEqualTo(lease.holderId());

@@ -51,7 +51,7 @@ public class LocksEndpoint {
                 held.add(new HeldLockDescriptor(lock.key(), entry.getKey(), lock.fencingToken(), lock.holdCount(),
                         lock.acquiredAt().toString(), lock.heldFor().toString(), lock.remaining().toString(),
                         lock.renewed(), lock.owner(), LockAccess.of(lock.mode()).tag(),
-                        info == null || info.multiKey().isEmpty() ? null : info.multiKey()));
+                        info == null || info.multiKey().isEmpty() ? null : info.multiKey(), lock.holderId()));
             }
         }
         return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held, leadership());
@@ -153,10 +153,12 @@ public class LocksEndpoint {
      *                   {@code LockClient} API
      * @param multiKey   for a part of a multi-key {@code @DistributedLock}, every key of that lock in
      *                   the order taken (this hold's key among them); {@code null} otherwise
+     * @param holderId   the hold's opaque id, as {@code GET /actuator/locks/{key}} shows it on every
+     *                   instance: match one against the other to find which instance holds a key
      */
     public record HeldLockDescriptor(String key, String backend, long fencingToken, int holdCount, String acquiredAt,
                                      String heldFor, String remaining, boolean renewed, String owner, String mode,
-                                     List<String> multiKey) {
+                                     List<String> multiKey, String holderId) {
     }
 
     /**

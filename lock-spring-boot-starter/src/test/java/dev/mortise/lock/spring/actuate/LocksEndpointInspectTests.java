@@ -83,6 +83,8 @@ class LocksEndpointInspectTests {
                     assertThat(h.remainingMillis()).isPositive().isLessThanOrEqualTo(20_000L);
                     assertThat(h.heldByThisClient()).isTrue();
                 });
+                assertThat(mine.locks().held()).as("this instance's list names the same holder id")
+                        .singleElement().satisfies(h -> assertThat(h.holderId()).isEqualTo(lease.holderId()));
                 assertThat(theirs.inspect(new String[] {key}, "")).satisfies(other -> {
                     assertThat(other.holders()).singleElement().satisfies(h -> {
                         assertThat(h.holderId()).isEqualTo(lease.holderId());
