@@ -17,9 +17,19 @@ import java.time.Instant;
  * @param renewed      whether the background watchdog renews it
  * @param owner        the owner context: a thread name or an explicit owner id
  * @param mode         whether the hold is exclusive or shared
+ * @param holderId     the hold's opaque id ({@link LockLease#holderId()}), as
+ *                     {@link LockClient#inspect(String)} shows it on every client; null only for a
+ *                     snapshot built without one
  */
 public record HeldLock(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,
-                       Duration heldFor, Duration remaining, boolean renewed, String owner, LockMode mode) {
+                       Duration heldFor, Duration remaining, boolean renewed, String owner, LockMode mode,
+                       String holderId) {
+
+    /** A hold without a holder id (as every snapshot was before inspection). */
+    public HeldLock(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,
+                    Duration heldFor, Duration remaining, boolean renewed, String owner, LockMode mode) {
+        this(key, backend, fencingToken, holdCount, acquiredAt, heldFor, remaining, renewed, owner, mode, null);
+    }
 
     /** An exclusive hold (as every hold was before shared locks). */
     public HeldLock(String key, String backend, long fencingToken, int holdCount, Instant acquiredAt,

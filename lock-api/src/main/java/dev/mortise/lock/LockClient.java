@@ -232,6 +232,24 @@ public interface LockClient extends AutoCloseable {
     boolean forceRelease(String key);
 
     /**
+     * Reads what the server records about {@code key} now: whether it is held, in which mode, by
+     * which holders (each with its opaque {@linkplain LockInspection.Holder#holderId() holder id},
+     * its fencing token and the lease the server still gives it, where the backend stores them,
+     * and whether it is a live hold of this client), and how many requests wait where the server
+     * knows. One read of the server (Redlock: of every node); it takes nothing, renews nothing,
+     * wakes no one and leaves nothing behind, and never waits for the key. A snapshot: the key may
+     * change hands at once. Owner strings (release credentials) are never shown, only their
+     * digests. Thread-safe; may be called whether or not this client holds the key.
+     *
+     * @throws IllegalArgumentException      for a null, blank or over-long key, as {@link #acquire} does
+     * @throws LockBackendException          if the server could not be read (names the key and the backend)
+     * @throws IllegalStateException         if this client is closed
+     * @throws UnsupportedOperationException if the backend cannot inspect keys
+     *                                       ({@link dev.mortise.lock.spi.LockBackend#inspect})
+     */
+    LockInspection inspect(String key);
+
+    /**
      * One round trip to the backend's server, for health checks.
      *
      * @throws LockBackendException if it cannot be reached within the operation timeout

@@ -38,6 +38,19 @@ public interface LockLease extends AutoCloseable {
         return LockMode.EXCLUSIVE;
     }
 
+    /**
+     * The opaque id of the hold this lease is on, as {@link LockClient#inspect(String)} shows its
+     * holders ({@link LockInspection.Holder#holderId()}): a stable digest of the owner string the
+     * server stores with the hold, so a caller can tell "that holder is me" without the owner
+     * string itself, which is a release credential and never shown. Nested leases share their
+     * hold's id; every hold has its own (even two holds of one thread, one after the other).
+     * Implementations other than the core's throw {@link UnsupportedOperationException}.
+     */
+    default String holderId() {
+        throw new UnsupportedOperationException("holderId() is not implemented by " + getClass().getName()
+                + " (lock '" + key() + "', backend '" + backend() + "')");
+    }
+
     /** How many open leases share this hold (1 for an outermost lease with no nesting). */
     int holdCount();
 

@@ -50,6 +50,17 @@ public interface MultiLease extends AutoCloseable {
      */
     long fencingToken(String key);
 
+    /**
+     * The {@linkplain LockLease#holderId() holder id} of {@code key}'s part. There is no one id for
+     * the whole: each key is its own hold on the server, so {@link LockClient#inspect(String)} of a
+     * key shows that part's id.
+     *
+     * @throws IllegalArgumentException if {@code key} is not one of {@link #keys()}
+     */
+    default String holderId(String key) {
+        return part(key).holderId();
+    }
+
     /** Whether every part is still valid ({@link LockLease#isValid()}) and this handle is not closed. */
     boolean isValid();
 

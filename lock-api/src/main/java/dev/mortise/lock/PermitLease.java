@@ -39,6 +39,15 @@ public interface PermitLease extends AutoCloseable {
      */
     List<Long> fencingTokens();
 
+    /**
+     * The {@linkplain LockLease#holderId() holder id} of each permit, in the order of
+     * {@link #slots()}. There is no one id for the whole: each permit is its own hold of its slot
+     * key, so {@link LockClient#inspect(String)} of a slot key shows that permit's id.
+     */
+    default List<String> holderIds() {
+        return parts().stream().map(LockLease::holderId).toList();
+    }
+
     /** Whether every permit is still valid ({@link LockLease#isValid()}) and this handle is not closed. */
     boolean isValid();
 

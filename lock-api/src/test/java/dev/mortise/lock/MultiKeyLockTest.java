@@ -295,6 +295,10 @@ class MultiKeyLockTest {
             return delegate.release(grant);
         }
 
+        public dev.mortise.lock.spi.KeyState inspect(String key) {
+            return delegate.inspect(key);
+        }
+
         public void ping() {
             delegate.ping();
         }

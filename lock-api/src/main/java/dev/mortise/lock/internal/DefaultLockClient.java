@@ -5,6 +5,7 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockCallable;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockException;
+import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockMode;
@@ -12,6 +13,7 @@ import dev.mortise.lock.LockRunnable;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
@@ -19,10 +21,13 @@ import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -279,6 +284,47 @@ public final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public LockInspection inspect(String key) {
+        String checked = arguments.key(key);
+        if (closed.get()) {
+            throw new IllegalStateException("LockClient for backend '" + backendName + "' is closed; cannot inspect '"
+                    + Arguments.abbreviate(checked) + "'. Build a new client.");
+        }
+        Instant readAt = Instant.now();
+        KeyState state;
+        try {
+            state = backend.inspect(checked);
+        } catch (LockException | UnsupportedOperationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockBackendException("Backend '" + backendName + "' could not inspect lock '"
+                    + Arguments.abbreviate(checked) + "': " + e + ". Check that the server is reachable.", checked,
+                    backendName, e);
+        }
+        if (state == null) {
+            throw new LockBackendException("Backend '" + backendName + "' returned no state when inspecting lock '"
+                    + Arguments.abbreviate(checked) + "': its LockBackend.inspect must return a KeyState "
+                    + "(KeyState.free(...) for a free key)", checked, backendName, null);
+        }
+        // Which of the server's holders are ours: the owner strings of this client's live holds of the key.
+        Set<String> ours = new HashSet<>();
+        KeyGates.Gate gate = gates.get(checked);
+        if (gate != null) {
+            for (Hold hold : gate.holds()) {
+                if (hold.isActive()) {
+                    ours.add(hold.grant.owner());
+                }
+            }
+        }
+        List<LockInspection.Holder> holders = new ArrayList<>(state.holders().size());
+        for (KeyState.Holder holder : state.holders()) {
+            holders.add(new LockInspection.Holder(HolderIds.of(holder.owner()), holder.fencingToken(),
+                    holder.remaining(), ours.contains(holder.owner())));
+        }
+        return new LockInspection(key, backendName, state.mode(), holders, state.waiters(), readAt);
+    }
+
+    @Override
     public void ping() {
         try {
             backend.ping();
@@ -314,7 +360,7 @@ public final class DefaultLockClient implements LockClient {
                 if (hold.isActive()) {
                     result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
                             hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(),
-                            hold.renewed, hold.ownerDescription(), hold.mode));
+                            hold.renewed, hold.ownerDescription(), hold.mode, hold.holderId()));
                 }
             }
         }

@@ -63,6 +63,7 @@ final class Hold {
     private volatile boolean suspended;
     private volatile Throwable renewalFailure; // since the last confirmation: the cause of an expiry
     private volatile State state = State.ACTIVE;
+    private volatile String holderId;
 
     private int openLeases = 1;
     private boolean gateLeft;
@@ -90,6 +91,16 @@ final class Hold {
 
     String key() {
         return grant.key();
+    }
+
+    /** The opaque id of this hold ({@link HolderIds}), computed once on first use. */
+    String holderId() {
+        String id = holderId;
+        if (id == null) {
+            id = HolderIds.of(grant.owner());
+            holderId = id; // racing threads compute the same string
+        }
+        return id;
     }
 
     Duration lease() {

@@ -42,6 +42,11 @@ final class Lease implements LockLease {
     }
 
     @Override
+    public String holderId() {
+        return hold.holderId();
+    }
+
+    @Override
     public LockMode mode() {
         return hold.mode;
     }

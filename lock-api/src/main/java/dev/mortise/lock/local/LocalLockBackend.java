@@ -3,6 +3,7 @@ package dev.mortise.lock.local;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Ticker;
@@ -91,6 +92,16 @@ public final class LocalLockBackend implements LockBackend {
     @Override
     public boolean release(Grant grant) {
         return server.release(grant);
+    }
+
+    /**
+     * The server's record of {@code key}: the live exclusive holder or readers, each with its token
+     * and its lease left by the server's clock, and the number of requests waiting in
+     * {@link #acquire} on that server (those of every backend sharing it).
+     */
+    @Override
+    public KeyState inspect(String key) {
+        return server.inspect(key);
     }
 
     @Override

@@ -1,19 +1,25 @@
 package dev.mortise.lock.local;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -61,6 +67,8 @@ public final class LocalLockServer {
         long expiresAtNanos;
         /** Shared holders: owner → expiry (on the server's ticker). */
         final Map<String, Long> readers = new HashMap<>(4);
+        /** Shared holders: owner → the token of its grant (the exclusive holder's is {@link #token}). */
+        final Map<String, Long> readerTokens = new HashMap<>(4);
         long token;
         /** Requests waiting in {@code acquire}, in arrival order. */
         final Deque<Waiter> waiters = new ArrayDeque<>(2);
@@ -80,8 +88,10 @@ public final class LocalLockServer {
             long longest = 0;
             Iterator<Map.Entry<String, Long>> it = readers.entrySet().iterator();
             while (it.hasNext()) {
-                long left = it.next().getValue() - now;
+                Map.Entry<String, Long> reader = it.next();
+                long left = reader.getValue() - now;
                 if (left <= 0) {
+                    readerTokens.remove(reader.getKey());
                     it.remove();
                 } else {
                     longest = Math.max(longest, left);
@@ -226,6 +236,11 @@ public final class LocalLockServer {
         long expires = now + request.lease().toNanos();
         if (request.shared()) {
             entry.readers.put(owner, expires);
+            if (mine) {
+                entry.readerTokens.putIfAbsent(owner, entry.token); // a retried request keeps its token
+            } else {
+                entry.readerTokens.put(owner, entry.token);
+            }
         } else {
             entry.owner = owner;
             entry.expiresAtNanos = expires;
@@ -302,6 +317,7 @@ public final class LocalLockServer {
             long now = ticker.read();
             Long shared = entry.readers.remove(grant.owner());
             if (shared != null) {
+                entry.readerTokens.remove(grant.owner());
                 entry.changed.signalAll();
                 return now - shared < 0;
             }
@@ -317,6 +333,43 @@ public final class LocalLockServer {
         }
     }
 
+    /**
+     * What the server keeps for {@code key}: the live exclusive holder, or the live readers (in no
+     * particular order), each with the key's token at its grant and its lease left by this server's
+     * clock, and the requests waiting in {@code acquire}. Changes nothing (an unknown key stays unknown,
+     * expired readers are skipped, not pruned).
+     */
+    KeyState inspect(String key) {
+        lock.lock();
+        try {
+            checkUp(key);
+            Entry entry = entries.get(key);
+            if (entry == null) {
+                return KeyState.free(OptionalInt.of(0));
+            }
+            long now = System.nanoTime();
+            OptionalInt waiting = OptionalInt.of(entry.waiters.size());
+            if (entry.heldAt(now)) {
+                return new KeyState(LockMode.EXCLUSIVE, List.of(holder(entry.owner, entry.token, entry.expiresAtNanos - now)), waiting);
+            }
+            List<KeyState.Holder> readers = new ArrayList<>(entry.readers.size());
+            for (Map.Entry<String, Long> reader : entry.readers.entrySet()) {
+                long left = reader.getValue() - now;
+                if (left > 0) {
+                    readers.add(holder(reader.getKey(), entry.readerTokens.get(reader.getKey()), left));
+                }
+            }
+            return readers.isEmpty() ? KeyState.free(waiting) : new KeyState(LockMode.SHARED, readers, waiting);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static KeyState.Holder holder(String owner, Long token, long leftNanos) {
+        return new KeyState.Holder(owner, token == null ? OptionalLong.empty() : OptionalLong.of(token),
+                Optional.of(Duration.ofNanos(leftNanos)));
+    }
+
     void ping() {
         checkUp("(ping)");
     }
@@ -329,6 +382,7 @@ public final class LocalLockServer {
             if (entry != null) {
                 entry.owner = null;
                 entry.readers.clear();
+                entry.readerTokens.clear();
                 entry.changed.signalAll();
             }
         } finally {

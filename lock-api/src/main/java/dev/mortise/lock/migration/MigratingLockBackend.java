@@ -1,11 +1,13 @@
 package dev.mortise.lock.migration;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
@@ -14,10 +16,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -237,6 +242,43 @@ public final class MigratingLockBackend implements LockBackend {
         }
         boolean old = from.release(pair.old());
         return old && next;
+    }
+
+    /**
+     * Both stores' view of {@code key}, reported as the {@code to} store's, whose tokens this backend
+     * hands out: every holder of {@code to} with its token, its remaining lease the lesser of the
+     * two stores' where it holds both; then the holders only {@code from} has (instances still on
+     * the old version, or a hold half taken) with no token, since {@code from}'s numbers are
+     * unrelated to the tokens this backend reports. Where the stores disagree on the mode (a hold one
+     * of them lost), {@code to}'s holders alone are reported. Waiters are the sum of both stores'
+     * (a request waits in one store at a time), unknown if either cannot tell. Reads {@code from}
+     * first, then {@code to}.
+     */
+    @Override
+    public KeyState inspect(String key) {
+        KeyState old = from.inspect(key);
+        KeyState next = to.inspect(key);
+        OptionalInt waiters = old.waiters().isPresent() && next.waiters().isPresent()
+                ? OptionalInt.of(old.waiters().getAsInt() + next.waiters().getAsInt()) : OptionalInt.empty();
+        Map<String, KeyState.Holder> oldByOwner = new LinkedHashMap<>();
+        old.holders().forEach(h -> oldByOwner.put(h.owner(), h));
+        List<KeyState.Holder> holders = new ArrayList<>();
+        for (KeyState.Holder holder : next.holders()) {
+            KeyState.Holder both = oldByOwner.remove(holder.owner());
+            Optional<Duration> remaining = holder.remaining();
+            if (both != null && both.remaining().isPresent()) {
+                remaining = remaining.map(r -> min(r, both.remaining().get())).or(both::remaining);
+            }
+            holders.add(new KeyState.Holder(holder.owner(), holder.fencingToken(), remaining));
+        }
+        LockMode mode = next.mode() != null ? next.mode() : old.mode();
+        boolean compatible = next.mode() == null || (next.mode() == LockMode.SHARED && old.mode() == LockMode.SHARED);
+        if (compatible) {
+            for (KeyState.Holder only : oldByOwner.values()) {
+                holders.add(new KeyState.Holder(only.owner(), OptionalLong.empty(), only.remaining()));
+            }
+        }
+        return holders.isEmpty() ? KeyState.free(waiters) : new KeyState(mode, holders, waiters);
     }
 
     @Override

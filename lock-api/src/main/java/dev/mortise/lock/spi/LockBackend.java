@@ -173,9 +173,10 @@ public interface LockBackend extends AutoCloseable {
     boolean release(Grant grant);
 
     /**
-     * Reads what the server records about {@code key} (an encoded key, as in
-     * {@link LockRequest#key()}): its holds, their owners, tokens and remaining leases, and the
-     * waiters where the server knows them. Read-only: it takes nothing, renews nothing, wakes no
+     * Reads what the server records about {@code key} (the user's key, checked by the core and
+     * unencoded, as in {@link LockRequest#key()}; the backend encodes it as it does for a
+     * request): its holds, their owners, tokens and remaining leases, and the waiters where the
+     * server knows them. Read-only: it takes nothing, renews nothing, wakes no
      * one and leaves nothing on the server. Expired holds the server still stores but no longer
      * honours are not reported. Behind {@link dev.mortise.lock.LockClient#inspect(String)}.
      *

@@ -69,6 +69,7 @@ class CoreBehaviourTest {
             public Attempt tryAcquire(LockRequest request) { return local.tryAcquire(request); }
             public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
             public boolean release(Grant grant) { releases.incrementAndGet(); return local.release(grant); }
+            public dev.mortise.lock.spi.KeyState inspect(String key) { return local.inspect(key); }
             public void ping() { }
             public void close() { }
         };
@@ -100,6 +101,7 @@ class CoreBehaviourTest {
             public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
             public boolean release(Grant grant) { releases.incrementAndGet(); return local.release(grant); }
             public void addGrantListener(GrantListener l) { listener = l; }
+            public dev.mortise.lock.spi.KeyState inspect(String key) { return local.inspect(key); }
             public void ping() { }
             public void close() { }
         };
@@ -166,6 +168,7 @@ class CoreBehaviourTest {
             public boolean renew(Grant grant, Duration lease) { renewals.incrementAndGet(); return local.renew(grant, lease); }
             public boolean release(Grant grant) { return local.release(grant); }
             public Duration validity(Duration lease) { return lease.dividedBy(10); }
+            public dev.mortise.lock.spi.KeyState inspect(String key) { return local.inspect(key); }
             public void ping() { }
             public void close() { }
         };

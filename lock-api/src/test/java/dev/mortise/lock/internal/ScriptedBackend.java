@@ -134,6 +134,11 @@ class ScriptedBackend implements LockBackend {
     }
 
     @Override
+    public dev.mortise.lock.spi.KeyState inspect(String key) {
+        return local.inspect(key);
+    }
+
+    @Override
     public void ping() {
     }
 

@@ -7,6 +7,7 @@ import dev.mortise.lock.redis.internal.ScriptRunner;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
@@ -128,6 +129,18 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public boolean release(Grant grant) {
         return commands.release(grant);
+    }
+
+    /**
+     * One read-only script call on the node of the key's slot ({@code Scripts.INSPECT}): the lock key's
+     * owner, PTTL and the fence counter (the exclusive holder's token), or each live reader of the
+     * readers hash with its own expiry and token. Waiters: in fair mode the live entries of the
+     * server-side queue (readers and writers); in the default mode empty, since only waiting writers
+     * leave a trace on the server (their markers) and waiting readers none, so no honest count exists.
+     */
+    @Override
+    public KeyState inspect(String key) {
+        return commands.inspect(key);
     }
 
     @Override

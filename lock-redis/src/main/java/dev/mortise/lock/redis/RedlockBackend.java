@@ -11,6 +11,7 @@ import dev.mortise.lock.spi.BackoffPolling;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
@@ -354,6 +355,87 @@ public final class RedlockBackend implements LockBackend {
                     released.firstFailure());
         }
         return had >= quorum;
+    }
+
+    /**
+     * Reads every node at once (the single-server read script, {@code Scripts.INSPECT}, within the node
+     * timeout) and reports the holds a majority of the nodes agree on: the same hold (the same owner and
+     * attempt) present on at least {@link #quorum()} nodes, as a grant needs. Its remaining lease is the
+     * minimum over those nodes (the hold counts only while a majority has it); its token the maximum
+     * of their counters (exclusive) or stored tokens (shared), which is the token of the grant once its
+     * second round reached them. A hold on fewer nodes (an attempt under way, a failed one being cleaned
+     * up) is not reported. Waiters are unknown: Redlock waiters poll and leave no count on the nodes.
+     *
+     * @throws LockBackendException if fewer than a majority of the nodes answered
+     */
+    @Override
+    public KeyState inspect(String key) {
+        RedisKeys keys = RedisKeys.of(prefix, key);
+        NodeReplies<List<Object>> read = NodeReplies.gather(nodes, n -> n.inspectAsync(keys), nodeTimeout);
+        if (read.answeredCount() < quorum) {
+            throw new LockBackendException("Backend 'redlock' could not inspect lock '" + key + "': only "
+                    + read.answeredCount() + " of " + nodes.size() + " Redis nodes answered within "
+                    + nodeTimeout.toMillis() + " ms and a majority of " + quorum + " is needed to say who holds it "
+                    + "(first failure: " + read.firstFailure() + "). Bring the nodes back or raise nodeTimeout.",
+                    key, NAME, read.firstFailure());
+        }
+        java.util.Map<String, NodeHolds> seen = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < read.size(); i++) {
+            if (!read.answered(i)) {
+                continue;
+            }
+            KeyState state = LockCommands.toKeyState(read.value(i));
+            for (KeyState.Holder holder : state.holders()) {
+                seen.computeIfAbsent(holder.owner(), o -> new NodeHolds(state.mode())).add(holder);
+            }
+        }
+        List<KeyState.Holder> agreed = new ArrayList<>();
+        dev.mortise.lock.LockMode mode = null;
+        for (java.util.Map.Entry<String, NodeHolds> entry : seen.entrySet()) {
+            NodeHolds holds = entry.getValue();
+            if (holds.nodes < quorum) {
+                continue;
+            }
+            if (holds.mode == dev.mortise.lock.LockMode.EXCLUSIVE) {
+                // An exclusive hold on a majority excludes every other majority: it alone is the state.
+                return new KeyState(holds.mode, List.of(holds.holder(requestOwner(entry.getKey()))),
+                        java.util.OptionalInt.empty());
+            }
+            mode = holds.mode;
+            agreed.add(holds.holder(requestOwner(entry.getKey())));
+        }
+        return agreed.isEmpty() ? KeyState.free(java.util.OptionalInt.empty())
+                : new KeyState(mode, agreed, java.util.OptionalInt.empty());
+    }
+
+    /** The request's owner of a stored owner {@code <owner>/<attempt>} (see {@link RedlockHold}). */
+    private static String requestOwner(String serverOwner) {
+        int attempt = serverOwner.lastIndexOf('/');
+        return attempt < 0 ? serverOwner : serverOwner.substring(0, attempt);
+    }
+
+    /** One stored owner's holds over the nodes: how many nodes have it, the least lease left, the largest token. */
+    private static final class NodeHolds {
+        final dev.mortise.lock.LockMode mode;
+        int nodes;
+        Duration remaining;
+        long token = Long.MIN_VALUE;
+
+        NodeHolds(dev.mortise.lock.LockMode mode) {
+            this.mode = mode;
+        }
+
+        void add(KeyState.Holder holder) {
+            nodes++;
+            holder.remaining().ifPresent(r -> remaining = remaining == null || r.compareTo(remaining) < 0 ? r : remaining);
+            holder.fencingToken().ifPresent(t -> token = Math.max(token, t));
+        }
+
+        KeyState.Holder holder(String owner) {
+            return new KeyState.Holder(owner,
+                    token == Long.MIN_VALUE ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(token),
+                    Optional.ofNullable(remaining));
+        }
     }
 
     @Override

@@ -179,6 +179,11 @@ class DistributedLockModeTests {
             }
 
             @Override
+            public dev.mortise.lock.spi.KeyState inspect(String key) {
+                return store.inspect(key);
+            }
+
+            @Override
             public void ping() {
                 store.ping();
             }

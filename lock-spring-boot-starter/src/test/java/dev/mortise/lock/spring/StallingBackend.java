@@ -107,6 +107,11 @@ final class StallingBackend implements LockBackend {
     }
 
     @Override
+    public dev.mortise.lock.spi.KeyState inspect(String key) {
+        return local.inspect(key);
+    }
+
+    @Override
     public void ping() {
         local.ping();
     }

@@ -71,6 +71,12 @@ public final class CountingBackend implements LockBackend {
         return delegate.release(grant);
     }
 
+    /** Forwarded; not counted (it is no server call of the lock protocol). */
+    @Override
+    public dev.mortise.lock.spi.KeyState inspect(String key) {
+        return delegate.inspect(key);
+    }
+
     @Override
     public void ping() {
         delegate.ping();

@@ -271,6 +271,12 @@ public final class FaultInjectingBackend implements LockBackend {
         delegate.addGrantListener(listener);
     }
 
+    /** Forwarded without faults: inspection is a read for diagnostics, not a step of the lock protocol. */
+    @Override
+    public dev.mortise.lock.spi.KeyState inspect(String key) {
+        return delegate.inspect(key);
+    }
+
     @Override
     public void ping() {
         delegate.ping();

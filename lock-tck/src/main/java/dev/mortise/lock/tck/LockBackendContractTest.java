@@ -1039,4 +1039,12 @@ public abstract class LockBackendContractTest {
             super(LockBackendContractTest.this);
         }
     }
+
+    /** The inspection contract ({@link InspectionContract}), on this test's clients and hooks. */
+    @Nested
+    class Inspection extends InspectionContract {
+        Inspection() {
+            super(LockBackendContractTest.this);
+        }
+    }
 }

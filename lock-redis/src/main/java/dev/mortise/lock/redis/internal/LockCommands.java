@@ -1,9 +1,11 @@
 package dev.mortise.lock.redis.internal;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
@@ -16,6 +18,9 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -463,6 +468,44 @@ public final class LockCommands {
         Long released = runner.call(releaseCall(ReadHold.keysOf(state), grant.owner(), RELEASE, ReadHold.isShared(state)),
                 grant.key(), "release");
         return released == 1;
+    }
+
+    // ---- inspection ---------------------------------------------------------------------------
+
+    /** The one read of {@link Scripts#INSPECT}: every name of the key it reads lives in the key's slot. */
+    private ScriptCall inspectCall(RedisKeys keys) {
+        return ScriptCall.of(Scripts.INSPECT, RScript.ReturnType.LIST,
+                List.of(keys.lock(), keys.fence(), keys.readers(), keys.queue(), keys.waiters()), fair ? "1" : "0");
+    }
+
+    /** Starts {@link Scripts#INSPECT} of {@code key}; the reply is read by {@link #toKeyState}. */
+    public CompletableFuture<List<Object>> inspectAsync(RedisKeys keys) {
+        return runner.callAsync(inspectCall(keys));
+    }
+
+    /** What the server keeps for {@code key}, owners as stored (one script call, read-only). */
+    public KeyState inspect(String key) {
+        RedisKeys keys = keys(key);
+        runner.ensureReady(key);
+        return toKeyState(runner.call(inspectCall(keys), key, "inspect"));
+    }
+
+    /** Reads an {@link Scripts#INSPECT} reply: {mode, waiters, owner, remaining-ms, token, ...}. */
+    public static KeyState toKeyState(List<Object> reply) {
+        String mode = String.valueOf(reply.get(0));
+        long waiting = ((Number) reply.get(1)).longValue();
+        OptionalInt waiters = waiting < 0 ? OptionalInt.empty() : OptionalInt.of((int) Math.min(waiting, Integer.MAX_VALUE));
+        if (mode.equals("F")) {
+            return KeyState.free(waiters);
+        }
+        List<KeyState.Holder> holders = new ArrayList<>((reply.size() - 2) / 3);
+        for (int i = 2; i + 2 < reply.size(); i += 3) {
+            String token = String.valueOf(reply.get(i + 2));
+            holders.add(new KeyState.Holder(String.valueOf(reply.get(i)),
+                    token.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token)),
+                    Optional.of(Duration.ofMillis(((Number) reply.get(i + 1)).longValue()))));
+        }
+        return new KeyState(mode.equals("X") ? LockMode.EXCLUSIVE : LockMode.SHARED, holders, waiters);
     }
 
     public CompletableFuture<Long> pingAsync() {

@@ -2,22 +2,28 @@ package dev.mortise.lock.spring.actuate;
 
 import dev.mortise.lock.HeldLock;
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.spring.Leadership;
 import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.Leaderships;
 import dev.mortise.lock.spring.LockClients;
 import dev.mortise.lock.spring.internal.AnnotatedHolds;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The {@code locks} actuator endpoint, read-only: the holds this instance has open on every
- * configured backend. {@link ForceReleaseLocksEndpoint} adds the write operation, only when
+ * configured backend ({@code /actuator/locks}), and what a backend's server records about one key,
+ * whoever holds it ({@code /actuator/locks/{key}}). {@link ForceReleaseLocksEndpoint} adds the write operation, only when
  * {@code mortise.lock.actuator.force-release.enabled=true}.
  */
 @Endpoint(id = "locks")
@@ -45,10 +51,45 @@ public class LocksEndpoint {
                 held.add(new HeldLockDescriptor(lock.key(), entry.getKey(), lock.fencingToken(), lock.holdCount(),
                         lock.acquiredAt().toString(), lock.heldFor().toString(), lock.remaining().toString(),
                         lock.renewed(), lock.owner(), LockAccess.of(lock.mode()).tag(),
-                        info == null || info.multiKey().isEmpty() ? null : info.multiKey()));
+                        info == null || info.multiKey().isEmpty() ? null : info.multiKey(), lock.holderId()));
             }
         }
         return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held, leadership());
+    }
+
+    /**
+     * What the server of {@code backend} (the default if omitted) records about {@code key}, through
+     * {@link LockClient#inspect}: GET {@code /actuator/locks/{key}} over HTTP. A key with slashes may
+     * be given as more path segments ({@code /actuator/locks/orders/42} is {@code orders/42}). Holders
+     * are shown by their opaque holder ids, never by the owner strings that would let a caller
+     * release them. Read-only: it takes nothing and leaves nothing on the server.
+     *
+     * @throws InvalidEndpointRequestException (400 over HTTP) for a blank or over-long key or an
+     *                                         unknown backend, with the message that says why
+     */
+    @ReadOperation
+    public InspectionDescriptor inspect(@Selector(match = Selector.Match.ALL_REMAINING) String[] key,
+                                        @Nullable String backend) {
+        String joined = String.join("/", key);
+        LockClient client;
+        LockInspection inspection;
+        try {
+            client = clients.get(backend);
+            inspection = client.inspect(joined);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+        String name = backend == null || backend.isEmpty() ? clients.defaultName() : backend;
+        List<HolderDescriptor> holders = new ArrayList<>(inspection.holders().size());
+        for (LockInspection.Holder holder : inspection.holders()) {
+            holders.add(new HolderDescriptor(holder.holderId(),
+                    holder.fencingToken().isPresent() ? holder.fencingToken().getAsLong() : null,
+                    holder.remaining().map(Duration::toMillis).orElse(null), holder.heldByThisClient()));
+        }
+        return new InspectionDescriptor(inspection.key(), name, inspection.held(),
+                inspection.mode() == null ? null : LockAccess.of(inspection.mode()).tag(), holders,
+                inspection.waiters().isPresent() ? inspection.waiters().getAsInt() : null,
+                inspection.readAt().toString());
     }
 
     private List<LeadershipDescriptor> leadership() {
@@ -112,10 +153,40 @@ public class LocksEndpoint {
      *                   {@code LockClient} API
      * @param multiKey   for a part of a multi-key {@code @DistributedLock}, every key of that lock in
      *                   the order taken (this hold's key among them); {@code null} otherwise
+     * @param holderId   the hold's opaque id, as {@code GET /actuator/locks/{key}} shows it on every
+     *                   instance: match one against the other to find which instance holds a key
      */
     public record HeldLockDescriptor(String key, String backend, long fencingToken, int holdCount, String acquiredAt,
                                      String heldFor, String remaining, boolean renewed, String owner, String mode,
-                                     List<String> multiKey) {
+                                     List<String> multiKey, String holderId) {
+    }
+
+    /**
+     * What {@code GET /actuator/locks/{key}} returns: one read of the server, a snapshot.
+     *
+     * @param backend the configured name of the backend that was read
+     * @param held    whether any hold of the key was on the server
+     * @param mode    {@code write} (one exclusive holder), {@code read} (shared holders), or {@code null}
+     *                when free
+     * @param holders the holds on the server
+     * @param waiters requests waiting on the server, or {@code null} where the backend cannot tell
+     * @param readAt  when the server was read (ISO-8601)
+     */
+    public record InspectionDescriptor(String key, String backend, boolean held, String mode,
+                                       List<HolderDescriptor> holders, Integer waiters, String readAt)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * One hold on the server.
+     *
+     * @param holderId         the opaque id of the hold ({@code LockLease.holderId()} of its lease)
+     * @param fencingToken     its token, or {@code null} where the backend does not store it with the hold
+     * @param remainingMillis  the lease the server still gives it, in ms, or {@code null} where it keeps none
+     * @param heldByThisClient whether it is a hold of this instance (on the same backend)
+     */
+    public record HolderDescriptor(String holderId, Long fencingToken, Long remainingMillis,
+                                   boolean heldByThisClient) {
     }
 
     /** The result of a release: whether this instance held the key. */

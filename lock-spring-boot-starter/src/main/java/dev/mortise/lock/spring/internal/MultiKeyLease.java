@@ -44,6 +44,14 @@ final class MultiKeyLease implements LockLease {
                 + "LockContext.find(key) or MultiLease.fencingToken(key)");
     }
 
+    /** Refused as {@link #fencingToken()} is: each key is its own hold with its own id ({@code MultiLease.holderId(key)}). */
+    @Override
+    public String holderId() {
+        throw new IllegalStateException("The multi-key lock " + key() + " on backend '" + backend() + "' has one "
+                + "holder id per key, not one for all: read the id of a key's hold from MultiLease.holderId(key) or "
+                + "LockContext.find(key)");
+    }
+
     @Override
     public int holdCount() {
         return multi.parts().stream().mapToInt(LockLease::holdCount).min().orElse(0);

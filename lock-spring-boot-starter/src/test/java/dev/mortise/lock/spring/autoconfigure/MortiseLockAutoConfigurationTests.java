@@ -272,6 +272,11 @@ class MortiseLockAutoConfigurationTests {
         }
 
         @Override
+        public dev.mortise.lock.spi.KeyState inspect(String key) {
+            return delegate.inspect(key);
+        }
+
+        @Override
         public void ping() {
             delegate.ping();
         }
