@@ -347,7 +347,7 @@ public final class LocalLockServer {
             if (entry == null) {
                 return KeyState.free(OptionalInt.of(0));
             }
-            long now = System.nanoTime();
+            long now = ticker.read();
             OptionalInt waiting = OptionalInt.of(entry.waiters.size());
             if (entry.heldAt(now)) {
                 return new KeyState(LockMode.EXCLUSIVE, List.of(holder(entry.owner, entry.token, entry.expiresAtNanos - now)), waiting);
@@ -404,7 +404,9 @@ public final class LocalLockServer {
                 return false;
             }
             long now = ticker.read();
-            boolean held = entry.readers.remove(owner) != null || owner.equals(entry.owner) && entry.heldAt(now);
+            entry.readerTokens.remove(owner);
+            Long shared = entry.readers.remove(owner);
+            boolean held = shared != null && now - shared < 0 || owner.equals(entry.owner) && entry.heldAt(now);
             if (owner.equals(entry.owner)) {
                 entry.owner = null;
             }
@@ -430,6 +432,7 @@ public final class LocalLockServer {
             Entry entry = entry(key);
             long now = ticker.read();
             entry.readers.clear();
+            entry.readerTokens.clear();
             entry.owner = owner;
             entry.expiresAtNanos = now + lease.toNanos();
             entry.token++;

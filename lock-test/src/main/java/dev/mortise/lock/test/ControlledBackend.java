@@ -1,7 +1,6 @@
 package dev.mortise.lock.test;
 
 import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.local.LocalLockServer;
@@ -9,49 +8,40 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-process backend with the knobs {@link TestLockClient} turns: renewals that fail, and
  * holds taken away on the server with their holder told at once (as a server that pushes
- * session events would). Keeps a record of every hold it granted and still counts as held,
- * with its lease end on the server's ticker, so a test can read a key's holder. One instance
- * serves every client of a test's server ({@link TestLockClient#anotherClient()}): each client
- * subscribes its grant listener, which ignores the grants of other clients. Thread-safe.
+ * session events would: through the core's {@link GrantListener}, with the reason). One
+ * instance serves every client of a test's server ({@link TestLockClient#anotherClient()}):
+ * each client subscribes its grant listener, which ignores the holds of other clients.
+ * Thread-safe; its own changes to the server are serialised.
  */
 final class ControlledBackend implements LockBackend {
 
-    /** What the server holds for one owner, as this backend saw it granted, renewed and released. */
-    record Held(Grant grant, LockMode mode, long expiresAtNanos) {
-    }
+    private static final String THIEF = "lock-test-thief-";
 
     private final LocalLockBackend local;
     private final LocalLockServer server;
-    private final Ticker ticker;
     private final List<GrantListener> listeners = new CopyOnWriteArrayList<>();
-    /** key → owner → hold (guarded by the key's map, under {@code synchronized (this)} for writes). */
-    private final Map<String, Map<String, Held>> held = new ConcurrentHashMap<>();
-    private volatile boolean renewalsFail;
     private final AtomicLong thieves = new AtomicLong();
-    private static final String THIEF = "lock-test-thief-";
+    private volatile boolean renewalsFail;
 
     ControlledBackend(LocalLockServer server) {
         this.server = server;
         this.local = new LocalLockBackend(server);
-        this.ticker = server.ticker();
     }
 
     LocalLockServer server() {
@@ -62,7 +52,12 @@ final class ControlledBackend implements LockBackend {
         renewalsFail = fail;
     }
 
-    // ---- the SPI ------------------------------------------------------------------------
+    /** Whether {@code owner} is one {@link #seize} made up. */
+    static boolean isThief(String owner) {
+        return owner.startsWith(THIEF);
+    }
+
+    // ---- the SPI: the local backend's, renewals failing on demand -------------------------
 
     @Override
     public String name() {
@@ -81,54 +76,45 @@ final class ControlledBackend implements LockBackend {
 
     @Override
     public Ticker ticker() {
-        return ticker;
+        return local.ticker();
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        Attempt attempt = local.tryAcquire(request);
-        attempt.grant().ifPresent(grant -> record(grant, request.mode(), request.lease()));
-        return attempt;
+        return local.tryAcquire(request);
     }
 
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        Optional<Grant> grant = local.acquire(request, wait);
-        grant.ifPresent(g -> record(g, request.mode(), request.lease()));
-        return grant;
+        return local.acquire(request, wait);
     }
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
         checkRenewals(grant.key());
-        boolean renewed = local.renew(grant, lease);
-        renewed(grant, lease, renewed);
-        return renewed;
+        return local.renew(grant, lease);
     }
 
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
         checkRenewals(grants.isEmpty() ? "(none)" : grants.iterator().next().key());
-        Set<Grant> gone = local.renewAll(grants, lease);
-        for (Grant grant : grants) {
-            renewed(grant, lease, !gone.contains(grant));
-        }
-        return gone;
+        return local.renewAll(grants, lease);
     }
 
     @Override
     public boolean linger(Grant grant, Duration linger) {
         checkRenewals(grant.key());
-        boolean kept = local.linger(grant, linger);
-        renewed(grant, linger, kept);
-        return kept;
+        return local.linger(grant, linger);
     }
 
     @Override
     public boolean release(Grant grant) {
-        boolean released = local.release(grant);
-        forget(grant.key(), grant.owner());
-        return released;
+        return local.release(grant);
+    }
+
+    @Override
+    public KeyState inspect(String key) {
+        return local.inspect(key);
     }
 
     @Override
@@ -148,101 +134,51 @@ final class ControlledBackend implements LockBackend {
 
     // ---- what the test does to the server -------------------------------------------------
 
-    /** The holds of {@code key} the server still honours, oldest grant first. */
-    synchronized List<Held> holders(String key) {
-        Map<String, Held> owners = held.get(key);
-        if (owners == null) {
-            return List.of();
-        }
-        long now = ticker.read();
-        owners.values().removeIf(h -> now - h.expiresAtNanos() >= 0);
-        List<Held> result = new ArrayList<>(owners.values());
-        result.sort((a, b) -> Long.compare(a.grant().fencingToken(), b.grant().fencingToken()));
-        return result;
+    /** What the server holds for {@code key} now (on its ticker). */
+    KeyState holders(String key) {
+        return local.inspect(key);
     }
 
-    /** Drops every hold of {@code key} on the server and tells each holder it is gone for {@code reason}. */
-    void dropAll(String key, LostReason reason) {
-        List<Held> dropped;
-        synchronized (this) {
-            Map<String, Held> owners = held.remove(key);
-            dropped = owners == null ? List.of() : new ArrayList<>(owners.values());
-        }
+    /**
+     * Drops every hold of {@code key} on the server and tells each holder it is gone for
+     * {@code reason}.
+     *
+     * @return how many holds were dropped
+     */
+    synchronized int dropAll(String key, LostReason reason) {
+        List<KeyState.Holder> dropped = local.inspect(key).holders();
         server.forget(key);
-        tell(dropped, reason);
+        tell(key, dropped, reason);
+        return dropped.size();
     }
 
-    /** Drops the hold of {@code key} with {@code token}; false if no hold of it has that token. */
-    boolean drop(String key, long token, LostReason reason) {
-        Held found = null;
-        for (Held h : holders(key)) {
-            if (h.grant().fencingToken() == token) {
-                found = h;
+    /** Drops the hold of {@code key} with {@code token} and tells its holder; false if no hold has that token. */
+    synchronized boolean drop(String key, long token, LostReason reason) {
+        for (KeyState.Holder holder : local.inspect(key).holders()) {
+            if (holder.fencingToken().isPresent() && holder.fencingToken().getAsLong() == token
+                    && server.forget(key, holder.owner())) {
+                tell(key, List.of(holder), reason);
+                return true;
             }
         }
-        if (found == null) {
-            return false;
-        }
-        forget(key, found.grant().owner());
-        server.forget(key, found.grant().owner());
-        tell(List.of(found), reason);
-        return true;
-    }
-
-    /** Whether {@code owner} is one {@link #seize} made up. */
-    static boolean isThief(String owner) {
-        return owner.startsWith(THIEF);
+        return false;
     }
 
     /** Another owner takes {@code key} for {@code lease}; the holders are told their hold was taken. */
-    Grant seize(String key, Duration lease) {
-        String owner = THIEF + thieves.incrementAndGet();
-        List<Held> dropped;
-        Grant grant;
-        synchronized (this) {
-            Map<String, Held> owners = held.remove(key);
-            dropped = owners == null ? List.of() : new ArrayList<>(owners.values());
-            grant = server.seize(key, owner, lease);
-            record(grant, LockMode.EXCLUSIVE, lease);
-        }
-        tell(dropped, LostReason.RENEWAL_REJECTED);
+    synchronized Grant seize(String key, Duration lease) {
+        List<KeyState.Holder> dropped = local.inspect(key).holders();
+        Grant grant = server.seize(key, THIEF + thieves.incrementAndGet(), lease);
+        tell(key, dropped, LostReason.RENEWAL_REJECTED);
         return grant;
     }
 
-    // ---- bookkeeping --------------------------------------------------------------------
-
-    private void tell(List<Held> dropped, LostReason reason) {
-        for (Held h : dropped) {
+    /** Tells every client's core (each ignores the holds of other clients). */
+    private void tell(String key, List<KeyState.Holder> dropped, LostReason reason) {
+        for (KeyState.Holder holder : dropped) {
+            // A grant is known by key and owner: what the core needs to find the hold.
+            Grant gone = new Grant(key, holder.owner(), holder.fencingToken().orElse(-1), 0, null);
             for (GrantListener listener : listeners) {
-                listener.lost(h.grant(), reason, null);
-            }
-        }
-    }
-
-    private synchronized void record(Grant grant, LockMode mode, Duration lease) {
-        held.computeIfAbsent(grant.key(), k -> new ConcurrentHashMap<>())
-                .put(grant.owner(), new Held(grant, mode, grant.requestedAtNanos() + lease.toNanos()));
-    }
-
-    private synchronized void renewed(Grant grant, Duration lease, boolean kept) {
-        Map<String, Held> owners = held.get(grant.key());
-        Held h = owners == null ? null : owners.get(grant.owner());
-        if (h == null) {
-            return;
-        }
-        if (kept) {
-            owners.put(grant.owner(), new Held(h.grant(), h.mode(), ticker.read() + lease.toNanos()));
-        } else {
-            owners.remove(grant.owner());
-        }
-    }
-
-    private synchronized void forget(String key, String owner) {
-        Map<String, Held> owners = held.get(key);
-        if (owners != null) {
-            owners.remove(owner);
-            if (owners.isEmpty()) {
-                held.remove(key);
+                listener.lost(gone, reason, null);
             }
         }
     }

@@ -4,6 +4,7 @@ import dev.mortise.lock.HeldLock;
 import dev.mortise.lock.LockCallable;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockClientBuilder;
+import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockListener;
 import dev.mortise.lock.LockLostEvent;
@@ -12,9 +13,11 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.local.LocalLockServer;
 import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.KeyState;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -121,10 +124,9 @@ public final class TestLockClient implements LockClient {
      * @return how many holds were dropped (0 if nobody held it)
      */
     public int expire(String key) {
-        int held = backend.holders(checkKey(key)).size();
-        backend.dropAll(key, LostReason.EXPIRED);
+        int dropped = backend.dropAll(checkKey(key), LostReason.EXPIRED);
         ticker.settle();
-        return held;
+        return dropped;
     }
 
     /**
@@ -207,12 +209,13 @@ public final class TestLockClient implements LockClient {
      * at most one exclusive hold, or any number of shared ones. Empty when the key is free.
      */
     public List<KeyHolder> holders(String key) {
-        long now = ticker.read();
+        KeyState state = backend.holders(checkKey(key));
         List<KeyHolder> result = new ArrayList<>();
-        for (ControlledBackend.Held h : backend.holders(checkKey(key))) {
-            result.add(new KeyHolder(key, h.grant().owner(), h.grant().fencingToken(), h.mode(),
-                    Duration.ofNanos(h.expiresAtNanos() - now), ControlledBackend.isThief(h.grant().owner())));
+        for (KeyState.Holder h : state.holders()) {
+            result.add(new KeyHolder(key, h.owner(), h.fencingToken().orElse(-1), state.mode(),
+                    h.remaining().orElse(Duration.ZERO), ControlledBackend.isThief(h.owner())));
         }
+        result.sort(Comparator.comparingLong(KeyHolder::fencingToken));
         return result;
     }
 
@@ -336,6 +339,11 @@ public final class TestLockClient implements LockClient {
     @Override
     public Duration shortestLease() {
         return client.shortestLease();
+    }
+
+    @Override
+    public LockInspection inspect(String key) {
+        return client.inspect(key);
     }
 
     @Override

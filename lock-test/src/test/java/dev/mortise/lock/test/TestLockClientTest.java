@@ -1,6 +1,7 @@
 package dev.mortise.lock.test;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockMode;
@@ -271,6 +272,20 @@ class TestLockClientTest {
             locks.failRenewals(true);
             locks.advance(TestLockClient.DEFAULT_LEASE);
             assertThat(renewed.isValid()).isFalse();
+        }
+    }
+
+    @Test
+    void inspectReadsTheServerOnTheTestsTicker(TestLockClient locks) {
+        try (LockLease lease = locks.acquire(LockSpec.of("seen").lease(Duration.ofMinutes(1)))) {
+            locks.advance(Duration.ofSeconds(10));
+            LockInspection seen = locks.inspect("seen");
+            assertThat(seen.heldByThisClient()).isTrue();
+            assertThat(seen.holders()).singleElement().satisfies(holder -> {
+                assertThat(holder.fencingToken()).hasValue(lease.fencingToken());
+                assertThat(holder.remaining()).hasValue(Duration.ofSeconds(50));
+            });
+            assertThat(locks.holder("seen")).get().extracting(KeyHolder::remaining).isEqualTo(Duration.ofSeconds(50));
         }
     }
 
