@@ -23,6 +23,9 @@ import java.util.Optional;
  * <pre>{@code
  * LockClient locks = LockClient.builder(LocalLockBackend.create()).build();
  * }</pre>
+ *
+ * Leases run on the server's {@link Ticker} ({@link LocalLockServer#LocalLockServer(String, Ticker)}),
+ * real time unless a test passes a ticker it moves by hand (the {@code lock-test} artifact does).
  */
 public final class LocalLockBackend implements LockBackend {
 
