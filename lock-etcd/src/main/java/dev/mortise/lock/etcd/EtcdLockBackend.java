@@ -5,6 +5,7 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import io.etcd.jetcd.Client;
@@ -157,6 +158,21 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public boolean release(Grant grant) {
         return engine.release(grant);
+    }
+
+    /**
+     * Reads the lock's queue: one linearizable range read of every key under its prefix
+     * (oldest create revision first), then one {@code LeaseTimeToLive} per distinct lease of
+     * the holding keys, sent together. Holders are the keys that hold by the queue's rule (the
+     * oldest key if it is a writer's; else every reader key older than the oldest writer key),
+     * each with the owner stored as its value, its create revision as the token and its lease's
+     * remaining TTL (whole seconds, rounded down by etcd; 0 when less than a second is left).
+     * Waiters are the other keys. Nothing is written, kept alive or woken. If a holder's lease
+     * runs out between the two reads, the queue is read again (up to three times).
+     */
+    @Override
+    public KeyState inspect(String key) {
+        return engine.inspect(key);
     }
 
     @Override

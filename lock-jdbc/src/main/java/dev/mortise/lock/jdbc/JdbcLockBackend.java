@@ -3,6 +3,7 @@ package dev.mortise.lock.jdbc;
 import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.jdbc.internal.Dialects;
+import dev.mortise.lock.jdbc.internal.InspectSql;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
 import dev.mortise.lock.jdbc.internal.LockSql;
 import dev.mortise.lock.jdbc.internal.JdbcWait;
@@ -17,6 +18,7 @@ import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
@@ -68,6 +70,7 @@ public final class JdbcLockBackend implements LockBackend {
     private final TableName table;
     private final LockSql sql;
     private final SharedSql shared;
+    private final InspectSql inspection;
     private final JdbcCalls calls;
     private final int keyColumnBytes;
     private final int queryTimeoutSeconds;
@@ -105,6 +108,7 @@ public final class JdbcLockBackend implements LockBackend {
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
+        this.inspection = new InspectSql(dialect, table, queryTimeoutSeconds);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         if (tableOwed) {
             int seconds = queryTimeoutSeconds;
@@ -392,6 +396,20 @@ public final class JdbcLockBackend implements LockBackend {
                     () -> shared.releaseShared(c, key.stored(), grant.owner())));
         }
         return calls.run(grant.key(), "release", c -> sql.release(c, grant.state(), grant.owner()));
+    }
+
+    /**
+     * One SELECT of the key's row, every expiry judged by the database's clock as the lock
+     * statements judge it: an unexpired exclusive hold with its owner, token and time left; an
+     * unexpired shared hold as one holder per unexpired reader, each with its own time left and
+     * no token (the row keeps only the latest grant's token); otherwise free. Waiters are
+     * unknown (empty): the row keeps at most one waiting writer's marker and nothing of waiting
+     * readers. Takes no row lock and writes nothing.
+     */
+    @Override
+    public KeyState inspect(String key) {
+        String stored = StoredKey.of(key, keyColumnBytes).value();
+        return calls.runIdempotent(key, "inspect", c -> inspection.inspect(c, stored));
     }
 
     @Override

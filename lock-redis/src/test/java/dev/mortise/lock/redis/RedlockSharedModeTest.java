@@ -148,4 +148,27 @@ class RedlockSharedModeTest {
             assertThat(writer.fencingToken()).isGreaterThan(ahead + 1);
         }
     }
+
+    /**
+     * Releasing a share whose lease ran out on the nodes is not a release of a live hold: the
+     * release answers false, so the core reports the loss. The cancel script Redlock releases with
+     * counted an expired reader entry (still in the hash until pruned) as the owner's live share.
+     */
+    @Test
+    void releasingAShareThatExpiredOnTheNodesAnswersFalse() throws Exception {
+        try (RedlockBackend backend = RedlockBackend.builder()
+                .nodes(servers.stream().map(RedisServer::address).toArray(String[]::new))
+                .nodeTimeout(Duration.ofSeconds(1)).build()) {
+            String owner = "expired-share-" + UUID.randomUUID();
+            dev.mortise.lock.spi.Grant share = backend.tryAcquire(new dev.mortise.lock.spi.LockRequest(key, owner,
+                    Duration.ofMillis(300), false, dev.mortise.lock.LockMode.SHARED)).grant().orElseThrow();
+            // A second, live share keeps the readers hash (and the expired entry in it) on the nodes.
+            dev.mortise.lock.spi.Grant live = backend.tryAcquire(new dev.mortise.lock.spi.LockRequest(key,
+                    owner + "-live", Duration.ofSeconds(30), false, dev.mortise.lock.LockMode.SHARED))
+                    .grant().orElseThrow();
+            Thread.sleep(600);
+            assertThat(backend.release(share)).as("the share had expired on every node").isFalse();
+            assertThat(backend.release(live)).as("the live share was released").isTrue();
+        }
+    }
 }

@@ -4,8 +4,10 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.zookeeper.internal.KeyInspection;
 import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
 import dev.mortise.lock.zookeeper.internal.LingerMarkers;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
@@ -64,6 +66,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final LeaseExpiry expiry;
     private final LingerMarkers markers;
     private final Renewal renewal;
+    private final KeyInspection inspection;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     ZookeeperLockBackend(CuratorFramework client, boolean ownsClient, String rootPath, Duration operationTimeout,
@@ -77,6 +80,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.expiry = new LeaseExpiry(ops, guard);
         this.markers = new LingerMarkers(ops);
         this.renewal = new Renewal(ops, guard);
+        this.inspection = new KeyInspection(ops, paths);
         client.getConnectionStateListenable().addListener(guard);
     }
 
@@ -197,6 +201,23 @@ public final class ZookeeperLockBackend implements LockBackend {
         expiry.cancel(grant);
         guard.remove(grant);
         return deleted;
+    }
+
+    /**
+     * Reads the key's queue: one listing of its parent, then, pipelined, one getData per
+     * holding node and per lingering-hold marker. Holders are the nodes that hold by the
+     * queue's rule (the first node if exclusive; else the shared nodes before the first
+     * exclusive one), with the owner stored as their data and their czxid as the token. Their
+     * remaining lease is empty (a hold lives as long as its session; an explicit lease is ended
+     * by the holder's own client, not by the server), except for a hold left to linger, whose
+     * marker gives its end. A marker in force whose node is gone (its client closed) is the
+     * holder itself, and every queued node then waits for it. Nothing is created, changed,
+     * deleted or watched. Reads are served by the connected server, as every read of this
+     * backend is (no sync).
+     */
+    @Override
+    public KeyState inspect(String key) {
+        return inspection.inspect(key);
     }
 
     @Override

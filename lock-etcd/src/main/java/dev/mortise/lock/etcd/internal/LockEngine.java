@@ -5,6 +5,7 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
+import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -34,6 +35,7 @@ public final class LockEngine implements AutoCloseable {
     private final OrphanCleaner orphans;
     private final Renewal renewal;
     private final LeaseMove moves;
+    private final KeyInspection inspection;
     private final Client client;
 
     public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
@@ -45,6 +47,7 @@ public final class LockEngine implements AutoCloseable {
         this.orphans = new OrphanCleaner(client.getKVClient(), rpc, leases.scheduler());
         this.renewal = new Renewal(leases, queue, rpc);
         this.moves = new LeaseMove(client.getKVClient(), leases, rpc);
+        this.inspection = new KeyInspection(client.getKVClient(), client.getLeaseClient(), keys, rpc);
     }
 
     public void addGrantListener(GrantListener listener) {
@@ -229,6 +232,11 @@ public final class LockEngine implements AutoCloseable {
             leases.revokeQuietly(stray); // our key is deleted: it may have been on this lease, but is not any more
         }
         return held;
+    }
+
+    /** What etcd records about {@code key}: see {@link KeyInspection}. */
+    public KeyState inspect(String key) {
+        return inspection.inspect(key);
     }
 
     public void ping() {

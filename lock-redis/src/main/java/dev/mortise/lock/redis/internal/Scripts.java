@@ -238,18 +238,23 @@ public final class Scripts {
      * of an attempt whose answer may never have come, or may still come: deletes the lock if the owner
      * holds it, or the owner's share if it holds one (and tells waiters when the lock is free then),
      * removes the owner's writer marker, and leaves the cancelled marker that makes an acquire of that
-     * owner arriving later a no-op. Returns 1 if the owner held the lock or a share, else 0.
+     * owner arriving later a no-op. Returns 1 if the owner held the lock or a share whose lease still ran, else 0.
      */
     public static final LuaScript CANCEL = LuaScript.of("cancel", SHARED + """
             local ours = redis.call('GET', KEYS[1]) == ARGV[1]
             if ours then
               redis.call('DEL', KEYS[1])
               redis.call('PUBLISH', ARGV[2], 'released')
-            elseif redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then
-              ours = true
-              redis.call('HDEL', KEYS[3], ARGV[1])
-              if prune_readers(KEYS[3], now_ms()) == 0 then
-                redis.call('PUBLISH', ARGV[2], 'released')
+            else
+              local share = redis.call('HGET', KEYS[3], ARGV[1])
+              if share then
+                -- an expired entry stays in the hash until pruned: it is no longer the owner's hold
+                local now = now_ms()
+                ours = reader_entry(share) > now
+                redis.call('HDEL', KEYS[3], ARGV[1])
+                if prune_readers(KEYS[3], now) == 0 then
+                  redis.call('PUBLISH', ARGV[2], 'released')
+                end
               end
             end
             if redis.call('HDEL', KEYS[4], ARGV[1]) == 1 and live_writers(KEYS[4], now_ms()) == 0

@@ -165,7 +165,7 @@ public final class LingerMarkers {
         return (linger.minusMillis(millis).isZero() ? millis : millis + 1) + 1;
     }
 
-    private static long parseLinger(byte[] data) {
+    static long parseLinger(byte[] data) {
         if (data == null) {
             return -1;
         }
@@ -174,6 +174,25 @@ public final class LingerMarkers {
         try {
             return Long.parseLong(end < 0 ? text : text.substring(0, end));
         } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** The owner a marker's data names (after its linger), or null if it names none. */
+    static String parseOwner(byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        String text = new String(data, StandardCharsets.UTF_8);
+        int end = text.indexOf('\n');
+        return end < 0 ? null : text.substring(end + 1);
+    }
+
+    /** The czxid (the lingering hold's fencing token) a marker's name carries, or -1 if it carries none. */
+    static long czxidOf(String marker) {
+        try {
+            return Long.parseLong(marker.substring(PREFIX.length()));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
             return -1;
         }
     }

@@ -291,6 +291,23 @@ public final class ZkOps {
         }
     }
 
+    /** Starts a getData of {@code path} (no watch); the answer, with its stat, comes through the returned future. */
+    public CompletableFuture<CuratorEvent> dataAsync(String path, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "read ", path, () -> client.getData().inBackground((c, e) -> result.complete(e)).forPath(path));
+        return result;
+    }
+
+    /** The answer to {@link #dataAsync} (data and stat), {@code null} if the node is gone, or a failure naming the key. */
+    public CuratorEvent dataResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "read ", path, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return null;
+        }
+        check(event, key, "read ", path);
+        return event;
+    }
+
     /** Starts an exists call on {@code path}; the answer comes through the returned future. */
     public CompletableFuture<CuratorEvent> existsAsync(String path, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();

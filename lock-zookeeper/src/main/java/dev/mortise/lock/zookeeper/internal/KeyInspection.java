@@ -1,0 +1,178 @@
+package dev.mortise.lock.zookeeper.internal;
+
+import dev.mortise.lock.LockMode;
+import dev.mortise.lock.spi.KeyState;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.data.Stat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads what ZooKeeper records about one key, for
+ * {@link dev.mortise.lock.spi.LockBackend#inspect}: one listing of the key's parent, then one
+ * getData per holding node and per lingering-hold marker, pipelined (one more round trip).
+ *
+ * <p>Holders follow the queue's own rule ({@link LockQueue}): the first node if it is
+ * exclusive, else the shared nodes before the first exclusive one; each is reported with the
+ * owner stored as its data and its czxid as the token. A hold is bound to its session, so it
+ * has no remaining lease on the server, unless it was left to linger: then its marker
+ * ({@link LingerMarkers}) says when it ends. A marker in force whose node is gone (its client
+ * closed) holds the key by itself, as every acquirer treats it: it is then the holder (the
+ * marker does not record the mode; it excludes everyone, so it is reported exclusive, or
+ * shared when several such markers are in force), and every queued node waits. Every other
+ * queued node is a waiter.
+ *
+ * <p>Read-only: no node is created, changed, deleted or watched (an expired marker is left
+ * for the next acquirer to delete). ZooKeeper gives clients no clock, so a marker's end
+ * ({@code mtime} plus its linger) is measured against this process's wall clock, never taken
+ * as earlier than the newest server time the reads showed. Thread-safe.
+ */
+public final class KeyInspection {
+
+    private final ZkOps ops;
+    private final LockPaths paths;
+
+    public KeyInspection(ZkOps ops, LockPaths paths) {
+        this.ops = ops;
+        this.paths = paths;
+    }
+
+    public KeyState inspect(String key) {
+        String parent = paths.parent(key);
+        for (int attempt = 1; ; attempt++) {
+            KeyState state = readOnce(parent, key, attempt == 3);
+            if (state != null) {
+                return state;
+            }
+        }
+    }
+
+    /**
+     * @param last whether to answer even if a holding node vanished between the listing and its read
+     * @return null if one did (released, or its session ended): the listing is stale, list again
+     */
+    private KeyState readOnce(String parent, String key, boolean last) {
+        long deadline = ops.deadline();
+        List<String> children = ops.childrenResult(ops.childrenAsync(parent, key), deadline, parent, key);
+        List<String> queue = LockPaths.sortedLockNodes(children);
+        List<String> holding = holding(queue);
+        List<String> markers = LingerMarkers.among(children);
+        List<CompletableFuture<CuratorEvent>> nodeReads = new ArrayList<>(holding.size());
+        for (String node : holding) {
+            nodeReads.add(ops.dataAsync(parent + "/" + node, key));
+        }
+        List<CompletableFuture<CuratorEvent>> markerReads = new ArrayList<>(markers.size());
+        for (String marker : markers) {
+            markerReads.add(ops.dataAsync(parent + "/" + marker, key));
+        }
+        List<CuratorEvent> nodes = new ArrayList<>(holding.size());
+        long serverNow = 0;
+        for (int i = 0; i < holding.size(); i++) {
+            String path = parent + "/" + holding.get(i);
+            CuratorEvent node = ops.dataResult(nodeReads.get(i), deadline, path, key);
+            if (node == null) {
+                if (!last) {
+                    drain(markerReads, markers, parent, deadline, key);
+                    return null;
+                }
+                continue;
+            }
+            nodes.add(node);
+            serverNow = Math.max(serverNow, node.getStat().getCtime());
+        }
+        List<CuratorEvent> markerData = drain(markerReads, markers, parent, deadline, key);
+        for (CuratorEvent marker : markerData) {
+            if (marker != null) {
+                serverNow = Math.max(serverNow, marker.getStat().getMtime());
+            }
+        }
+        serverNow = Math.max(serverNow, System.currentTimeMillis());
+
+        Map<Long, KeyState.Holder> lingering = new HashMap<>(); // markers in force, by the czxid they name
+        for (int i = 0; i < markers.size(); i++) {
+            CuratorEvent marker = markerData.get(i);
+            if (marker == null) {
+                continue;
+            }
+            long linger = LingerMarkers.parseLinger(marker.getData());
+            long left = marker.getStat().getMtime() + linger - serverNow;
+            if (linger < 0 || left <= 0) {
+                continue; // expired (or not a marker): no acquirer waits for it
+            }
+            long czxid = LingerMarkers.czxidOf(markers.get(i));
+            String owner = LingerMarkers.parseOwner(marker.getData());
+            lingering.put(czxid, new KeyState.Holder(owner == null ? "" : owner,
+                    czxid < 0 ? OptionalLong.empty() : OptionalLong.of(czxid), Optional.of(Duration.ofMillis(left))));
+        }
+
+        List<KeyState.Holder> holders = new ArrayList<>(nodes.size());
+        Set<Long> held = new HashSet<>();
+        for (CuratorEvent node : nodes) {
+            Stat stat = node.getStat();
+            held.add(stat.getCzxid());
+            KeyState.Holder marker = lingering.get(stat.getCzxid());
+            holders.add(new KeyState.Holder(new String(node.getData(), StandardCharsets.UTF_8),
+                    OptionalLong.of(stat.getCzxid()), marker == null ? Optional.empty() : marker.remaining()));
+        }
+        List<KeyState.Holder> orphans = new ArrayList<>();
+        lingering.forEach((czxid, marker) -> {
+            if (!held.contains(czxid)) {
+                orphans.add(marker);
+            }
+        });
+        if (!orphans.isEmpty()) {
+            // Lingering past their session: every queued node waits for them (LockQueue checks markers first).
+            orphans.sort((a, b) -> Long.compare(a.fencingToken().orElse(0), b.fencingToken().orElse(0)));
+            return new KeyState(orphans.size() == 1 ? LockMode.EXCLUSIVE : LockMode.SHARED, orphans,
+                    OptionalInt.of(queue.size()));
+        }
+        int waiters = queue.size() - holding.size();
+        if (holders.isEmpty()) {
+            return KeyState.free(OptionalInt.of(waiters));
+        }
+        LockMode mode = LockPaths.isShared(holding.get(0)) ? LockMode.SHARED : LockMode.EXCLUSIVE;
+        return new KeyState(mode, holders, OptionalInt.of(waiters));
+    }
+
+    /** The answers to the markers' reads, null where a marker is gone. */
+    private List<CuratorEvent> drain(List<CompletableFuture<CuratorEvent>> reads, List<String> markers, String parent,
+                                     long deadline, String key) {
+        List<CuratorEvent> answers = new ArrayList<>(reads.size());
+        for (int i = 0; i < reads.size(); i++) {
+            answers.add(ops.dataResult(reads.get(i), deadline, parent + "/" + markers.get(i), key));
+        }
+        return answers;
+    }
+
+    /**
+     * The nodes that hold by {@link LockQueue}'s rule, among {@code queue} (in sequence order):
+     * the first alone if it is exclusive, else the shared nodes before the first exclusive one.
+     */
+    private static List<String> holding(List<String> queue) {
+        if (queue.isEmpty()) {
+            return List.of();
+        }
+        if (!LockPaths.isShared(queue.get(0))) {
+            return List.of(queue.get(0));
+        }
+        List<String> readers = new ArrayList<>();
+        for (String node : queue) {
+            if (!LockPaths.isShared(node)) {
+                break;
+            }
+            readers.add(node);
+        }
+        return readers;
+    }
+}
