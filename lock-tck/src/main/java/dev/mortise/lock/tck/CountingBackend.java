@@ -72,6 +72,12 @@ public final class CountingBackend implements LockBackend {
     }
 
     /** Forwarded; not counted (it is no server call of the lock protocol). */
+    /** The wrapped backend's clock of lease time, so a wrapped manual-ticker backend keeps working. */
+    @Override
+    public dev.mortise.lock.spi.Ticker ticker() {
+        return delegate.ticker();
+    }
+
     @Override
     public dev.mortise.lock.spi.KeyState inspect(String key) {
         return delegate.inspect(key);

@@ -271,6 +271,12 @@ public final class FaultInjectingBackend implements LockBackend {
         delegate.addGrantListener(listener);
     }
 
+    /** The wrapped backend's clock of lease time, so a wrapped manual-ticker backend keeps working. */
+    @Override
+    public dev.mortise.lock.spi.Ticker ticker() {
+        return delegate.ticker();
+    }
+
     /** Forwarded without faults: inspection is a read for diagnostics, not a step of the lock protocol. */
     @Override
     public dev.mortise.lock.spi.KeyState inspect(String key) {
