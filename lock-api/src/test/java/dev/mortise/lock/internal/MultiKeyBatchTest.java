@@ -180,6 +180,33 @@ class MultiKeyBatchTest {
         assertThat(a.gatesInUse()).isZero();
     }
 
+    @Test
+    void aMigrationBatchesOnlyWhenBothStoresDo() {
+        LocalLockServer old = new LocalLockServer("old");
+        List<LockRequest> requests = List.of(new LockRequest("a", "o-1", Duration.ofSeconds(5), false),
+                new LockRequest("b", "o-2", Duration.ofSeconds(5), false));
+        dev.mortise.lock.migration.MigratingLockBackend both = new dev.mortise.lock.migration.MigratingLockBackend(
+                new LocalLockBackend(old), new LocalLockBackend(server));
+        List<Grant> grants = both.tryAcquireAll(requests);
+        assertThat(grants).extracting(Grant::key).containsExactly("a", "b");
+        assertThat(old.isHeld("a") && server.isHeld("a") && old.isHeld("b") && server.isHeld("b")).isTrue();
+        grants.forEach(both::release);
+
+        counting.noBatch.set(true);
+        dev.mortise.lock.migration.MigratingLockBackend half = new dev.mortise.lock.migration.MigratingLockBackend(
+                new LocalLockBackend(old), counting);
+        assertThat(half.tryAcquireAll(requests)).as("no batch in the new store").isNull();
+        assertThat(old.isHeld("a") || old.isHeld("b")).as("the old store's grants given back").isFalse();
+
+        counting.noBatch.set(false);
+        try (LockLease busy = b.acquire("b", Duration.ZERO)) {
+            assertThat(half.tryAcquireAll(requests)).as("busy in the new store").isEmpty();
+            assertThat(old.isHeld("a") || old.isHeld("b")).isFalse();
+            assertThat(server.isHeld("a")).isFalse();
+            assertThat(busy.isValid()).isTrue();
+        }
+    }
+
     /** Counts what the core sends; can fail a batch or answer "no native batch". */
     private static final class Counting implements LockBackend {
         private final LocalLockBackend delegate;
