@@ -114,8 +114,13 @@ public interface LockClient extends AutoCloseable {
      *       fails, the parts already taken are released (in reverse order) before this throws:
      *       nothing is held and nothing is left on the server.</li>
      *   <li>Each part is an ordinary lease of this client (renewed, or with the spec's explicit
-     *       lease; reentrant for its owner), sent to the backend as one acquire per key: there is
-     *       no single-round-trip multi-key grant, so taking N free keys costs N round trips.</li>
+     *       lease; reentrant for its owner), sent to the backend as one acquire per key.</li>
+     *   <li>Fast path: when no part is held or waited for in this client and the backend batches
+     *       ({@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}; Redis in its default mode, one
+     *       script per cluster slot, and the in-process backend), every part is first tried in one
+     *       all-or-nothing request: one round trip for N free keys on a single Redis server. A
+     *       busy part leaves nothing of it behind, and the parts are then taken one by one as above
+     *       with what is left of the wait.</li>
      * </ul>
      *
      * @throws LockTimeoutException     if not every part was granted within the wait (none is held)
@@ -128,7 +133,8 @@ public interface LockClient extends AutoCloseable {
     }
 
     /**
-     * Tries each key of {@code keys} once, exclusively: all of them, or none.
+     * Tries each key of {@code keys} once, exclusively: all of them, or none. Where the backend
+     * batches, free keys are tried in one request (see {@link #acquireAll(MultiLockSpec)}).
      *
      * @return the multi-key lease, or empty if some key was held by another owner (none is held)
      */

@@ -282,6 +282,11 @@ class MultiKeyLockTest {
             return delegate.tryAcquire(request);
         }
 
+        public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+            requests.forEach(request -> requested.add(request.key()));
+            return delegate.tryAcquireAll(requests);
+        }
+
         public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
             requested.add(request.key());
             return delegate.acquire(request, wait);

@@ -188,6 +188,197 @@ final class Acquirer {
     }
 
     /**
+     * The multi-key fast path: every part at once, in one {@link LockBackend#tryAcquireAll} request.
+     * It applies only when no part is in use in this client (no holder, no waiter, so no hold of the
+     * owner to nest in and no one to pass), every argument is valid, and there are at least two
+     * parts; then the local gates are taken without waiting and the backend asked once. A granted
+     * batch becomes one hold per part exactly as {@link #attempt} makes it (validity from each grant's
+     * request time, the late-grant rule, publish, expiry, watchdog, one ACQUIRED event per part).
+     *
+     * <p>Null means "take the parts one by one": the fast path did not apply, the backend has no
+     * native batch, a part was busy, or (with a wait) the grants came back too late; nothing of this
+     * call is then held, locally or on the server, and the caller goes on with what is left of its wait.
+     *
+     * @param keys  the keys in canonical order, distinct; {@code modes} the mode of each
+     * @return the leases in the order of {@code keys}, or null (see above)
+     * @throws LockException if the backend failed or the client closed (nothing is held)
+     */
+    java.util.List<LockLease> attemptAll(java.util.List<String> keys, java.util.List<LockMode> modes,
+                                         Duration requestedWait, Duration requestedLease, String requestedOwner) {
+        int n = keys.size();
+        if (n < 2 || closed) {
+            return null;
+        }
+        Duration wait;
+        Duration explicitLease;
+        String ownerId;
+        try {
+            for (int i = 0; i < n; i++) {
+                if (!arguments.key(keys.get(i)).equals(keys.get(i))
+                        || modes.get(i) == LockMode.SHARED && !sharedSupported) {
+                    return null;
+                }
+            }
+            wait = arguments.waitTime(requestedWait, keys.get(0));
+            explicitLease = arguments.lease(requestedLease, keys.get(0));
+            if (explicitLease != null) {
+                Validity.check(explicitLease, backend, settings, "Lease", "pass a lease");
+            }
+            ownerId = arguments.owner(requestedOwner, keys.get(0));
+        } catch (RuntimeException invalid) {
+            return null; // the ordered path refuses it with the message a single acquire gives
+        }
+        if (!wait.isZero() && Thread.currentThread().isInterrupted()) {
+            return null;
+        }
+        Thread ownerThread = ownerId == null ? Thread.currentThread() : null;
+        long start = System.nanoTime();
+        KeyGates.Gate[] gate = new KeyGates.Gate[n];
+        KeyGates.Pending[] pending = new KeyGates.Pending[n];
+        Hold[] hold = new Hold[n];
+        java.util.List<LockLease> leases = new java.util.ArrayList<>(n);
+        int entered = 0;
+        int published = 0; // holds [0, published) are published: leased, or lost here and cleared
+        try {
+            for (; entered < n; entered++) {
+                gate[entered] = gates.enterIdle(keys.get(entered), modes.get(entered));
+                if (gate[entered] == null) {
+                    return null;
+                }
+            }
+            Duration lease = explicitLease != null ? explicitLease : settings.defaultLease();
+            java.util.List<LockRequest> requests = new java.util.ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                LockRequest request = new LockRequest(keys.get(i), ownerPrefix + holdSequence.incrementAndGet(), lease,
+                        explicitLease == null, modes.get(i));
+                pending[i] = gate[i].expect(null, request.owner());
+                requests.add(request);
+            }
+            java.util.List<Grant> grants = askAll(requests);
+            if (grants == null || grants.isEmpty()) {
+                return null;
+            }
+            long now = System.nanoTime();
+            int late = -1;
+            for (int i = 0; i < n; i++) {
+                Grant grant = grants.get(i);
+                hold[i] = new Hold(grant, modes.get(i), ownerThread, ownerId, lease, explicitLease == null, gate[i],
+                        validity.deadline(grant, grant.requestedAtNanos(), lease));
+                if (late < 0 && hold[i].expiredAt(now)) {
+                    late = i;
+                }
+            }
+            if (late >= 0) {
+                // One stalled round trip: the finally clears every grant; with a wait left the ordered
+                // path asks again, as a single acquire would.
+                if (wait.isZero() || closed) {
+                    throw messages.grantedTooLate(keys.get(late), lease, validity.worth(grants.get(late), lease));
+                }
+                return null;
+            }
+            for (int i = 0; i < n; i++) {
+                KeyGates.EarlyState early = gate[i].publish(pending[i], hold[i]);
+                published = i + 1;
+                if (early == KeyGates.EarlyState.LOST) {
+                    Throwable cause = KeyGates.earlyLostCause(gate[i], pending[i]);
+                    actions.loseHere(hold[i], LostReason.SESSION_LOST, cause, false);
+                    actions.clearOnServer(hold[i]);
+                    throw messages.sessionEndedBeforeGrant(keys.get(i), cause);
+                }
+                if (early == KeyGates.EarlyState.SUSPENDED) {
+                    hold[i].suspended(true);
+                }
+                if (closed) {
+                    actions.loseHere(hold[i], LostReason.CLIENT_CLOSED, null, false);
+                    actions.clearOnServer(hold[i]);
+                    throw messages.clientClosed(keys.get(i), null);
+                }
+                actions.expiry().arm(hold[i]);
+                actions.renewWhenDue(hold[i]);
+                events.fire(LockEvent.Type.ACQUIRED, keys.get(i), hold[i].mode, hold[i].grant.fencingToken(),
+                        System.nanoTime() - start, null);
+                leases.add(new Lease(client, hold[i]));
+            }
+            return leases;
+        } catch (LockException e) {
+            events.fireError(LockEvent.Operation.ACQUIRE, keys.get(0), modes.get(0), -1, System.nanoTime() - start, e);
+            throw e;
+        } catch (RuntimeException e) {
+            events.fireError(LockEvent.Operation.ACQUIRE, keys.get(0), modes.get(0), -1, System.nanoTime() - start, e);
+            throw messages.acquireAllFailed(keys, e);
+        } finally {
+            if (leases.size() < n) {
+                giveBack(leases, hold, gate, pending, modes, entered, published);
+            }
+        }
+    }
+
+    /** Undoes a fast path that ends without its leases: each part as far as it got. */
+    private void giveBack(java.util.List<LockLease> leases, Hold[] hold, KeyGates.Gate[] gate,
+                          KeyGates.Pending[] pending, java.util.List<LockMode> modes, int entered, int published) {
+        // Published parts before the one that failed are ordinary leases: closed as the ordered path
+        // closes the parts it took. A release the server did not get leaves that hold to its lease.
+        LeaseGroup.closeAll(leases, Duration.ZERO);
+        for (int i = published; i < entered; i++) {
+            if (hold[i] != null) {
+                actions.clearOnServer(hold[i]);
+            }
+            gate[i].leave(modes.get(i), pending[i], null);
+        }
+    }
+
+    /**
+     * One batch request, stopped by {@link #close()} if it is still under way.
+     *
+     * @return the grants, empty if a key was busy, or null for "no native batch"
+     * @throws IllegalStateException if the backend answered with grants that do not match the requests
+     */
+    private java.util.List<Grant> askAll(java.util.List<LockRequest> requests) {
+        String first = requests.get(0).key();
+        if (!inFlight.enter()) {
+            throw messages.clientClosed(first, null);
+        }
+        java.util.List<Grant> grants;
+        try {
+            grants = backend.tryAcquireAll(requests);
+        } catch (RuntimeException e) {
+            if (closed) {
+                throw messages.clientClosed(first, e);
+            }
+            throw e;
+        } finally {
+            inFlight.exit();
+        }
+        if (grants != null && !grants.isEmpty() && !matches(grants, requests)) {
+            for (Grant grant : grants) {
+                try {
+                    backend.release(grant);
+                } catch (RuntimeException ignored) {
+                    // it expires with its lease; the broken answer is what gets reported
+                }
+            }
+            throw new IllegalStateException("backend '" + backend.name() + "' (" + backend.getClass().getName()
+                    + ") answered tryAcquireAll with " + grants + " for " + requests.size() + " requests: it must "
+                    + "return one grant per request, in request order, or an empty list, or null");
+        }
+        return grants;
+    }
+
+    private static boolean matches(java.util.List<Grant> grants, java.util.List<LockRequest> requests) {
+        if (grants.size() != requests.size()) {
+            return false;
+        }
+        for (int i = 0; i < grants.size(); i++) {
+            Grant grant = grants.get(i);
+            if (grant == null || !grant.key().equals(requests.get(i).key())
+                    || !grant.owner().equals(requests.get(i).owner())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * A nested lease on this client's current hold of {@code key} if the owner holds it validly,
      * else null. A shared request nests in the owner's exclusive hold too (the key stays exclusive
      * until every lease on that hold closes); an exclusive request in the owner's shared hold is

@@ -157,6 +157,17 @@ public final class DefaultLockClient implements LockClient {
                 spec.explicitOwner(), spec.lockMode(), false));
     }
 
+    /**
+     * {@link MultiAcquirer}'s fast path: every part in one backend request when none is in use in
+     * this client and the backend batches ({@link Acquirer#attemptAll}).
+     *
+     * @return the leases in the order of {@code keys}, or null to take the parts one by one
+     */
+    List<LockLease> acquireAllAtOnce(List<String> keys, List<LockMode> modes, Duration wait, Duration lease,
+                                     String owner) {
+        return acquirer.attemptAll(keys, modes, wait, lease, owner);
+    }
+
     private void checkSpec(LockSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("LockSpec must not be null (backend '" + backendName + "')");

@@ -275,6 +275,26 @@ final class KeyGates {
         }
     }
 
+    /**
+     * Takes the permit for {@code key} in {@code mode} without waiting, and only if no one in this
+     * client holds or waits for the key (it has no gate): the entry of a multi-key fast path, which
+     * must neither queue behind nor pass anyone, nor miss a hold of the caller's owner to nest in.
+     *
+     * @return the new gate, with its permit taken; or {@code null} if the key was in use (nothing changed)
+     */
+    Gate enterIdle(String key, LockMode mode) {
+        Gate fresh = new Gate(this, key);
+        fresh.users = 1; // published by the map, whose bin lock guards users from here on
+        if (gates.putIfAbsent(key, fresh) != null) {
+            return null;
+        }
+        if (fresh.tryTake(mode)) {
+            return fresh;
+        }
+        unregister(fresh); // someone joined the new gate and took its permit first
+        return null;
+    }
+
     /** The cause the backend gave for a loss reported before {@code request}'s hold was published. */
     static Throwable earlyLostCause(Gate gate, Pending request) {
         synchronized (gate) {

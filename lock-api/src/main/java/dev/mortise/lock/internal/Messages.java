@@ -92,6 +92,12 @@ final class Messages {
                 + backend + "': " + e + ". Check that the server is reachable; nothing was granted.", key, backend, e);
     }
 
+    /** A multi-key request sent as one batch ({@code LockBackend.tryAcquireAll}) failed. */
+    LockBackendException acquireAllFailed(java.util.List<String> keys, RuntimeException e) {
+        return new LockBackendException("Acquiring the locks " + keys + " together failed on backend '" + backend
+                + "': " + e + ". Check that the server is reachable; nothing was granted.", keys.get(0), backend, e);
+    }
+
     LockBackendException releaseFailed(String key, Duration lease, RuntimeException e) {
         return new LockBackendException("Releasing lock '" + Arguments.abbreviate(key) + "' on backend '" + backend
                 + "' failed: " + e + ". The hold ends when its lease runs out (at most " + lease + ").", key, backend, e);

@@ -18,9 +18,12 @@ import java.util.Optional;
  * All-or-nothing acquisition of several keys over the public {@link LockClient} API, behind
  * {@link LockClient#acquireAll} and {@link LockClient#tryAcquireAll}. Not API.
  *
- * <p>Parts are taken one by one in the canonical order of {@link MultiLockSpec#parts()} (one
- * acquire per key: no backend has a single-round-trip multi-key grant yet), each waiting for
- * what is left of the request's one deadline. The first part that is not granted in time, or an
+ * <p>Fast path first: on the core client, when no part is in use in the client and the backend
+ * batches ({@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}), every part is tried in one
+ * all-or-nothing request ({@code Acquirer.attemptAll}); it never waits, so it cannot deadlock.
+ * Otherwise, or when it found a part busy, parts are taken one by one in the canonical order of
+ * {@link MultiLockSpec#parts()} (one acquire per key), each waiting for what is left of the
+ * request's one deadline. The first part that is not granted in time, or an
  * interrupt or failure on the way, releases every part taken so far, in reverse order, before the
  * caller hears of it: nothing is held and nothing is left on the server (each part's own acquire
  * already cleans up after itself). Because every client takes keys in the same total order, two
@@ -53,6 +56,12 @@ public final class MultiAcquirer {
         List<LockSpec> parts = check(client, spec);
         Duration wait = spec.waitTime();
         long start = System.nanoTime();
+        if (client instanceof DefaultLockClient core) {
+            Optional<MultiLease> together = atOnce(core, parts, spec);
+            if (together.isPresent()) {
+                return together;
+            }
+        }
         List<LockLease> taken = new ArrayList<>(parts.size());
         List<LockMode> modes = new ArrayList<>(parts.size());
         boolean complete = false;
@@ -92,6 +101,24 @@ public final class MultiAcquirer {
                 giveBack(taken);
             }
         }
+    }
+
+    /**
+     * The fast path: every part in one backend request, when no part is in use in this client and
+     * the backend batches natively. Empty when it did not apply or a part was busy: nothing of it is
+     * held then, and the ordered path goes on with what is left of the wait.
+     */
+    private static Optional<MultiLease> atOnce(DefaultLockClient client, List<LockSpec> parts, MultiLockSpec spec) {
+        List<String> keys = new ArrayList<>(parts.size());
+        List<LockMode> modes = new ArrayList<>(parts.size());
+        for (LockSpec part : parts) {
+            keys.add(part.key());
+            modes.add(part.lockMode());
+        }
+        List<LockLease> leases = client.acquireAllAtOnce(keys, modes, spec.waitTime(), spec.explicitLease(),
+                spec.explicitOwner());
+        return leases == null ? Optional.empty()
+                : Optional.of(new DefaultMultiLease(client.backendName(), leases, modes));
     }
 
     /**

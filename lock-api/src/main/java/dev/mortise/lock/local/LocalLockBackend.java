@@ -10,6 +10,7 @@ import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
@@ -64,6 +65,12 @@ public final class LocalLockBackend implements LockBackend {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return server.tryAcquire(request);
+    }
+
+    /** Natively: every part is tried under one acquisition of the server's lock, so no other request sees a part of it. */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        return server.tryAcquireAll(requests);
     }
 
     @Override

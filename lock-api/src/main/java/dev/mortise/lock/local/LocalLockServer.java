@@ -157,6 +157,35 @@ public final class LocalLockServer {
         }
     }
 
+    /**
+     * All of {@code requests} or none, under one acquisition of the server's lock, so no other
+     * request sees a part of it: each is tried as {@link #tryAcquire} would, in order; a busy one
+     * releases those granted before it (their tokens stay used) and the answer is empty.
+     */
+    List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        long requestedAt = System.nanoTime();
+        lock.lock();
+        try {
+            for (LockRequest request : requests) {
+                checkUp(request.key());
+            }
+            List<Grant> grants = new ArrayList<>(requests.size());
+            for (LockRequest request : requests) {
+                Attempt attempt = attemptLocked(entry(request.key()), request, requestedAt, null);
+                if (!attempt.isGranted()) {
+                    for (Grant granted : grants) {
+                        release(granted);
+                    }
+                    return List.of();
+                }
+                grants.add(attempt.grant().get());
+            }
+            return grants;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         long requestedAt = ticker.read();
         long deadline = Deadlines.after(System.nanoTime(), wait); // waits are real time, whatever the ticker

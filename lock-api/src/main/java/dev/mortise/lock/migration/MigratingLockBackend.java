@@ -131,6 +131,52 @@ public final class MigratingLockBackend implements LockBackend {
         return Attempt.granted(pair(old.grant().get(), next.grant().get()));
     }
 
+    /**
+     * Natively only when both stores batch: the keys are taken together in the old store and then
+     * together in the new one, and paired as {@link #tryAcquire} pairs one key. A key busy in either
+     * store gives back what the old store granted (empty); the new store answering {@code null} (no
+     * native batch) gives it back too and answers {@code null}, so the core takes the keys one by one.
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        List<Grant> olds = from.tryAcquireAll(requests);
+        if (olds == null || olds.isEmpty()) {
+            return olds;
+        }
+        List<Grant> nexts;
+        try {
+            nexts = to.tryAcquireAll(requests);
+        } catch (RuntimeException e) {
+            for (Grant old : olds) {
+                releaseQuietly(from, old, e);
+            }
+            throw e;
+        }
+        if (nexts == null || nexts.isEmpty()) {
+            RuntimeException failure = null;
+            for (Grant old : olds) {
+                try {
+                    from.release(old);
+                } catch (RuntimeException e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return nexts;
+        }
+        List<Grant> pairs = new ArrayList<>(nexts.size());
+        for (int i = 0; i < nexts.size(); i++) {
+            pairs.add(pair(olds.get(i), nexts.get(i)));
+        }
+        return pairs;
+    }
+
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         long deadline = Deadlines.after(System.nanoTime(), wait);

@@ -2,6 +2,7 @@ package dev.mortise.lock.spi;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -60,6 +61,35 @@ public interface LockBackend extends AutoCloseable {
      * @return granted with a new fencing token, or busy with the holder's remaining lease if known
      */
     Attempt tryAcquire(LockRequest request);
+
+    /**
+     * One attempt at several keys together, all or nothing, in as few round trips as the server
+     * allows (one Lua script per Redis slot, one SQL statement, one transaction): behind
+     * {@link dev.mortise.lock.LockClient#acquireAll} when every part is free in the client. Never
+     * waits for a lock (it may wait for the network, up to the operation timeout). The requests
+     * have distinct keys, in the canonical order of {@link dev.mortise.lock.MultiLockSpec#parts()},
+     * fresh owners, one lease and one {@code renewed} flag; their modes may differ.
+     *
+     * <ul>
+     *   <li>Every key free (as {@link #tryAcquire} would find it): returns one grant per request,
+     *       in request order, each with its own fencing token and a {@link Grant#requestedAtNanos()}
+     *       taken before the request that granted it was sent.</li>
+     *   <li>Any key busy: returns an empty list, and nothing of this call is left on the server
+     *       (grants of other keys made on the way were released before returning).</li>
+     *   <li>The server could not be reached or did not answer: throws, after cleaning up whatever
+     *       the call may have taken, as {@link #tryAcquire} cleans up after an attempt whose answer
+     *       did not come.</li>
+     *   <li>The backend cannot take these requests together (no native batch, or not for this mix
+     *       of modes): returns {@code null} without touching the server, and the core takes the keys
+     *       one by one. That is the default.</li>
+     * </ul>
+     *
+     * @return the grants in request order, an empty list if a key was busy, or {@code null} for
+     *         "no native batch"
+     */
+    default List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        return null;
+    }
 
     /**
      * Acquires, waiting up to {@code wait}. Backends that can be woken by the server

@@ -13,6 +13,7 @@ import dev.mortise.lock.spi.LockRequest;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -97,6 +98,19 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return commands.acquire(request);
+    }
+
+    /**
+     * Natively in the default mode: one script call per cluster slot ({@code Scripts.ACQUIRE_ALL}),
+     * so on a single server, a Sentinel group, or a Cluster with every key in one slot, one round trip
+     * whatever the number of keys, shared and exclusive parts alike. Across slots the calls go one
+     * after the other in the order of each slot's first key, and a busy key in a later slot releases
+     * the earlier slots' grants before the answer is empty. Fair mode and {@code waitForReplicas}
+     * answer {@code null} (the core takes the keys one by one). See {@code docs/redis.md}.
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        return commands.acquireAll(requests);
     }
 
     /**

@@ -104,4 +104,83 @@ class RedisClusterContractTest extends LockBackendContractTest {
             }
         }
     }
+    // ---- multi-key requests: one script per slot -------------------------------------------
+
+    /** {@code n} keys (with {@code stem}) whose names all fall in one cluster slot. */
+    private List<String> keysInOneSlot(String stem, int n) {
+        java.util.Map<Integer, List<String>> bySlot = new java.util.HashMap<>();
+        for (int i = 0; ; i++) {
+            String candidate = key(stem + i);
+            List<String> same = bySlot.computeIfAbsent(RedisKeys.of("mortise", candidate).slot(), s -> new ArrayList<>());
+            same.add(candidate);
+            if (same.size() == n) {
+                return same;
+            }
+        }
+    }
+
+    @Test
+    void acquireAllSendsOneScriptPerSlotAndOneForKeysOfOneSlot() throws Exception {
+        try (dev.mortise.lock.LockClient locks = dev.mortise.lock.LockClient.builder(newBackend())
+                .defaultLease(Duration.ofSeconds(30)).build()) {
+            List<String> spread = new ArrayList<>();
+            Set<Integer> slots = new HashSet<>();
+            for (int i = 0; i < 6; i++) {
+                spread.add(key("spread-" + i));
+                slots.add(RedisKeys.of("mortise", spread.get(i)).slot());
+            }
+            List<String> together = keysInOneSlot("together-", 3);
+            dev.mortise.lock.MultiLockSpec spreadSpec = dev.mortise.lock.MultiLockSpec.of(spread)
+                    .lease(Duration.ofSeconds(30));
+            dev.mortise.lock.MultiLockSpec togetherSpec = dev.mortise.lock.MultiLockSpec.of(together)
+                    .lease(Duration.ofSeconds(30));
+            // every script cached on every node it runs on (a first EVALSHA on a node costs a reload)
+            locks.acquireAll(spreadSpec).close();
+            locks.acquireAll(togetherSpec).close();
+
+            long before = cluster.scriptCalls();
+            try (dev.mortise.lock.MultiLease all = locks.acquireAll(spreadSpec)) {
+                assertThat(cluster.scriptCalls() - before).as("one script per slot of " + slots).isEqualTo(slots.size());
+                for (String key : spread) {
+                    assertThat(residueOnServer(key)).as(key).isEqualTo(1);
+                }
+            }
+            before = cluster.scriptCalls();
+            try (dev.mortise.lock.MultiLease all = locks.acquireAll(togetherSpec)) {
+                assertThat(cluster.scriptCalls() - before).as("three keys of one slot").isEqualTo(1);
+                assertThat(all.isValid()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aBusyKeyInALaterSlotReleasesTheEarlierSlotsGrants() throws Exception {
+        try (LockBackend backend = newBackend(); LockBackend other = newBackend()) {
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                keys.add(key("later-" + i));
+            }
+            java.util.Collections.sort(keys);
+            String last = keys.get(keys.size() - 1);
+            int lastSlot = RedisKeys.of("mortise", last).slot();
+            assertThat(keys).as("more than one slot")
+                    .anyMatch(k -> RedisKeys.of("mortise", k).slot() != lastSlot);
+            Grant busy = other.tryAcquire(new LockRequest(last, "holder", Duration.ofSeconds(30), false)).grant()
+                    .orElseThrow();
+            List<LockRequest> requests = new ArrayList<>();
+            for (String key : keys) {
+                requests.add(new LockRequest(key, "batch-" + key, Duration.ofSeconds(30), false));
+            }
+            assertThat(backend.tryAcquireAll(requests)).isEmpty();
+            for (String key : keys) {
+                assertThat(residueOnServer(key)).as("left on the server: " + key).isEqualTo(key.equals(last) ? 1 : 0);
+            }
+            assertThat(other.release(busy)).as("the busy holder was untouched").isTrue();
+            List<Grant> grants = backend.tryAcquireAll(requests);
+            assertThat(grants).extracting(Grant::key).containsExactlyElementsOf(keys);
+            for (Grant grant : grants) {
+                assertThat(backend.release(grant)).isTrue();
+            }
+        }
+    }
 }

@@ -82,6 +82,15 @@ final class RedisClusterFixture implements AutoCloseable {
         throw new IllegalStateException("no node owns " + key);
     }
 
+    /** Script calls ({@code EVALSHA} and {@code EVAL}) the members have served, summed: round trips of the lock protocol. */
+    long scriptCalls() throws Exception {
+        long calls = 0;
+        for (RedisServer node : nodes) {
+            calls += RedisMultiKeyBatchTest.scriptCalls(node.port());
+        }
+        return calls;
+    }
+
     /** {@code CLUSTER KEYSLOT key} as the server computes it. */
     int slotOf(String key) throws IOException {
         return Integer.parseInt(nodes.get(0).command("CLUSTER", "KEYSLOT", key).substring(1));

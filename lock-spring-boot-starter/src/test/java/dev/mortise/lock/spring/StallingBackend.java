@@ -89,6 +89,14 @@ final class StallingBackend implements LockBackend {
     }
 
     @Override
+    public java.util.List<Grant> tryAcquireAll(java.util.List<LockRequest> requests) {
+        pause(Stall.BEFORE_GRANT);
+        java.util.List<Grant> grants = local.tryAcquireAll(requests);
+        pause(Stall.AFTER_GRANT);
+        return grants;
+    }
+
+    @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         pause(Stall.BEFORE_GRANT);
         Optional<Grant> grant = local.acquire(request, wait);

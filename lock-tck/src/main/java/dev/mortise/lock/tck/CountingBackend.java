@@ -9,6 +9,7 @@ import dev.mortise.lock.spi.LockRequest;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,8 +18,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class CountingBackend implements LockBackend {
 
     private final LockBackend delegate;
-    /** Calls to tryAcquire plus calls to acquire. */
+    /** Calls to tryAcquire plus calls to acquire plus calls to tryAcquireAll (one per batch, whatever its size). */
     public final AtomicInteger acquireCalls = new AtomicInteger();
+    /** Calls to tryAcquireAll (also counted in {@link #acquireCalls}), answered natively or not. */
+    public final AtomicInteger batchCalls = new AtomicInteger();
     public final AtomicInteger renewCalls = new AtomicInteger();
     public final AtomicInteger releaseCalls = new AtomicInteger();
 
@@ -45,6 +48,26 @@ public final class CountingBackend implements LockBackend {
     public Attempt tryAcquire(LockRequest request) {
         acquireCalls.incrementAndGet();
         return delegate.tryAcquire(request);
+    }
+
+    /**
+     * Counted in {@link #acquireCalls} as one request however many keys it carries, when it reached the
+     * server; a {@code null} answer (no native batch: nothing was sent) is counted in {@link #batchCalls} only.
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        batchCalls.incrementAndGet();
+        List<Grant> grants;
+        try {
+            grants = delegate.tryAcquireAll(requests);
+        } catch (RuntimeException e) {
+            acquireCalls.incrementAndGet();
+            throw e;
+        }
+        if (grants != null) {
+            acquireCalls.incrementAndGet();
+        }
+        return grants;
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.mortise.lock.spi.LockRequest;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -50,6 +51,9 @@ public final class FaultInjectingBackend implements LockBackend {
 
     /** The server operations faults can be injected into. */
     public enum Operation { TRY_ACQUIRE, ACQUIRE, RENEW, RENEW_ALL, RELEASE }
+
+    // tryAcquireAll is not an operation of its own: it is TRY_ACQUIREs sent together, so each of its
+    // requests consults the faults of TRY_ACQUIRE (see tryAcquireAll) and existing scripts and plans apply.
 
     /** What goes wrong with one call. */
     public enum Fault { FAIL, DELAY, DROP_REPLY }
@@ -148,7 +152,12 @@ public final class FaultInjectingBackend implements LockBackend {
 
     /** Runs {@code call} with the fault chosen for it, if any. */
     private <T> T inject(Operation operation, String key, ServerCall<T> call) throws InterruptedException {
-        Injection injection = decide(operation, key);
+        return inject(operation, key, call, decide(operation, key));
+    }
+
+    /** Runs {@code call} with {@code injection} (null: none). A null answer (a batch not sent) is never faulted but by FAIL. */
+    private <T> T inject(Operation operation, String key, ServerCall<T> call, Injection injection)
+            throws InterruptedException {
         if (injection == null) {
             return call.run();
         }
@@ -156,11 +165,16 @@ public final class FaultInjectingBackend implements LockBackend {
         switch (injection.fault()) {
             case FAIL -> throw failure(Fault.FAIL, operation, key, "the request was not sent");
             case DROP_REPLY -> {
-                call.run();
+                if (call.run() == null) {
+                    return null;
+                }
                 throw failure(Fault.DROP_REPLY, operation, key, "the server applied the request but its reply was lost");
             }
             case DELAY -> {
                 T result = call.run();
+                if (result == null) {
+                    return null;
+                }
                 sleepUninterruptibly(injection.delay());
                 return result;
             }
@@ -216,6 +230,35 @@ public final class FaultInjectingBackend implements LockBackend {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return injectNoInterrupt(Operation.TRY_ACQUIRE, request.key(), () -> delegate.tryAcquire(request));
+    }
+
+    /**
+     * Faults are decided per request, as for {@link Operation#TRY_ACQUIRE} (scripted faults are consumed
+     * and the plan asked once per request, in request order), and the first one decided applies to the
+     * whole batch: {@link Fault#FAIL} sends nothing and throws (whether or not the delegate batches
+     * natively), {@link Fault#DROP_REPLY} lets the delegate take the keys and then loses the reply (as for
+     * {@link #tryAcquire}, what it took is not cleaned up here: the core's handling of a failed attempt is
+     * what is tested), {@link Fault#DELAY} holds the reply back. A delegate that answers {@code null} (no
+     * native batch: nothing was sent) is passed through without a DROP_REPLY or DELAY.
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        Injection first = null;
+        String faulty = null;
+        for (LockRequest request : requests) {
+            Injection injection = decide(Operation.TRY_ACQUIRE, request.key());
+            if (injection != null && first == null) {
+                first = injection;
+                faulty = request.key();
+            }
+        }
+        try {
+            return inject(Operation.TRY_ACQUIRE, faulty, () -> delegate.tryAcquireAll(requests), first);
+        } catch (InterruptedException e) {
+            // tryAcquireAll never waits for a lock: nothing here is interruptible
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override

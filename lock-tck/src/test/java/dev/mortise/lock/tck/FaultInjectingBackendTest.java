@@ -37,6 +37,21 @@ class FaultInjectingBackendTest {
     }
 
     @Test
+    void aBatchTakesTheFaultsOfItsRequestsAsTryAcquires() {
+        List<LockRequest> both = List.of(request("a", "o1"), request("b", "o2"));
+        backend.plan((operation, key) -> operation == Operation.TRY_ACQUIRE && key.equals("b") ? Injection.fail() : null);
+        assertThatThrownBy(() -> backend.tryAcquireAll(both)).isInstanceOf(LockBackendException.class)
+                .hasMessageContaining(FaultInjectingBackend.MARK + " FAIL").hasMessageContaining("'b'");
+        assertThat(server.isHeld("a") || server.isHeld("b")).as("nothing sent").isFalse();
+        backend.heal();
+        backend.script(Operation.TRY_ACQUIRE, Injection.dropReply(), 1);
+        assertThatThrownBy(() -> backend.tryAcquireAll(both)).hasMessageContaining("DROP_REPLY");
+        assertThat(server.isHeld("a") && server.isHeld("b")).as("applied, unknown to the caller").isTrue();
+        assertThat(backend.tryAcquireAll(List.of(request("c", "o3"), request("d", "o4")))).as("scripted once only")
+                .hasSize(2);
+    }
+
+    @Test
     void droppedReplyWasAppliedOnTheServer() throws Exception {
         backend.script(Operation.ACQUIRE, Injection.dropReply(), 1);
         assertThatThrownBy(() -> backend.acquire(request("k", "o1"), Duration.ofSeconds(1)))

@@ -262,6 +262,12 @@ class MortiseLockAutoConfigurationTests {
         }
 
         @Override
+        public java.util.List<dev.mortise.lock.spi.Grant> tryAcquireAll(
+                java.util.List<dev.mortise.lock.spi.LockRequest> requests) {
+            return delegate.tryAcquireAll(requests);
+        }
+
+        @Override
         public boolean renew(dev.mortise.lock.spi.Grant grant, Duration lease) {
             return delegate.renew(grant, lease);
         }
