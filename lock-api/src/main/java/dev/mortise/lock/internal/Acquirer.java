@@ -258,15 +258,23 @@ final class Acquirer {
             if (grants == null || grants.isEmpty()) {
                 return null;
             }
-            long now = System.nanoTime();
+            long now = settings.ticker().read();
             int late = -1;
+            int foreign = -1;
             for (int i = 0; i < n; i++) {
                 Grant grant = grants.get(i);
                 hold[i] = new Hold(grant, modes.get(i), ownerThread, ownerId, lease, explicitLease == null, gate[i],
-                        validity.deadline(grant, grant.requestedAtNanos(), lease));
+                        validity.deadline(grant, grant.requestedAtNanos(), lease), settings.ticker());
+                if (foreign < 0 && grant.requestedAtNanos() - now > 0) {
+                    foreign = i;
+                }
                 if (late < 0 && hold[i].expiredAt(now)) {
                     late = i;
                 }
+            }
+            if (foreign >= 0) {
+                // Stamped on another clock than this client's: the finally clears every grant.
+                throw messages.grantOnAnotherTicker(keys.get(foreign), settings.ticker());
             }
             if (late >= 0) {
                 // One stalled round trip: the finally clears every grant; with a wait left the ordered

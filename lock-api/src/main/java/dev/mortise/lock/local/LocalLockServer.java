@@ -163,7 +163,7 @@ public final class LocalLockServer {
      * releases those granted before it (their tokens stay used) and the answer is empty.
      */
     List<Grant> tryAcquireAll(List<LockRequest> requests) {
-        long requestedAt = System.nanoTime();
+        long requestedAt = ticker.read();
         lock.lock();
         try {
             for (LockRequest request : requests) {
