@@ -153,25 +153,7 @@ final class Acquirer {
             }
             KeyGates.EarlyState early = gate.publish(pending, hold);
             published = true;
-            if (early == KeyGates.EarlyState.LOST) {
-                // The session ended while the grant was on its way back: it is not ours to use.
-                actions.loseHere(hold, LostReason.SESSION_LOST, KeyGates.earlyLostCause(gate, pending), false);
-                actions.clearOnServer(hold);
-                throw messages.sessionEndedBeforeGrant(key, KeyGates.earlyLostCause(gate, pending));
-            }
-            if (early == KeyGates.EarlyState.SUSPENDED) {
-                hold.suspended(true);
-            }
-            if (closed) {
-                // close() may have scanned the keys before this hold was published: end it here.
-                actions.loseHere(hold, LostReason.CLIENT_CLOSED, null, false);
-                actions.clearOnServer(hold);
-                throw messages.clientClosed(key, null);
-            }
-            actions.expiry().arm(hold);
-            actions.renewWhenDue(hold);
-            events.fire(LockEvent.Type.ACQUIRED, key, hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
-            return new Lease(client, hold);
+            return activate(hold, early, gate, pending, key, start);
         } catch (LockTimeoutException e) {
             throw e; // already told as TIMEOUT: a wait that ran out is not also an error
         } catch (LockException e) {
@@ -287,25 +269,7 @@ final class Acquirer {
             for (int i = 0; i < n; i++) {
                 KeyGates.EarlyState early = gate[i].publish(pending[i], hold[i]);
                 published = i + 1;
-                if (early == KeyGates.EarlyState.LOST) {
-                    Throwable cause = KeyGates.earlyLostCause(gate[i], pending[i]);
-                    actions.loseHere(hold[i], LostReason.SESSION_LOST, cause, false);
-                    actions.clearOnServer(hold[i]);
-                    throw messages.sessionEndedBeforeGrant(keys.get(i), cause);
-                }
-                if (early == KeyGates.EarlyState.SUSPENDED) {
-                    hold[i].suspended(true);
-                }
-                if (closed) {
-                    actions.loseHere(hold[i], LostReason.CLIENT_CLOSED, null, false);
-                    actions.clearOnServer(hold[i]);
-                    throw messages.clientClosed(keys.get(i), null);
-                }
-                actions.expiry().arm(hold[i]);
-                actions.renewWhenDue(hold[i]);
-                events.fire(LockEvent.Type.ACQUIRED, keys.get(i), hold[i].mode, hold[i].grant.fencingToken(),
-                        System.nanoTime() - start, null);
-                leases.add(new Lease(client, hold[i]));
+                leases.add(activate(hold[i], early, gate[i], pending[i], keys.get(i), start));
             }
             return leases;
         } catch (LockException e) {
@@ -384,6 +348,35 @@ final class Acquirer {
             }
         }
         return true;
+    }
+
+    /**
+     * Turns a granted hold just published in its gate into the caller's lease: ends and clears it
+     * instead if the session ended while the grant was on its way back, or the client closed (which
+     * may have scanned the keys before the hold was published); otherwise marks it suspended if
+     * the session is, arms its expiry, renews it at once if its round trip was slow, and tells
+     * ACQUIRED. The one way both the single and the batch acquire hand a hold out.
+     */
+    private Lease activate(Hold hold, KeyGates.EarlyState early, KeyGates.Gate gate, KeyGates.Pending pending,
+                           String key, long start) {
+        if (early == KeyGates.EarlyState.LOST) {
+            Throwable cause = KeyGates.earlyLostCause(gate, pending);
+            actions.loseHere(hold, LostReason.SESSION_LOST, cause, false);
+            actions.clearOnServer(hold);
+            throw messages.sessionEndedBeforeGrant(key, cause);
+        }
+        if (early == KeyGates.EarlyState.SUSPENDED) {
+            hold.suspended(true);
+        }
+        if (closed) {
+            actions.loseHere(hold, LostReason.CLIENT_CLOSED, null, false);
+            actions.clearOnServer(hold);
+            throw messages.clientClosed(key, null);
+        }
+        actions.expiry().arm(hold);
+        actions.renewWhenDue(hold);
+        events.fire(LockEvent.Type.ACQUIRED, key, hold.mode, hold.grant.fencingToken(), System.nanoTime() - start, null);
+        return new Lease(client, hold);
     }
 
     /**

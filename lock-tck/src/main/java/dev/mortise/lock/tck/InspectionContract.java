@@ -6,8 +6,6 @@ import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockSpec;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code inspection}, so it runs alone with {@code -Dgroups=inspection -Dtest=<the contract test>}.
  */
 @Tag("inspection")
-public abstract class InspectionContract {
+public abstract class InspectionContract extends NestedContract {
 
     /** The explicit lease of the holds inspected here: whole seconds (an etcd TTL), longer than any test. */
     private static final Duration LEASE = Duration.ofSeconds(20);
@@ -46,27 +43,8 @@ public abstract class InspectionContract {
     private static final Duration TOLERANCE = Duration.ofMillis(1500);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final LockBackendContractTest contract;
-    private final List<Thread> threads = new CopyOnWriteArrayList<>();
-    protected LockClient a;
-    protected LockClient b;
-
     protected InspectionContract(LockBackendContractTest contract) {
-        this.contract = contract;
-    }
-
-    @BeforeEach
-    void useTheContractsClients() {
-        a = contract.a;
-        b = contract.b;
-    }
-
-    @AfterEach
-    void stopThreads() throws InterruptedException {
-        for (Thread thread : threads) {
-            thread.interrupt();
-            thread.join(5000);
-        }
+        super(contract);
     }
 
     private String key() {
@@ -258,9 +236,6 @@ public abstract class InspectionContract {
     }
 
     private void start(Runnable body) {
-        Thread thread = new Thread(body, "tck-inspect");
-        thread.setDaemon(true);
-        threads.add(thread);
-        thread.start();
+        startThread("tck-inspect", body);
     }
 }

@@ -8,8 +8,6 @@ import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.spi.LockBackend;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -35,35 +33,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * backend. It uses the enclosing test's clients {@code a} and {@code b}, its backend factory and
  * its hooks ({@code breakHold}, {@code residueOnServer}).
  *
- * <p>A backend whose {@link LockBackend#supportsSharedMode()} is false runs one test,
- * {@link #sharedRequestsAreGrantedOrRefusedClearly()}, which checks that the core refuses a shared
- * request on it clearly; every other test here is then reported as skipped (aborted by an
- * assumption whose message says so). Once the backend returns true, every test runs.
+ * <p>On a backend whose {@link LockBackend#supportsSharedMode()} is false, every test asserts the
+ * contract that applies there instead: the core refuses each shared request clearly (a
+ * {@link dev.mortise.lock.LockException} naming key, backend and {@code supportsSharedMode}),
+ * nothing is left on the server and exclusive holds still work. Nothing is skipped.
  */
-public abstract class ReadWriteContract {
+public abstract class ReadWriteContract extends NestedContract {
 
-
-    private final LockBackendContractTest contract;
-    private final List<Thread> threads = new CopyOnWriteArrayList<>();
-    protected LockClient a;
-    protected LockClient b;
 
     protected ReadWriteContract(LockBackendContractTest contract) {
-        this.contract = contract;
-    }
-
-    @BeforeEach
-    void useTheContractsClients() {
-        a = contract.a;
-        b = contract.b;
-    }
-
-    @AfterEach
-    void stopThreads() throws InterruptedException {
-        for (Thread thread : threads) {
-            thread.interrupt();
-            thread.join(5000);
-        }
+        super(contract);
     }
 
     /** Whether the backend under test grants shared requests. */
@@ -111,11 +90,7 @@ public abstract class ReadWriteContract {
     }
 
     private Thread start(String name, Runnable body) {
-        Thread thread = new Thread(body, "tck-rw-" + name);
-        thread.setDaemon(true);
-        threads.add(thread);
-        thread.start();
-        return thread;
+        return startThread("tck-rw-" + name, body);
     }
 
     private static final Duration WAIT = Duration.ofSeconds(10);
