@@ -403,6 +403,44 @@ class EtcdMultiKeyBatchTest extends EtcdServerPerClass {
         await(Duration.ofSeconds(10), () -> lost.size() == 3, "every part reported lost");
     }
 
+    @Test
+    void aBatchWhoseAnswerNeverCameLeavesNothingOnceTheServerThaws() throws Exception {
+        EtcdLockBackend backend = EtcdTestSupport.backend(List.of(server.endpoint()))
+                .operationTimeout(Duration.ofSeconds(1)).build();
+        closeables.add(backend);
+        // the session lease exists: the renewed batch goes straight to its transaction
+        backend.release(backend.tryAcquire(new LockRequest("warm-up:" + run, owner(), LEASE, true)).grant()
+                .orElseThrow());
+        List<String> renewed = keys(3);
+        List<String> explicit = keys(6).subList(3, 6);
+        server.pause();
+        try {
+            // these requests reach the frozen server and are applied when it thaws, long after the calls gave up
+            assertThatThrownBy(() -> backend.tryAcquireAll(renewed.stream()
+                    .map(key -> new LockRequest(key, owner(), LEASE, true)).toList()))
+                    .isInstanceOf(LockBackendException.class).hasMessageContaining("etcd");
+            assertThatThrownBy(() -> backend.tryAcquireAll(explicit.stream()
+                    .map(key -> new LockRequest(key, owner(), LEASE, false)).toList()))
+                    .isInstanceOf(LockBackendException.class).hasMessageContaining("etcd");
+        } finally {
+            server.resume();
+        }
+        // the late transaction's keys are fenced off and deleted, the late leases revoked, in the background
+        List<String> all = new ArrayList<>(renewed);
+        all.addAll(explicit);
+        for (String key : all) {
+            await(Duration.ofSeconds(15), () -> keysUnder(key) == 0, "nothing left of the batch on " + key);
+        }
+        Thread.sleep(1000);
+        for (String key : all) {
+            assertThat(etcd.keysOf(key)).as(key).isEmpty();
+        }
+        List<Grant> again = backend.tryAcquireAll(all.stream().map(key -> new LockRequest(key, owner(), LEASE, true))
+                .toList());
+        assertThat(again).hasSize(all.size());
+        again.forEach(backend::release);
+    }
+
     // ---- what the batch does not take ---------------------------------------------------------------
 
     @Test
