@@ -23,7 +23,8 @@ import java.util.List;
  * <p>Requests: renewed parts on an existing session, one {@code Txn}; explicit-lease parts,
  * one {@code LeaseGrant} per part, sent together, then the {@code Txn}. A refusal adds one
  * {@code Txn} of deletes (renewed parts) or one {@code LeaseRevoke} per part, sent together
- * (explicit leases). More parts than {@link #MAX_PARTS} are not batched.
+ * (explicit leases). More parts than {@link #MAX_PARTS} are not batched, nor parts that a
+ * cluster with a lower {@code --max-txn-ops} refuses to take in one transaction.
  */
 final class BatchAcquire {
 
@@ -49,7 +50,8 @@ final class BatchAcquire {
      * @param requests distinct keys, fresh owners, one lease and one {@code renewed} flag
      * @return one grant per request in request order, empty if a part must wait (nothing of
      *         this call is then left on the server), or null for more than {@link #MAX_PARTS}
-     *         parts (nothing sent)
+     *         parts (nothing sent) or when etcd refuses a transaction that large (a
+     *         {@code --max-txn-ops} below 128; nothing applied)
      * @throws LockBackendException if etcd did not answer; what the call may have put is then
      *                              removed in the background, as after a single attempt
      */
@@ -69,6 +71,13 @@ final class BatchAcquire {
             } catch (LockQueue.LeaseGoneException e) {
                 leases.lost(leaseOf.get(0), e);
             } catch (LockBackendException e) {
+                if (Rpc.isTooManyOps(e)) {
+                    // A cluster run with a --max-txn-ops below 128 refused the transaction unapplied.
+                    if (!first.renewed()) {
+                        leaseOf.forEach(leases::revokeQuietly);
+                    }
+                    return null;
+                }
                 if (Rpc.isLeaseNotFound(e)) {
                     if (first.renewed()) {
                         leases.lost(leaseOf.get(0), e);
