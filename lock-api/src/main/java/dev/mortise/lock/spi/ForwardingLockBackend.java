@@ -50,6 +50,16 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public boolean supportsPermits() {
+        return delegate.supportsPermits();
+    }
+
+    @Override
+    public void setPermits(String key, int limit) {
+        delegate.setPermits(key, limit);
+    }
+
+    @Override
     public Attempt tryAcquire(LockRequest request) {
         return delegate.tryAcquire(request);
     }
