@@ -1,5 +1,6 @@
 package dev.mortise.lock.zookeeper;
 
+import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import static dev.mortise.lock.zookeeper.ZookeeperTestServers.children;
 import static dev.mortise.lock.zookeeper.ZookeeperTestServers.packetsReceived;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link LockClient#acquireAll} on a real ZooKeeper server: the requests it costs, counted by
@@ -348,6 +350,51 @@ class ZookeeperMultiKeyBatchTest {
             }
         }, "every explicit batch hold deleted after its lease");
         assertThat(backend.tryAcquireAll(renewed)).as("the keys are free again").hasSize(3)
+                .allSatisfy(grant -> assertThat(backend.release(grant)).isTrue());
+    }
+
+    @Test
+    void aBatchWhoseAnswerWasLostLeavesNothingOnceTheConnectionIsBack() throws Exception {
+        FreezableProxy proxy = new FreezableProxy(server.getPort());
+        closeables.add(proxy);
+        CuratorFramework curator = ZookeeperTestServers.curator(proxy.connectString(), Duration.ofSeconds(6));
+        closeables.add(curator);
+        ZookeeperLockBackend backend = ZookeeperLockBackend.builder().client(curator)
+                .operationTimeout(Duration.ofSeconds(1)).build();
+        closeables.add(backend);
+        List<String> keys = keys(3);
+        keepParents(keys);
+        List<LockRequest> requests = new ArrayList<>();
+        for (String key : keys) {
+            requests.add(new LockRequest(key, "lost:" + key, Duration.ofSeconds(30), true));
+        }
+        long session = curator.getZookeeperClient().getZooKeeper().getSessionId();
+
+        proxy.muteReplies();
+        assertThatThrownBy(() -> backend.tryAcquireAll(requests)).isInstanceOf(LockBackendException.class)
+                .hasMessageContaining(keys.get(0));
+        for (String key : keys) {
+            List<String> queue = queue(key);
+            assertThat(queue).as("the creates were applied, their answer lost: " + key).hasSize(1);
+            assertThat(admin.checkExists().forPath(parent(key) + "/" + queue.get(0)).getEphemeralOwner())
+                    .isEqualTo(session);
+        }
+        proxy.unmuteReplies();
+        ZookeeperTestServers.await(Duration.ofSeconds(60), () -> {
+            try {
+                for (String key : keys) {
+                    if (!queue(key).isEmpty()) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "the lost batch's nodes deleted once the connection was back");
+        assertThat(curator.getZookeeperClient().getZooKeeper().getSessionId())
+                .as("deleted by the backend, not by the session's end").isEqualTo(session);
+        assertThat(backend.tryAcquireAll(requests)).hasSize(3)
                 .allSatisfy(grant -> assertThat(backend.release(grant)).isTrue());
     }
 }
