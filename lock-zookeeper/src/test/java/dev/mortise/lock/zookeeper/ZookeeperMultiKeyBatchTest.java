@@ -13,6 +13,8 @@ import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import dev.mortise.lock.zookeeper.internal.NodeRef;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -183,6 +185,45 @@ class ZookeeperMultiKeyBatchTest {
         }
         for (String key : keys) {
             assertThat(backend.inspect(key).held()).isFalse();
+        }
+    }
+
+    @Test
+    void aBatchThroughAChrootAndACuratorNamespaceCreatesWhereASingleAcquireDoes() throws Exception {
+        String chroot = "/chroot-" + UUID.randomUUID();
+        admin.create().forPath(chroot);
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(server.getConnectString() + chroot)
+                .namespace("ns").sessionTimeoutMs(10_000).retryPolicy(new RetryOneTime(100)).build();
+        closeables.add(client);
+        client.start();
+        assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+        ZookeeperLockBackend backend = ZookeeperLockBackend.builder().client(client).build();
+        closeables.add(backend);
+        List<String> keys = keys(3);
+        List<LockRequest> requests = new ArrayList<>();
+        for (String key : keys) {
+            requests.add(new LockRequest(key, "chroot:" + key, Duration.ofSeconds(30), true,
+                    key.endsWith("1") ? LockMode.SHARED : LockMode.EXCLUSIVE));
+        }
+        // new keys (parents created on the way), then again with the parents in place
+        for (int round = 0; round < 2; round++) {
+            List<Grant> grants = backend.tryAcquireAll(requests);
+            assertThat(grants).hasSize(3);
+            for (Grant grant : grants) {
+                String onServer = chroot + "/ns" + grant.<NodeRef>state().path();
+                assertThat(admin.checkExists().forPath(onServer)).as(onServer).isNotNull()
+                        .extracting(org.apache.zookeeper.data.Stat::getCzxid).isEqualTo(grant.fencingToken());
+                assertThat(backend.inspect(grant.key()).holders()).singleElement()
+                        .extracting(KeyState.Holder::owner).isEqualTo(grant.owner());
+            }
+            assertThat(backend.tryAcquireAll(requests)).as("taken: refused, nothing left").isEmpty();
+            for (String key : keys) {
+                assertThat(LockPaths.sortedLockNodes(children(admin, chroot + "/ns" + parent(key)))).hasSize(1);
+            }
+            assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty();
+            for (Grant grant : grants) {
+                assertThat(backend.release(grant)).isTrue();
+            }
         }
     }
 

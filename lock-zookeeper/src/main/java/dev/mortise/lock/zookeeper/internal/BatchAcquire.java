@@ -55,6 +55,7 @@ public final class BatchAcquire {
     private static final String PROTECTED = "_c_";
     private static final String CREATE = "create the lock nodes of an acquireAll under ";
     private static final String LIST = "list the queues of an acquireAll under ";
+    private static final String READ = "read the lock nodes of an acquireAll under ";
     private static final String DELETE = "delete the lock nodes of a refused acquireAll under ";
 
     private final ZkOps ops;
@@ -193,25 +194,56 @@ public final class BatchAcquire {
         }
     }
 
-    /** The created nodes, from the creates' answers (create2: each with its stat). */
+    /**
+     * The created nodes, from the creates' answers (create2: each with its stat). A ZooKeeper
+     * client with a chroot drops the stats when it takes the chroot off the answers' paths; the
+     * stats are then read with one more read-only multi (getData of every node). If that fails,
+     * the nodes are deleted before the failure is thrown.
+     */
     private List<NodeRef> nodes(ZkOps.MultiAnswer answer, List<String> parents, String key) {
         List<NodeRef> nodes = new ArrayList<>(parents.size());
+        List<Op> reads = new ArrayList<>();
         List<OpResult> results = answer.results();
         for (int i = 0; i < parents.size(); i++) {
             OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
             // The answer's path carries the namespace (and maybe the chroot); the name is what we need.
             String path = parents.get(i) + "/" + LockPaths.name(created.getPath());
-            nodes.add(new NodeRef(path, 0, 0));
             Stat stat = created.getStat();
-            if (stat == null || stat.getCzxid() == 0) {
-                deleteAll(nodes, key);
-                throw Failures.keeper(CREATE + paths.root() + " (the server answered a create without the node's "
-                        + "stat; it must support create2 in a multi, ZooKeeper 3.5+)", key,
-                        KeeperException.create(KeeperException.Code.UNIMPLEMENTED), ops.ensemble());
+            nodes.add(stat == null ? new NodeRef(path, 0, 0) : nodeRef(path, stat));
+            if (stat == null) {
+                reads.add(Op.getData(ops.zkPath(path)));
             }
-            nodes.set(i, new NodeRef(path, stat.getCzxid(), stat.getEphemeralOwner(), stat.getCtime()));
         }
-        return nodes;
+        if (reads.isEmpty()) {
+            return nodes;
+        }
+        boolean read = false;
+        try {
+            ZkOps.MultiAnswer stats = ops.multiResult(ops.multiAsync(reads, READ, paths.root(), key, null),
+                    ops.deadline(), READ, paths.root(), key);
+            int at = 0;
+            for (int i = 0; i < nodes.size(); i++) {
+                if (nodes.get(i).czxid() != 0) {
+                    continue;
+                }
+                OpResult result = stats.results() == null ? null : stats.results().get(at++);
+                if (!(result instanceof OpResult.GetDataResult got)) {
+                    // Gone already (its session ended) or not readable: never taken for ownership.
+                    throw Failures.sessionEndedWhileWaiting(key, nodes.get(i).path());
+                }
+                nodes.set(i, nodeRef(nodes.get(i).path(), got.getStat()));
+            }
+            read = true;
+            return nodes;
+        } finally {
+            if (!read) {
+                deleteAll(nodes, key);
+            }
+        }
+    }
+
+    private static NodeRef nodeRef(String path, Stat stat) {
+        return new NodeRef(path, stat.getCzxid(), stat.getEphemeralOwner(), stat.getCtime());
     }
 
     private List<Op> listings(List<String> parents) {
