@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The ZooKeeper calls the backend makes, each bounded by the operation timeout whatever
@@ -314,7 +315,7 @@ public final class ZkOps {
      * up waiting ({@link #awaitUntil} completed the future), {@code late} gets it.
      */
     public CompletableFuture<MultiAnswer> multiAsync(List<Op> ops, String what, String path, String key,
-                                                     java.util.function.Consumer<MultiAnswer> late) {
+                                                     Consumer<MultiAnswer> late) {
         CompletableFuture<MultiAnswer> result = new CompletableFuture<>();
         awaitConnected(what, path, key);
         ZooKeeper zk;
