@@ -14,6 +14,7 @@ import dev.mortise.lock.zookeeper.internal.LingerMarkers;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import dev.mortise.lock.zookeeper.internal.LockQueue;
 import dev.mortise.lock.zookeeper.internal.NodeRef;
+import dev.mortise.lock.zookeeper.internal.PermitQueue;
 import dev.mortise.lock.zookeeper.internal.Renewal;
 import dev.mortise.lock.zookeeper.internal.SessionGuard;
 import dev.mortise.lock.zookeeper.internal.ZkOps;
@@ -64,6 +65,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final LockPaths paths;
     private final ZkOps ops;
     private final LockQueue queue;
+    private final PermitQueue permits;
     private final BatchAcquire batch;
     private final SessionGuard guard;
     private final LeaseExpiry expiry;
@@ -80,6 +82,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.ops = new ZkOps(client, operationTimeout, ensemble);
         this.guard = new SessionGuard(ops);
         this.queue = new LockQueue(ops, paths, guard::currentSession);
+        this.permits = new PermitQueue(ops, paths, queue, guard::currentSession);
         this.batch = new BatchAcquire(ops, paths, guard::currentSession);
         this.expiry = new LeaseExpiry(ops, guard);
         this.markers = new LingerMarkers(ops);
@@ -112,8 +115,38 @@ public final class ZookeeperLockBackend implements LockBackend {
         return true;
     }
 
+    /**
+     * True: a semaphore acquisition is one permit node in the key's queue, admitted in arrival
+     * order when the counts of the nodes before it plus its own fit the stored count, which
+     * every permit node carries (see {@code docs/zookeeper.md}, "Semaphores", and
+     * {@code PermitQueue}). Waiters are served in arrival order.
+     */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /**
+     * Rewrites the count stored in every permit node of {@code key} (a listing, then one
+     * pipelined read and one pipelined conditional write of every permit node, then a listing
+     * that finds none created meanwhile); with no permit node nothing is stored. Each write
+     * wakes the waiter watching that node.
+     */
+    @Override
+    public void setPermits(String key, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("A semaphore needs at least 1 permit, got " + limit + " for key '" + key
+                    + "' (backend 'zookeeper')");
+        }
+        permits.setPermits(key, limit);
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        if (request.takesPermits()) {
+            return permits.tryAcquire(request).map(owned -> Attempt.granted(granted(request, owned)))
+                    .orElseGet(() -> Attempt.busy(null));
+        }
         return queue.tryAcquire(request).map(owned -> Attempt.granted(granted(request, owned)))
                 .orElseGet(() -> Attempt.busy(null));
     }
@@ -131,7 +164,7 @@ public final class ZookeeperLockBackend implements LockBackend {
      */
     @Override
     public List<Grant> tryAcquireAll(List<LockRequest> requests) {
-        if (requests.isEmpty()) {
+        if (requests.isEmpty() || requests.stream().anyMatch(LockRequest::takesPermits)) {
             return null;
         }
         List<LockQueue.Owned> owned = batch.tryAcquireAll(requests);
@@ -144,6 +177,9 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+        if (request.takesPermits()) {
+            return permits.acquire(request, wait).map(owned -> granted(request, owned));
+        }
         return queue.acquire(request, wait).map(owned -> granted(request, owned));
     }
 
@@ -260,7 +296,7 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     /** Watch notifications that woke waiters of this backend so far (what the herd test measures). */
     long watchNotifications() {
-        return queue.notifications();
+        return queue.notifications() + permits.notifications();
     }
 
     /**

@@ -91,6 +91,19 @@ public final class KeyInspection {
             nodes.add(node);
             serverNow = Math.max(serverNow, node.getStat().getCtime());
         }
+        if (!holding.isEmpty() && PermitNodes.isPermit(holding.get(0)) && !nodes.isEmpty()) {
+            // A semaphore: the leading permit nodes whose counts fit the stored count (the earliest's) hold.
+            int stored = -1;
+            for (CuratorEvent node : nodes) {
+                stored = PermitNodes.limitOf(node.getData());
+                if (stored > 0) {
+                    break;
+                }
+            }
+            int admitted = Math.min(nodes.size(), PermitNodes.admitted(holding, Math.max(stored, 1)));
+            nodes = new ArrayList<>(nodes.subList(0, admitted));
+            holding = holding.subList(0, Math.max(admitted, 1));
+        }
         List<CuratorEvent> markerData = drain(markerReads, markers, parent, deadline, key);
         for (CuratorEvent marker : markerData) {
             if (marker != null) {
@@ -122,7 +135,9 @@ public final class KeyInspection {
             Stat stat = node.getStat();
             held.add(stat.getCzxid());
             KeyState.Holder marker = lingering.get(stat.getCzxid());
-            holders.add(new KeyState.Holder(new String(node.getData(), StandardCharsets.UTF_8),
+            String owner = PermitNodes.isPermit(LockPaths.name(node.getPath())) ? PermitNodes.ownerOf(node.getData())
+                    : new String(node.getData(), StandardCharsets.UTF_8);
+            holders.add(new KeyState.Holder(owner,
                     OptionalLong.of(stat.getCzxid()), marker == null ? Optional.empty() : marker.remaining()));
         }
         List<KeyState.Holder> orphans = new ArrayList<>();

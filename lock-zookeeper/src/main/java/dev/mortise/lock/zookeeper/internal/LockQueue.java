@@ -174,7 +174,7 @@ public final class LockQueue {
     }
 
     /** Our new node, and a listing of the queue taken right after it was created (or null). */
-    private record Queued(NodeRef node, List<String> listing) {
+    record Queued(NodeRef node, List<String> listing) {
     }
 
     /**
@@ -191,7 +191,14 @@ public final class LockQueue {
      * round trip, on Curator's single background thread.
      */
     private Queued enqueue(String parent, LockRequest request) {
-        String key = request.key();
+        return enqueue(parent, request.key(), LockPaths.nodeName(request.mode()), request.owner());
+    }
+
+    /**
+     * {@link #enqueue(String, LockRequest)} for a node named {@code nodeName} with {@code data}
+     * (a permit node: {@link PermitNodes}).
+     */
+    Queued enqueue(String parent, String key, String nodeName, String data) {
         for (int attempt = 0; ; attempt++) {
             long deadline = ops.deadline();
             List<String> containers = attempt == 0 ? List.of()
@@ -200,8 +207,7 @@ public final class LockQueue {
             for (String container : containers) {
                 parents.add(ops.createContainerAsync(container, key));
             }
-            CompletableFuture<CuratorEvent> created = ops.createAsync(parent, LockPaths.nodeName(request.mode()), request.owner(),
-                    key);
+            CompletableFuture<CuratorEvent> created = ops.createAsync(parent, nodeName, data, key);
             List<String> listing = null;
             NodeRef node;
             try {
@@ -310,7 +316,7 @@ public final class LockQueue {
      * interrupt that ended the wait must not also cut the cleanup short) and sets the flag
      * again afterwards, so the caller still sees it.
      */
-    private void deleteOurNode(NodeRef node, String key) {
+    void deleteOurNode(NodeRef node, String key) {
         try {
             ops.delete(node.path(), key);
         } catch (RuntimeException e) {

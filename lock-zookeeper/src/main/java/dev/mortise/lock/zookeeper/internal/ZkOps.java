@@ -421,6 +421,54 @@ public final class ZkOps {
         return event;
     }
 
+    /**
+     * Sends a getData of {@code path} that leaves {@code watcher} on it, without waiting (so it can be
+     * pipelined before a listing: the server then registers the watch before it answers the listing).
+     * On a missing node the server answers NONODE and leaves no watch.
+     */
+    public CompletableFuture<CuratorEvent> watchAsync(String path, Watcher watcher, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "watch ", path, () -> client.getData().usingWatcher(watcher)
+                .inBackground((c, e) -> result.complete(e)).forPath(path));
+        return result;
+    }
+
+    /** The answer to {@link #watchAsync}: the node's stat, or {@code null} if it is gone (no watch was set). */
+    public Stat watchResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path, String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "watch ", path, key);
+        if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            return null;
+        }
+        check(event, key, "watch ", path);
+        return event.getStat();
+    }
+
+    /**
+     * Sends a setData of {@code path} expecting {@code version} (-1: any), without waiting; the
+     * answer's result code (OK, NONODE, BADVERSION, ...) comes through the returned future.
+     */
+    public CompletableFuture<CuratorEvent> setDataAsync(String path, byte[] data, int version, String key) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        submit(key, "write ", path, () -> client.setData().withVersion(version)
+                .inBackground((c, e) -> result.complete(e)).forPath(path, data));
+        return result;
+    }
+
+    /**
+     * The answer to {@link #setDataAsync}: true if written, false if the node is gone or had
+     * another version; other errors fail naming the key.
+     */
+    public boolean setDataResult(CompletableFuture<CuratorEvent> pending, long deadlineNanos, String path,
+                                 String key) {
+        CuratorEvent event = awaitUntil(pending, deadlineNanos, "write ", path, key);
+        int code = event.getResultCode();
+        if (code == KeeperException.Code.NONODE.intValue() || code == KeeperException.Code.BADVERSION.intValue()) {
+            return false;
+        }
+        check(event, key, "write ", path);
+        return true;
+    }
+
     /** Starts an exists call on {@code path}; the answer comes through the returned future. */
     public CompletableFuture<CuratorEvent> existsAsync(String path, String key) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
