@@ -61,6 +61,12 @@ class ZookeeperLockBackendContractTest extends LockBackendContractTest {
                 + " under " + parent + ": " + queue);
     }
 
+    /** Permit nodes are admitted in sequence order (PermitQueue): a waiter for many is never overtaken. */
+    @Override
+    protected boolean fairPermits() {
+        return true;
+    }
+
     @Override
     protected LockBackend newUnreachableBackend(Duration operationTimeout) throws Exception {
         return ZookeeperLockBackend.builder().connectString("127.0.0.1:" + ZookeeperTestServers.closedPort())
