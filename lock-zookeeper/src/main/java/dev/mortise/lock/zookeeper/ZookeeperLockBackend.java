@@ -34,6 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * lock; waiters watch only their predecessor; the fencing token is the lock node's czxid.
  * Shared (read) holds queue in the same order: a shared node owns a share while no
  * exclusive node sorts before it, and watches only the last exclusive node before it.
+ * Native semaphores ({@link #supportsPermits()}) queue one permit node per acquisition in the
+ * same order, admitted first come first served while the counts ahead plus their own fit the
+ * count every permit node stores.
  *
  * <p>Holds are bound to the ZooKeeper session, which is the lease: the core's watchdog
  * renewal confirms that the connection is up and each node still exists and belongs to the

@@ -202,6 +202,45 @@ class ZookeeperSemaphoreTest {
         }
     }
 
+    @Test
+    void aWaiterThatGivesUpWakesTheOneBehindItWhichThenWaitsForTheHolders() throws Exception {
+        String key = key("gives-up");
+        try (ZookeeperLockBackend holderSide = backend(); ZookeeperLockBackend waiterSide = backend()) {
+            Grant holder = acquire(holderSide, key, 2, 2);
+            List<Object> results = new CopyOnWriteArrayList<>();
+            Thread big = new Thread(() -> {
+                try {
+                    results.add(waiterSide.acquire(request(key, 2, 2), Duration.ofMillis(1500)));
+                } catch (InterruptedException e) {
+                    results.add(e);
+                }
+            }, "permit-waiter-big");
+            big.start();
+            waitUntil(() -> lockNodes(key).size() == 2);
+            List<Grant> small = new CopyOnWriteArrayList<>();
+            Thread behind = new Thread(() -> {
+                try {
+                    waiterSide.acquire(request(key, 1, 2), Duration.ofSeconds(60)).ifPresent(small::add);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "permit-waiter-small");
+            behind.start();
+            waitUntil(() -> lockNodes(key).size() == 3);
+            big.join(10_000);
+            assertThat(results).containsExactly(Optional.empty());
+            waitUntil(() -> lockNodes(key).size() == 2);
+            Thread.sleep(300);
+            assertThat(small).as("2 of 2 still held: the waiter behind goes on waiting").isEmpty();
+            // It now waits as the first waiter, on the holder: the release must wake it.
+            assertThat(holderSide.release(holder)).isTrue();
+            waitUntil(() -> small.size() == 1);
+            assertThat(waiterSide.release(small.get(0))).isTrue();
+            behind.join(10_000);
+            assertThat(lockNodes(key)).isEmpty();
+        }
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------
 
     private static String key(String what) {
