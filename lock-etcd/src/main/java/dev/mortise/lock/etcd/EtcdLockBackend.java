@@ -91,6 +91,31 @@ public final class EtcdLockBackend implements LockBackend {
         return true;
     }
 
+    /**
+     * True: a semaphore's permit holds are permit keys in the lock's queue, each with its count
+     * and the stored permit count in its value; a permit key holds when only permit keys are
+     * before it and their counts plus its own fit the stored count (the count in the oldest
+     * permit key). Waiting is first in, first out by create revision: a waiter for many is not
+     * overtaken by later ones for few. Tokens are the keys' create revisions, as for every hold.
+     * The stored count lives only in the keys, so it ends with the last of them. See the
+     * semaphore section of {@code docs/etcd.md}.
+     */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /**
+     * Rewrites the stored count in every permit key of {@code key}: one range read, one
+     * transaction of puts (each key kept on its lease, its create revision unchanged) and one
+     * read of keys queued meanwhile; nothing with no permit keys. Waiters see the put on their
+     * own key and look again if they now fit.
+     */
+    @Override
+    public void setPermits(String key, int limit) {
+        engine.setPermits(key, limit);
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return engine.tryAcquire(request);
