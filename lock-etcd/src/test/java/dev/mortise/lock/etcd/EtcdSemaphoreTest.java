@@ -1,9 +1,14 @@
 package dev.mortise.lock.etcd;
 
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.PermitLease;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
+import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Permits;
 import dev.mortise.lock.tck.server.EtcdServer;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -186,5 +191,60 @@ class EtcdSemaphoreTest {
         firstHolds.close();
         secondWaits.get(30, TimeUnit.SECONDS).close();
         assertThat(etcd.keysOf(name + "#permits")).isEmpty();
+    }
+
+    private static LockRequest permits(String key, String owner, int count, int limit) {
+        return new LockRequest(key, owner, Duration.ofSeconds(30), true, LockMode.SHARED, new Permits(count, limit));
+    }
+
+    /** Permit holds and plain holds of one key exclude each other, in both directions; inspection shows the permits. */
+    @Test
+    void permitHoldsAndPlainHoldsOfOneKeyExcludeEachOther() throws Exception {
+        String key = name + "#permits";
+        try (EtcdLockBackend backend = EtcdTestSupport.backend(List.of(server.endpoint())).build()) {
+            Grant a = backend.tryAcquire(permits(key, "a-" + UUID.randomUUID(), 1, 3)).grant().orElseThrow();
+            Grant b = backend.tryAcquire(permits(key, "b-" + UUID.randomUUID(), 2, 3)).grant().orElseThrow();
+            assertThat(backend.tryAcquire(permits(key, "c-" + UUID.randomUUID(), 1, 3)).isGranted())
+                    .as("3 of 3 held").isFalse();
+            assertThat(backend.tryAcquire(new LockRequest(key, "r-" + UUID.randomUUID(), Duration.ofSeconds(30), true,
+                    LockMode.SHARED)).isGranted()).as("a plain reader waits for permit keys").isFalse();
+            assertThat(backend.tryAcquire(new LockRequest(key, "w-" + UUID.randomUUID(), Duration.ofSeconds(30), true))
+                    .isGranted()).as("a writer waits for permit keys").isFalse();
+            KeyState state = backend.inspect(key);
+            assertThat(state.mode()).isEqualTo(LockMode.SHARED);
+            assertThat(state.holders()).extracting(KeyState.Holder::owner).containsExactly(a.owner(), b.owner());
+            assertThat(state.holders().get(0).fencingToken()).hasValue(a.fencingToken());
+            assertThat(backend.release(a)).isTrue();
+            assertThat(backend.release(b)).isTrue();
+
+            Grant reader = backend.tryAcquire(new LockRequest(key, "r-" + UUID.randomUUID(), Duration.ofSeconds(30),
+                    true, LockMode.SHARED)).grant().orElseThrow();
+            assertThat(backend.tryAcquire(permits(key, "d-" + UUID.randomUUID(), 1, 3)).isGranted())
+                    .as("a permit request waits for a plain reader").isFalse();
+            assertThat(backend.release(reader)).isTrue();
+            assertThat(etcd.keysOf(key)).isEmpty();
+        }
+    }
+
+    /** A lease move (renewal with another lease, linger) puts a permit key again with the count setPermits wrote. */
+    @Test
+    void aLeaseMoveKeepsTheRewrittenCount() throws Exception {
+        String key = name + "#permits";
+        try (EtcdLockBackend backend = EtcdTestSupport.backend(List.of(server.endpoint())).build()) {
+            Grant held = backend.tryAcquire(permits(key, "a-" + UUID.randomUUID(), 2, 3)).grant().orElseThrow();
+            backend.setPermits(key, 5);
+            assertThat(backend.renew(held, Duration.ofSeconds(40))).as("moved to the 40 s session").isTrue();
+            KeyValue moved = etcd.keysOf(key).get(0);
+            assertThat(moved.getValue().toString(StandardCharsets.UTF_8)).isEqualTo("2/5/" + held.owner());
+            assertThat(moved.getCreateRevision()).isEqualTo(held.fencingToken());
+            backend.setPermits(key, 4);
+            assertThat(backend.linger(held, Duration.ofSeconds(20))).isTrue();
+            assertThat(etcd.keysOf(key).get(0).getValue().toString(StandardCharsets.UTF_8))
+                    .isEqualTo("2/4/" + held.owner());
+            assertThat(backend.tryAcquire(permits(key, "b-" + UUID.randomUUID(), 2, 4)).grant())
+                    .as("2 + 2 fit the stored 4").isPresent().get().satisfies(backend::release);
+            assertThat(backend.release(held)).isTrue();
+            assertThat(etcd.keysOf(key)).isEmpty();
+        }
     }
 }
