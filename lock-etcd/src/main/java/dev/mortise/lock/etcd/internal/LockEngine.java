@@ -135,6 +135,11 @@ public final class LockEngine implements AutoCloseable {
                     } else {
                         leases.revokeQuietly(lease);
                     }
+                    if (admission != null && request.permits().count() <= permitWaiter.storedCount()) {
+                        // We were waiting, so we follow the stored count: queue again under it, not our first one.
+                        request = new LockRequest(request.key(), request.owner(), request.lease(), request.renewed(),
+                                request.mode(), new Permits(request.permits().count(), permitWaiter.storedCount()));
+                    }
                     if (deadline - System.nanoTime() <= 0) {
                         return Optional.empty();
                     }

@@ -35,12 +35,18 @@ final class PermitWaiter {
     private final Watch watch;
     private final Rpc rpc;
     private long grantedRequestedAt;
+    private int storedCount;
 
     PermitWaiter(LeaseKeeper leases, LockQueue queue, Watch watch, Rpc rpc) {
         this.leases = leases;
         this.queue = queue;
         this.watch = watch;
         this.rpc = rpc;
+    }
+
+    /** The stored count as this waiter last knew it (after {@link #await} returned). */
+    int storedCount() {
+        return storedCount;
     }
 
     /** {@link System#nanoTime()} before the look that granted, after {@link Waiter.Outcome#GRANTED}. */
@@ -125,6 +131,7 @@ final class PermitWaiter {
                 }
             }
         } finally {
+            storedCount = admission.stored();
             lease.stopWaking(wake);
             watching.close();
         }
