@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * share one session lease per TTL, kept alive in the background; holds with an explicit
  * lease get a lease of their own that simply expires. Lease TTLs are whole seconds,
  * rounded up. Shared (read) holds queue in the same prefix under reader keys and hold while
- * no writer is queued before them ({@link #supportsSharedMode()}). See {@code docs/etcd.md}.
+ * no writer is queued before them ({@link #supportsSharedMode()}). Semaphores are native:
+ * each acquisition of n permits is one permit key in the same queue, carrying its count and the
+ * stored permit count ({@link #supportsPermits()}). See {@code docs/etcd.md}.
  *
  * <p>Thread-safe. Every call answers or fails with
  * {@link dev.mortise.lock.LockBackendException} within the operation timeout.

@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Where a lock lives in etcd: {@code <namespace><encoded key>/<encoded owner>~<round>} for an
  * exclusive (writer) hold or waiter, {@code <namespace><encoded key>/#<encoded owner>~<round>}
- * for a shared (reader) one.
+ * for a shared (reader) one, {@code <namespace><encoded key>/$<encoded owner>~<round>} for a
+ * semaphore's permit hold or waiter.
  *
  * <p>The user's key is percent-encoded so that the encoded form never contains {@code /};
  * the lock's prefix ends with the first {@code /} after the namespace, so no lock's prefix

@@ -24,7 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * key has a lower create revision, and watches only the newest such writer key. So a
  * waiting writer keeps every reader that queues after it out (no writer starvation), and
  * the queue is granted in revision order. Every write is checked against our own key's
- * create revision, so nothing here ever touches another owner's key. Thread-safe.
+ * create revision, so nothing here ever touches another owner's key. Permit keys
+ * ({@link KeySpace#permitKey}) lie in the writers' range, so readers and writers wait for them
+ * as for a writer; a permit request reads the whole queue and holds by
+ * {@link PermitAdmission}'s rule. Thread-safe.
  */
 final class LockQueue {
 
