@@ -23,7 +23,7 @@ import java.util.Optional;
  * {@code n} must be between 1 and {@link #permits()}. How a semaphore is kept depends on the backend
  * ({@link #isNative()}):
  *
- * <h2>Native ({@code isNative()} true: in-process, Redis single node / Cluster / Sentinel)</h2>
+ * <h2>Native ({@code isNative()} true: in-process, Redis single node / Cluster / Sentinel, etcd, ZooKeeper)</h2>
  * The backend keeps the semaphore on its server ({@link dev.mortise.lock.spi.LockBackend#supportsPermits()}):
  * <ul>
  *   <li><b>One key, one request.</b> An acquisition of n permits is one hold of the key
@@ -41,13 +41,13 @@ import java.util.Optional;
  *       waiting follows the stored count); a lower count lets current holders keep their permits
  *       until they release and grants nothing until the holds fit under it. Other clients' handles
  *       then need the new count too (or they are refused while permits are held).</li>
- *   <li><b>Fairness</b> as the backend declares it: the in-process backend serves waiters in arrival
- *       order (a waiter for many permits is not overtaken by later ones for few, not even by a
- *       {@code tryAcquire}); Redis wakes every waiter on a release and the first to ask again wins
- *       (not fair; see docs/redis.md).</li>
+ *   <li><b>Fairness</b> as the backend declares it: the in-process backend, etcd (create revision)
+ *       and ZooKeeper (node sequence) serve waiters in arrival order (a waiter for many permits is
+ *       not overtaken by later ones for few, not even by a {@code tryAcquire}); Redis wakes every
+ *       waiter on a release and the first to ask again wins (not fair; see docs/redis.md).</li>
  * </ul>
  *
- * <h2>Slot fallback ({@code isNative()} false: etcd, ZooKeeper, JDBC, Redis fair mode, Redlock, a migration)</h2>
+ * <h2>Slot fallback ({@code isNative()} false: JDBC, Redis fair mode, Redlock, a migration)</h2>
  * Permit {@code i} (0 ≤ i &lt; permits) is the ordinary exclusive lock key {@code name + "#permit-" + i},
  * a <em>slot</em>; holding a permit is holding one slot. Do not lock those keys for anything else.
  * <ul>

@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * share one session lease per TTL, kept alive in the background; holds with an explicit
  * lease get a lease of their own that simply expires. Lease TTLs are whole seconds,
  * rounded up. Shared (read) holds queue in the same prefix under reader keys and hold while
- * no writer is queued before them ({@link #supportsSharedMode()}). See {@code docs/etcd.md}.
+ * no writer is queued before them ({@link #supportsSharedMode()}). Semaphores are native:
+ * each acquisition of n permits is one permit key in the same queue, carrying its count and the
+ * stored permit count ({@link #supportsPermits()}). See {@code docs/etcd.md}.
  *
  * <p>Thread-safe. Every call answers or fails with
  * {@link dev.mortise.lock.LockBackendException} within the operation timeout.
@@ -89,6 +91,31 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public boolean supportsSharedMode() {
         return true;
+    }
+
+    /**
+     * True: a semaphore's permit holds are permit keys in the lock's queue, each with its count
+     * and the stored permit count in its value; a permit key holds when only permit keys are
+     * before it and their counts plus its own fit the stored count (the count in the oldest
+     * permit key). Waiting is first in, first out by create revision: a waiter for many is not
+     * overtaken by later ones for few. Tokens are the keys' create revisions, as for every hold.
+     * The stored count lives only in the keys, so it ends with the last of them. See the
+     * semaphore section of {@code docs/etcd.md}.
+     */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /**
+     * Rewrites the stored count in every permit key of {@code key}: one range read, one
+     * transaction of puts (each key kept on its lease, its create revision unchanged) and one
+     * read of keys queued meanwhile; nothing with no permit keys. Waiters see the put on their
+     * own key and look again if they now fit.
+     */
+    @Override
+    public void setPermits(String key, int limit) {
+        engine.setPermits(key, limit);
     }
 
     @Override

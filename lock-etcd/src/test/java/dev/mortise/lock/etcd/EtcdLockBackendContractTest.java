@@ -60,6 +60,12 @@ class EtcdLockBackendContractTest extends LockBackendContractTest {
         return etcd.keysOf(key).size();
     }
 
+    /** Permit waiters are served in create-revision order (docs/etcd.md, "Semaphores"). */
+    @Override
+    protected boolean fairPermits() {
+        return true;
+    }
+
     @Override
     protected Duration shortLease() {
         return Duration.ofSeconds(2);

@@ -20,6 +20,7 @@ final class HoldState {
     private final boolean shared;
     private volatile EtcdLease lease;
     private volatile EtcdLease stray;
+    private volatile ByteSequence value;
 
     HoldState(ByteSequence ownKey, long revision, boolean shared, EtcdLease lease) {
         this.ownKey = ownKey;
@@ -61,6 +62,18 @@ final class HoldState {
     /** Remembers only the latest stray: an older one simply expires with its TTL. */
     void stray(EtcdLease lease) {
         this.stray = lease;
+    }
+
+    /**
+     * The value of a permit key as we last knew it (a {@code setPermits} may have rewritten it
+     * since), or null for a lock hold, whose value is its owner. A move puts it again.
+     */
+    ByteSequence value() {
+        return value;
+    }
+
+    void value(ByteSequence now) {
+        this.value = now;
     }
 
     @Override

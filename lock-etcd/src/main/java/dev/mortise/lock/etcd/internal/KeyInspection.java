@@ -93,14 +93,15 @@ final class KeyInspection {
                 continue; // gone with its lease: an expired hold is not reported
             }
             // etcd answers whole seconds, rounded down: the hold lasts at least this long (under a second: 0).
-            reported.add(new KeyState.Holder(holder.getValue().toString(StandardCharsets.UTF_8),
+            reported.add(new KeyState.Holder(ownerOf(holder, readerMark),
                     OptionalLong.of(holder.getCreateRevision()), Optional.of(Duration.ofSeconds(ttl))));
         }
         int waiters = queued.size() - holders.size();
         if (reported.isEmpty()) {
             return KeyState.free(OptionalInt.of(waiters));
         }
-        LockMode mode = isReader(holders.get(0), readerMark) ? LockMode.SHARED : LockMode.EXCLUSIVE;
+        LockMode mode = isReader(holders.get(0), readerMark) || KeySpace.isPermitKey(holders.get(0).getKey(), readerMark)
+                ? LockMode.SHARED : LockMode.EXCLUSIVE;
         return new KeyState(mode, reported, OptionalInt.of(waiters));
     }
 
@@ -111,6 +112,9 @@ final class KeyInspection {
     private static List<KeyValue> holders(List<KeyValue> queued, int readerMark) {
         if (queued.isEmpty()) {
             return List.of();
+        }
+        if (KeySpace.isPermitKey(queued.get(0).getKey(), readerMark)) {
+            return permitHolders(queued, readerMark);
         }
         if (!isReader(queued.get(0), readerMark)) {
             return List.of(queued.get(0));
@@ -123,6 +127,33 @@ final class KeyInspection {
             readers.add(kv);
         }
         return readers;
+    }
+
+    /**
+     * The permit keys that hold ({@link PermitAdmission}'s rule): from the oldest, the permit keys
+     * whose counts, added up in queue order, stay within the stored count (the oldest one's limit).
+     */
+    private static List<KeyValue> permitHolders(List<KeyValue> queued, int prefixLength) {
+        int limit = PermitValue.parse(queued.get(0).getValue()).limit();
+        long sum = 0;
+        List<KeyValue> holders = new ArrayList<>();
+        for (KeyValue kv : queued) {
+            if (!KeySpace.isPermitKey(kv.getKey(), prefixLength)) {
+                break;
+            }
+            sum += PermitValue.parse(kv.getValue()).count();
+            if (sum > limit) {
+                break;
+            }
+            holders.add(kv);
+        }
+        return holders;
+    }
+
+    /** The owner a holding key records: its value, or for a permit key the owner in it. */
+    private static String ownerOf(KeyValue kv, int prefixLength) {
+        return KeySpace.isPermitKey(kv.getKey(), prefixLength) ? PermitValue.parse(kv.getValue()).owner()
+                : kv.getValue().toString(StandardCharsets.UTF_8);
     }
 
     /** A reader key has {@code #} right after the lock's prefix ({@link KeySpace#readerKey}). */

@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Where a lock lives in etcd: {@code <namespace><encoded key>/<encoded owner>~<round>} for an
  * exclusive (writer) hold or waiter, {@code <namespace><encoded key>/#<encoded owner>~<round>}
- * for a shared (reader) one.
+ * for a shared (reader) one, {@code <namespace><encoded key>/$<encoded owner>~<round>} for a
+ * semaphore's permit hold or waiter.
  *
  * <p>The user's key is percent-encoded so that the encoded form never contains {@code /};
  * the lock's prefix ends with the first {@code /} after the namespace, so no lock's prefix
@@ -58,7 +59,36 @@ public final class KeySpace {
      * for a shared request, else an owner key. The one encoding of single and batch acquires.
      */
     public ByteSequence keyOf(LockRequest request, ByteSequence prefix, int round) {
+        if (request.takesPermits()) {
+            return permitKey(prefix, request.owner(), round);
+        }
         return request.shared() ? readerKey(prefix, request.owner(), round) : ownKey(prefix, request.owner(), round);
+    }
+
+    /**
+     * The key of one permit (semaphore) hold or waiter: {@link #ownKey} with {@code $} in front of
+     * the owner. It sorts at or after {@link #writersFrom} and before every writer key (an encoded
+     * owner's characters all sort after {@code $}), so a plain reader waits for it as for a writer,
+     * and the permit keys alone are the range {@link #permitsFrom} to {@link #permitsEnd}.
+     */
+    public ByteSequence permitKey(ByteSequence prefix, String owner, int round) {
+        return prefix.concat(bytes("$" + KeyEncoding.percentEncode(owner, KeyEncoding::isPlainChar) + "~" + round));
+    }
+
+    /** Where the permit keys of the lock at {@code prefix} begin ({@link #permitKey}). */
+    public static ByteSequence permitsFrom(ByteSequence prefix) {
+        return prefix.concat(bytes("$"));
+    }
+
+    /** The first key after every permit key of the lock at {@code prefix} ({@code $} + 1 is {@code %}). */
+    public static ByteSequence permitsEnd(ByteSequence prefix) {
+        return prefix.concat(bytes("%"));
+    }
+
+    /** Whether {@code key}, a key under a prefix of {@code prefixLength} bytes, is a permit key. */
+    public static boolean isPermitKey(ByteSequence key, int prefixLength) {
+        byte[] name = key.getBytes();
+        return name.length > prefixLength && name[prefixLength] == '$';
     }
 
     /**

@@ -2,15 +2,19 @@ package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Grant;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -77,10 +81,17 @@ final class LeaseMove {
             CompletableFuture<LeaseKeepAliveResponse> alive = to.shared() ? leases.keepAliveAsync(to) : null;
             TxnResponse moved;
             try {
+                // A permit key's value carries the semaphore's stored count, which setPermits may rewrite: put
+                // again only the value we know, if it is still the key's (else read it and move again).
+                ByteSequence permitValue = state.value();
+                Cmp ours = new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(state.revision()));
+                Cmp[] conditions = permitValue == null ? new Cmp[] {ours}
+                        : new Cmp[] {ours, new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.value(permitValue))};
                 moved = rpc.await(kv.txn()
-                        .If(new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(state.revision())))
-                        .Then(Op.put(state.ownKey(), KeySpace.bytes(grant.owner()),
+                        .If(conditions)
+                        .Then(Op.put(state.ownKey(), permitValue == null ? KeySpace.bytes(grant.owner()) : permitValue,
                                 PutOption.builder().withLeaseId(to.id()).build()))
+                        .Else(Op.get(state.ownKey(), GetOption.DEFAULT))
                         .commit(), key, "move our key to a lease of " + to.ttlSeconds() + " s");
             } catch (LockBackendException e) {
                 if (Rpc.isLeaseNotFound(e)) {
@@ -98,6 +109,17 @@ final class LeaseMove {
                     state.stray(to); // our key may be on it: revoked at release, never before
                 }
                 throw e;
+            }
+            if (!moved.isSucceeded() && state.value() != null) {
+                List<KeyValue> now = moved.getGetResponses().get(0).getKvs();
+                if (!now.isEmpty() && now.get(0).getCreateRevision() == state.revision()) {
+                    // Still ours, rewritten by a setPermits: move it with its new value.
+                    state.value(now.get(0).getValue());
+                    if (!to.shared()) {
+                        leases.revokeQuietly(to);
+                    }
+                    continue;
+                }
             }
             if (!moved.isSucceeded()) {
                 // Our key is gone (expired, revoked, deleted): nothing was moved.

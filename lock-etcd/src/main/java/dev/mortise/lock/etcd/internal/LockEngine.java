@@ -1,14 +1,17 @@
 package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Permits;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +40,7 @@ public final class LockEngine implements AutoCloseable {
     private final LeaseMove moves;
     private final KeyInspection inspection;
     private final BatchAcquire batch;
+    private final PermitCount permitCount;
     private final Client client;
 
     public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
@@ -50,6 +54,7 @@ public final class LockEngine implements AutoCloseable {
         this.moves = new LeaseMove(client.getKVClient(), leases, rpc);
         this.inspection = new KeyInspection(client.getKVClient(), client.getLeaseClient(), keys, rpc);
         this.batch = new BatchAcquire(keys, leases, queue, orphans);
+        this.permitCount = new PermitCount(client.getKVClient(), rpc);
     }
 
     public void addGrantListener(GrantListener listener) {
@@ -63,7 +68,7 @@ public final class LockEngine implements AutoCloseable {
         long requestedAt = System.nanoTime();
         Queued queued = enqueue(request, prefix, ownKey);
         EtcdLease lease = queued.lease();
-        if (queued.predecessor() == null) {
+        if (request.takesPermits() ? admit(request, prefix, ownKey, queued).fits() : queued.predecessor() == null) {
             return Attempt.granted(grant(request, ownKey, queued.revision(), lease, requestedAt));
         }
         // Busy: never leave a waiter key behind for an attempt that does not wait.
@@ -73,6 +78,9 @@ public final class LockEngine implements AutoCloseable {
 
     /** Several keys in one transaction, all or nothing: see {@link BatchAcquire}. */
     public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        if (requests.stream().anyMatch(LockRequest::takesPermits)) {
+            return null; // a semaphore is never part of a batch: no native batch, the core goes one by one
+        }
         return batch.tryAcquireAll(requests);
     }
 
@@ -81,18 +89,23 @@ public final class LockEngine implements AutoCloseable {
         long deadline = Deadlines.after(System.nanoTime(), wait);
         ByteSequence prefix = keys.prefix(key);
         Waiter waiter = new Waiter(leases, queue, client.getWatchClient(), rpc);
+        PermitWaiter permitWaiter = new PermitWaiter(leases, queue, client.getWatchClient(), rpc);
         for (int round = 0; ; round++) {
             ByteSequence ownKey = ownKey(request, prefix, round);
             long requestedAt = System.nanoTime();
             Queued queued = enqueue(request, prefix, ownKey);
             EtcdLease lease = queued.lease();
-            if (queued.predecessor() == null) {
+            PermitAdmission admission = request.takesPermits() ? admit(request, prefix, ownKey, queued) : null;
+            if (admission != null ? admission.fits() : queued.predecessor() == null) {
                 return Optional.of(grant(request, ownKey, queued.revision(), lease, requestedAt));
             }
             Waiter.Outcome outcome;
             try {
-                outcome = waiter.await(prefix, request.shared(), ownKey, queued.revision(), queued.predecessor(),
-                        queued.ahead(), lease, deadline, key);
+                outcome = admission != null
+                        ? permitWaiter.await(prefix, ownKey, queued.revision(), request.permits().count(), admission,
+                                lease, deadline, key)
+                        : waiter.await(prefix, request.shared(), ownKey, queued.revision(), queued.predecessor(),
+                                queued.ahead(), lease, deadline, key);
             } catch (InterruptedException e) {
                 leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
                 throw e;
@@ -107,7 +120,8 @@ public final class LockEngine implements AutoCloseable {
             }
             switch (outcome) {
                 case GRANTED -> {
-                    return Optional.of(grant(request, ownKey, queued.revision(), lease, waiter.grantedRequestedAt()));
+                    long grantedAt = admission != null ? permitWaiter.grantedRequestedAt() : waiter.grantedRequestedAt();
+                    return Optional.of(grant(request, ownKey, queued.revision(), lease, grantedAt));
                 }
                 case TIMED_OUT -> {
                     leaveQueueOrLater(ownKey, queued.revision(), lease, key);
@@ -120,6 +134,11 @@ public final class LockEngine implements AutoCloseable {
                         orphans.deleteLater(ownKey);
                     } else {
                         leases.revokeQuietly(lease);
+                    }
+                    if (admission != null && request.permits().count() <= permitWaiter.storedCount()) {
+                        // We were waiting, so we follow the stored count: queue again under it, not our first one.
+                        request = new LockRequest(request.key(), request.owner(), request.lease(), request.renewed(),
+                                request.mode(), new Permits(request.permits().count(), permitWaiter.storedCount()));
                     }
                     if (deadline - System.nanoTime() <= 0) {
                         return Optional.empty();
@@ -261,7 +280,34 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Our key in the queue, on {@code lease}. */
-    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor, long ahead) {
+    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor, long ahead,
+                          List<KeyValue> before) {
+    }
+
+    /**
+     * Whether a permit request that just queued fits ({@link PermitAdmission}). A request whose
+     * count differs from the stored one is taken out of the queue again and refused.
+     *
+     * @throws PermitCountMismatchException if permit keys of the lock carry another count
+     */
+    private PermitAdmission admit(LockRequest request, ByteSequence prefix, ByteSequence ownKey, Queued queued) {
+        Permits permits = request.permits();
+        PermitAdmission admission = PermitAdmission.onArrival(queued.before(), prefix.size(), permits.count(),
+                permits.limit());
+        if (admission.mismatch()) {
+            leaveQueue(ownKey, queued.revision(), queued.lease(), request.key());
+            throw new PermitCountMismatchException(request.key(), Rpc.BACKEND, admission.stored(), permits.limit());
+        }
+        return admission;
+    }
+
+    /**
+     * Sets the stored permit count of the semaphore key {@code key}: every permit key of the
+     * lock is rewritten with {@code limit} (see {@link PermitCount}); waiters see the put on
+     * their own key and look again if they now fit.
+     */
+    public void setPermits(String key, int limit) {
+        permitCount.set(keys.prefix(key), limit, key);
     }
 
     /**
@@ -269,14 +315,16 @@ public final class LockEngine implements AutoCloseable {
      * revoked) is replaced and the put tried again; a fence that moved is read again.
      */
     private Queued enqueue(LockRequest request, ByteSequence prefix, ByteSequence ownKey) {
-        ByteSequence value = KeySpace.bytes(request.owner());
+        ByteSequence value = valueOf(request);
         for (int attempt = 1; ; attempt++) {
             EtcdLease lease = lease(request);
             try {
-                LockQueue.Enqueued queued = queue.enqueue(prefix, request.shared(), ownKey, value, lease,
-                        request.key());
+                LockQueue.Enqueued queued = request.takesPermits()
+                        ? queue.enqueuePermits(prefix, ownKey, value, lease, request.key())
+                        : queue.enqueue(prefix, request.shared(), ownKey, value, lease, request.key());
                 if (queued != null) {
-                    return new Queued(lease, queued.revision(), queued.predecessor(), queued.ahead());
+                    return new Queued(lease, queued.revision(), queued.predecessor(), queued.ahead(),
+                            queued.before());
                 }
             } catch (LockQueue.LeaseGoneException e) {
                 leases.lost(lease, e);
@@ -304,14 +352,24 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
+    /** What our key holds: the owner, or for a permit request its count, the limit and the owner. */
+    private static ByteSequence valueOf(LockRequest request) {
+        Permits permits = request.permits();
+        return permits == null ? KeySpace.bytes(request.owner())
+                : new PermitValue(permits.count(), permits.limit(), request.owner()).bytes();
+    }
+
     /**
      * A grant whose local validity counts from {@code requestedAt}, or from earlier if the
      * lease was last confirmed so long ago that it could run out sooner.
      */
     static Grant grant(LockRequest request, ByteSequence ownKey, long revision, EtcdLease lease, long requestedAt) {
         long from = Math.min(requestedAt, lease.aliveUntilNanos() - request.lease().toNanos());
-        Grant grant = new Grant(request.key(), request.owner(), revision, from,
-                new HoldState(ownKey, revision, request.shared(), lease));
+        HoldState state = new HoldState(ownKey, revision, request.shared(), lease);
+        if (request.takesPermits()) {
+            state.value(valueOf(request)); // a move must keep it (LeaseMove)
+        }
+        Grant grant = new Grant(request.key(), request.owner(), revision, from, state);
         lease.grants().add(grant);
         return grant;
     }

@@ -24,7 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * key has a lower create revision, and watches only the newest such writer key. So a
  * waiting writer keeps every reader that queues after it out (no writer starvation), and
  * the queue is granted in revision order. Every write is checked against our own key's
- * create revision, so nothing here ever touches another owner's key. Thread-safe.
+ * create revision, so nothing here ever touches another owner's key. Permit keys
+ * ({@link KeySpace#permitKey}) lie in the writers' range, so readers and writers wait for them
+ * as for a writer; a permit request reads the whole queue and holds by
+ * {@link PermitAdmission}'s rule. Thread-safe.
  */
 final class LockQueue {
 
@@ -42,7 +45,7 @@ final class LockQueue {
      * created before ours), or null; {@code ahead} is how many such keys were created before
      * ours (1: nobody else keeps us waiting, so when the predecessor goes, we hold the lock).
      */
-    record Enqueued(long revision, ByteSequence predecessor, long ahead) {
+    record Enqueued(long revision, ByteSequence predecessor, long ahead, List<KeyValue> before) {
     }
 
     /**
@@ -63,19 +66,53 @@ final class LockQueue {
      */
     Enqueued enqueue(ByteSequence prefix, boolean shared, ByteSequence ownKey, ByteSequence value, EtcdLease lease,
                      String key) {
+        return enqueue(blockers(prefix, shared, 0), ownKey, value, lease, key);
+    }
+
+    /**
+     * {@link #enqueue} for a permit request: the read before the put is every key under the
+     * prefix with its value, oldest first ({@link Enqueued#before}), from which
+     * {@link PermitAdmission} decides; {@link Enqueued#predecessor} is then meaningless.
+     */
+    Enqueued enqueuePermits(ByteSequence prefix, ByteSequence ownKey, ByteSequence value, EtcdLease lease, String key) {
+        return enqueue(Op.get(prefix, queueOf(prefix, 0)), ownKey, value, lease, key);
+    }
+
+    /**
+     * A permit waiter's look: only if our key still has {@code revision}, every key under the
+     * prefix created up to ours (ours included, last), with values, oldest first.
+     */
+    CompletableFuture<TxnResponse> recheckPermits(ByteSequence prefix, ByteSequence ownKey, long revision) {
+        return rpc.retrying(() -> kv.txn()
+                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.get(prefix, queueOf(prefix, revision)))
+                .commit(), rpc.deadline());
+    }
+
+    /** Every key under {@code prefix} created up to {@code maxCreateRevision} (0: any), with values, oldest first. */
+    private static GetOption queueOf(ByteSequence prefix, long maxCreateRevision) {
+        GetOption.Builder option = GetOption.builder().isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND);
+        if (maxCreateRevision > 0) {
+            option.withMaxCreateRevision(maxCreateRevision);
+        }
+        return option.build();
+    }
+
+    private Enqueued enqueue(Op read, ByteSequence ownKey, ByteSequence value, EtcdLease lease, String key) {
         ByteSequence fence = lease.fenceKey();
         Cmp absent = new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
         Cmp[] conditions = fence == null ? new Cmp[] {absent}
                 : new Cmp[] {absent, new Cmp(fence, Cmp.Op.EQUAL, CmpTarget.modRevision(lease.fenceRevision()))};
         TxnResponse response = rpc.await(kv.txn()
                 .If(conditions)
-                .Then(blockers(prefix, shared, 0),
-                        Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
+                .Then(read, Op.put(ownKey, value, PutOption.builder().withLeaseId(lease.id()).build()))
                 .Else(Op.get(fence == null ? ownKey : fence, GetOption.DEFAULT))
                 .commit(), key, "queue for the lock");
         if (response.isSucceeded()) {
             GetResponse before = response.getGetResponses().get(0);
-            return new Enqueued(response.getHeader().getRevision(), firstKey(before), before.getCount());
+            return new Enqueued(response.getHeader().getRevision(), firstKey(before), before.getCount(),
+                    before.getKvs());
         }
         if (fence == null) {
             throw new IllegalStateException("etcd key " + ownKey + " already exists: owners must be unique per hold");
