@@ -16,7 +16,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -56,13 +55,11 @@ public final class RedisLockBackend implements LockBackend {
 
     private final ScriptRunner runner;
     private final LockCommands commands;
-    private final boolean ownsClient;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    RedisLockBackend(ScriptRunner runner, LockCommands commands, boolean ownsClient) {
+    RedisLockBackend(ScriptRunner runner, LockCommands commands) {
         this.runner = runner;
         this.commands = commands;
-        this.ownsClient = ownsClient;
     }
 
     /** A builder; give it exactly one of an address, cluster nodes, a Sentinel group, a Config or a client. */
@@ -166,9 +163,7 @@ public final class RedisLockBackend implements LockBackend {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             commands.channels().close();
-            if (ownsClient) {
-                runner.client().shutdown(0, 2, TimeUnit.SECONDS);
-            }
+            runner.transport().close(); // shuts the client down only if the builder built it
         }
     }
 

@@ -2,7 +2,9 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedisTransport;
 import dev.mortise.lock.redis.internal.RedissonClients;
+import dev.mortise.lock.redis.internal.RedissonTransport;
 import dev.mortise.lock.redis.internal.ScriptRunner;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -204,9 +206,9 @@ public final class RedisLockBackendBuilder {
             where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels);
             redisson = RedissonClients.create(built, where);
         }
-        ScriptRunner runner = new ScriptRunner(redisson, operationTimeout, RedisLockBackend.NAME, where);
-        boolean cluster = redisson.getConfig().isClusterConfig();
-        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, cluster, replicas, replicaTimeout,
-                fair, fencingTokens == FencingTokens.SERVER_CLOCK), owns);
+        RedisTransport transport = new RedissonTransport(redisson, owns);
+        ScriptRunner runner = new ScriptRunner(transport, operationTimeout, RedisLockBackend.NAME, where);
+        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, transport.cluster(), replicas,
+                replicaTimeout, fair, fencingTokens == FencingTokens.SERVER_CLOCK));
     }
 }

@@ -2,7 +2,9 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedisTransport;
 import dev.mortise.lock.redis.internal.RedissonClients;
+import dev.mortise.lock.redis.internal.RedissonTransport;
 import dev.mortise.lock.redis.internal.ScriptRunner;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -12,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -139,18 +140,17 @@ public final class RedlockBackendBuilder {
         List<Runnable> closers = new ArrayList<>();
         int count = addresses != null ? addresses.size() : clients.size();
         for (int i = 0; i < count; i++) {
-            RedissonClient client;
+            RedisTransport transport;
             String where;
             if (addresses != null) {
                 where = "Redlock node " + addresses.get(i);
-                client = RedissonClients.create(nodeConfig(addresses.get(i)), where);
-                RedissonClient owned = client;
-                closers.add(() -> owned.shutdown(0, 2, TimeUnit.SECONDS));
+                transport = new RedissonTransport(RedissonClients.create(nodeConfig(addresses.get(i)), where), true);
+                closers.add(transport::close);
             } else {
-                client = clients.get(i);
+                transport = new RedissonTransport(clients.get(i), false);
                 where = "Redlock node " + (i + 1) + " of " + count + " (supplied client)";
             }
-            ScriptRunner runner = new ScriptRunner(client, nodeTimeout, RedlockBackend.NAME, where);
+            ScriptRunner runner = new ScriptRunner(transport, nodeTimeout, RedlockBackend.NAME, where);
             nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO, false,
                     fencingTokens == FencingTokens.SERVER_CLOCK));
         }
