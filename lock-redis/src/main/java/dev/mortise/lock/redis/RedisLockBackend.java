@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The Redis backend ({@code "redis"}): one Redis deployment — a single server, a Sentinel
- * group or a Redis Cluster — reached through Redisson, which supplies connections,
- * topology and pub/sub. The locking itself is our own Lua, one round trip per operation:
+ * group or a Redis Cluster — reached through Redisson or Lettuce ({@link RedisDriver}), which
+ * supply connections, topology and pub/sub. The locking itself is our own Lua, one round trip per operation:
  * the lock key holds the owner with the lease as its TTL, a counter key in the same
  * cluster slot issues fencing tokens and never expires, release publishes to waiters.
  *
@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thread-safe; holds no per-lock state but the release subscriptions of keys it waits for
  * (one per key, closed 500 ms after its last waiter). Every operation waits at most the operation
  * timeout (plus the replica wait, if one is configured) and reports failures as
- * {@link LockBackendException}. {@link #close()} shuts the Redisson client down only if this
+ * {@link LockBackendException}. {@link #close()} shuts the client down only if this
  * backend built it. See {@code docs/redis.md} for what each deployment guarantees.
  */
 public final class RedisLockBackend implements LockBackend {
