@@ -84,10 +84,13 @@ public final class LettuceTransport implements RedisTransport {
         this.owned = owned;
         this.cluster = client instanceof RedisClusterClient;
         if (client instanceof RedisClusterClient clusterClient) {
-            commands = new Lazy<>(() -> clusterClient.connectAsync(CODEC).thenApply(LettuceTransport::commands),
+            // Lettuce connects a Cluster asynchronously only once it knows the topology: load it first.
+            commands = new Lazy<>(() -> clusterClient.refreshPartitionsAsync().toCompletableFuture()
+                    .thenCompose(none -> clusterClient.connectAsync(CODEC)).thenApply(LettuceTransport::commands),
                     c -> c.connection().closeAsync());
-            pubSub = new Lazy<>(() -> clusterClient.connectPubSubAsync(CODEC)
-                    .thenApply(this::listening), StatefulConnection::closeAsync);
+            pubSub = new Lazy<>(() -> clusterClient.refreshPartitionsAsync().toCompletableFuture()
+                    .thenCompose(none -> clusterClient.connectPubSubAsync(CODEC)).thenApply(this::listening),
+                    StatefulConnection::closeAsync);
         } else if (client instanceof RedisClient single) {
             commands = new Lazy<>(() -> (uri != null ? single.connectAsync(CODEC, uri).toCompletableFuture()
                     : CompletableFuture.supplyAsync(() -> single.connect(CODEC), CONNECTOR))
