@@ -122,6 +122,17 @@ public final class RedisLockBackendBuilder {
         return this;
     }
 
+    /** Fails with the fix, rather than a NoClassDefFoundError, when the Lettuce driver is chosen without Lettuce. */
+    static void requireLettuce(String backend) {
+        try {
+            Class.forName("io.lettuce.core.RedisClient", false, RedisLockBackendBuilder.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalStateException("The Lettuce driver needs io.lettuce:lettuce-core on the classpath (it is an "
+                    + "optional dependency of lock-redis; spring-boot-starter-data-redis brings it), or use the Redisson "
+                    + "driver, the default (backend '" + backend + "')", e);
+        }
+    }
+
     private static Object requireLettuce(Object client) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null (backend 'redis'): pass a Lettuce RedisClient "
@@ -255,6 +266,7 @@ public final class RedisLockBackendBuilder {
         RedisTransport transport;
         String where;
         if (lettuce) {
+            requireLettuce("redis");
             boolean cluster = lettuceClient != null ? LettuceClients.isCluster(lettuceClient) : clusterNodes != null;
             if (cluster && replicas > 0) {
                 throw new IllegalStateException("waitForReplicas(...) on a Redis Cluster is not supported by the "

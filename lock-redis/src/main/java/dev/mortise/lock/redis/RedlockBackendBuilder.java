@@ -163,6 +163,9 @@ public final class RedlockBackendBuilder {
                     + "'redlock' backend");
         }
         boolean lettuce = lettuceClients != null || driver == RedisDriver.LETTUCE;
+        if (lettuce) {
+            RedisLockBackendBuilder.requireLettuce(RedlockBackend.NAME);
+        }
         if (lettuce && (clients != null || customized)) {
             throw new IllegalStateException("clients(RedissonClient...) and configure(...) are Redisson's; with the "
                     + "Lettuce driver give nodes(...) or lettuce(...) (backend 'redlock')");
