@@ -129,4 +129,52 @@ class RedisLettuceLockBackendTest extends RedisLockBackendTest {
             cluster.shutdown();
         }
     }
+
+    /**
+     * A SUBSCRIBE the server refuses (an ACL user without channel rights: NOPERM) fails that wait;
+     * once the rights are granted, the next wait subscribes afresh and is woken by the release. A
+     * refused subscription that stayed registered would fail every later wait for the key.
+     */
+    @Test
+    void aRefusedSubscriptionIsForgottenAndTheNextWaitSubscribesAfresh() throws Exception {
+        try (dev.mortise.lock.tck.server.RedisServer own = new dev.mortise.lock.tck.server.RedisServer()) {
+            own.start();
+            assertThat(own.command("ACL", "SETUSER", "nosub", "on", ">pw", "~mortise:*", "resetchannels", "+@all"))
+                    .isEqualTo("+OK");
+            String key = "refused:" + UUID.randomUUID();
+            try (LockBackend holder = builder().address(own.address()).build();
+                 LockBackend waiter = builder().address(own.address()).credentials("nosub", "pw")
+                         .operationTimeout(Duration.ofSeconds(2)).build()) {
+                Grant held = holder.tryAcquire(new LockRequest(key, "holder", Duration.ofSeconds(60), false)).grant()
+                        .orElseThrow();
+                LockRequest request = new LockRequest(key, "waiter", Duration.ofSeconds(60), false);
+                assertThatThrownBy(() -> waiter.acquire(request, Duration.ofSeconds(5)))
+                        .isInstanceOf(dev.mortise.lock.LockBackendException.class).hasMessageContaining(key);
+                assertThat(own.command("ACL", "SETUSER", "nosub", "allchannels")).isEqualTo("+OK");
+                java.util.concurrent.CompletableFuture<java.util.Optional<Grant>> next =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                            try {
+                                return waiter.acquire(request, Duration.ofSeconds(30));
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+                await(Duration.ofSeconds(10), () -> {
+                    if (next.isDone()) {
+                        return true; // ended early (failed): the get below reports how
+                    }
+                    try {
+                        String[] lines = RedisCli.run(own.port(), "PUBSUB", "NUMSUB",
+                                RedisKeys.of("mortise", key).channel()).split("\n");
+                        return Integer.parseInt(lines[lines.length - 1].trim()) == 1;
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }, "the second wait to subscribe");
+                assertThat(holder.release(held)).isTrue();
+                Grant granted = next.get(30, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+                assertThat(waiter.release(granted)).isTrue();
+            }
+        }
+    }
 }

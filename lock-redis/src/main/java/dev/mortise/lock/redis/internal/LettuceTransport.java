@@ -255,16 +255,25 @@ public final class LettuceTransport implements RedisTransport {
         pubSub.get().whenComplete((connection, failure) -> {
             if (failure == null) {
                 sync(connection, channel);
-                return;
-            }
-            Topic topic = topics.get(channel);
-            if (topic != null) {
-                topic.confirmed.completeExceptionally(failure);
-                synchronized (topicLock) {
-                    topics.remove(channel, topic); // the next waiter subscribes afresh
+            } else {
+                Topic topic = topics.get(channel);
+                if (topic != null) {
+                    failed(channel, topic, failure);
                 }
             }
         });
+    }
+
+    /**
+     * A subscription that could not be made: forgotten, so the next subscriber sends a fresh
+     * {@code SUBSCRIBE} (as with Redisson, whose failed listener is never added), and failed for
+     * the subscribers it has, who give up on it.
+     */
+    private void failed(String channel, Topic topic, Throwable failure) {
+        synchronized (topicLock) {
+            topics.remove(channel, topic);
+        }
+        topic.confirmed.completeExceptionally(failure);
     }
 
     private void sync(StatefulRedisPubSubConnection<String, String> connection, String channel) {
@@ -277,7 +286,7 @@ public final class LettuceTransport implements RedisTransport {
                     if (failure == null) {
                         topic.confirmed.complete(null);
                     } else {
-                        topic.confirmed.completeExceptionally(failure);
+                        failed(channel, topic, failure);
                     }
                 });
             }
