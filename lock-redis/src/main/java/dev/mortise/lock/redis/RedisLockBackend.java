@@ -16,13 +16,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The Redis backend ({@code "redis"}): one Redis deployment — a single server, a Sentinel
- * group or a Redis Cluster — reached through Redisson, which supplies connections,
- * topology and pub/sub. The locking itself is our own Lua, one round trip per operation:
+ * group or a Redis Cluster — reached through Redisson or Lettuce ({@link RedisDriver}), which
+ * supply connections, topology and pub/sub. The locking itself is our own Lua, one round trip per operation:
  * the lock key holds the owner with the lease as its TTL, a counter key in the same
  * cluster slot issues fencing tokens and never expires, release publishes to waiters.
  *
@@ -34,7 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thread-safe; holds no per-lock state but the release subscriptions of keys it waits for
  * (one per key, closed 500 ms after its last waiter). Every operation waits at most the operation
  * timeout (plus the replica wait, if one is configured) and reports failures as
- * {@link LockBackendException}. {@link #close()} shuts the Redisson client down only if this
+ * {@link LockBackendException}. {@link #close()} shuts the client down only if this
  * backend built it. See {@code docs/redis.md} for what each deployment guarantees.
  */
 public final class RedisLockBackend implements LockBackend {
@@ -56,13 +55,11 @@ public final class RedisLockBackend implements LockBackend {
 
     private final ScriptRunner runner;
     private final LockCommands commands;
-    private final boolean ownsClient;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    RedisLockBackend(ScriptRunner runner, LockCommands commands, boolean ownsClient) {
+    RedisLockBackend(ScriptRunner runner, LockCommands commands) {
         this.runner = runner;
         this.commands = commands;
-        this.ownsClient = ownsClient;
     }
 
     /** A builder; give it exactly one of an address, cluster nodes, a Sentinel group, a Config or a client. */
@@ -185,9 +182,7 @@ public final class RedisLockBackend implements LockBackend {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             commands.channels().close();
-            if (ownsClient) {
-                runner.client().shutdown(0, 2, TimeUnit.SECONDS);
-            }
+            runner.transport().close(); // shuts the client down only if the builder built it
         }
     }
 

@@ -2,8 +2,13 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedisTransport;
 import dev.mortise.lock.redis.internal.RedissonClients;
+import dev.mortise.lock.redis.internal.RedissonTransport;
 import dev.mortise.lock.redis.internal.ScriptRunner;
+import dev.mortise.lock.redis.internal.LettuceClients;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -17,17 +22,27 @@ import java.util.function.Consumer;
  * Builds a {@link RedisLockBackend}. Give it exactly one connection source:
  * {@link #address} (one server), {@link #clusterNodes} (Redis Cluster), {@link #sentinel}
  * (a Sentinel group), {@link #config} (any Redisson {@link Config}; the backend builds and
- * owns the client) or {@link #client} (your {@link RedissonClient}; the backend never
- * closes it). Each setter validates its argument and throws {@link IllegalArgumentException}
+ * owns the client), {@link #client} (your {@link RedissonClient}) or {@link #lettuce(RedisClient)} /
+ * {@link #lettuce(RedisClusterClient)} (your Lettuce client); the backend never closes a client
+ * you gave it. Each setter validates its argument and throws {@link IllegalArgumentException}
  * naming the fix. Not thread-safe; build once.
  *
- * <p>Clients the backend builds connect lazily (Redisson's {@code lazyInitialization}), so
- * {@link #build()} never blocks on the network: an unreachable server shows up as a
- * {@link dev.mortise.lock.LockBackendException} on first use, within the operation timeout.
+ * <p>The client library: Redisson by default; {@link #driver driver(RedisDriver.LETTUCE)} makes
+ * the backend build a Lettuce client from the same address, cluster nodes or Sentinel group,
+ * credentials, trust store and operation timeout ({@code io.lettuce:lettuce-core} must be on the
+ * classpath). {@link #config} and {@link #configure} are Redisson's alone.
+ *
+ * <p>Clients the backend builds connect lazily (Redisson's {@code lazyInitialization}; with
+ * Lettuce, on first use), so {@link #build()} never blocks on the network: an unreachable server
+ * shows up as a {@link dev.mortise.lock.LockBackendException} on first use, within the operation
+ * timeout.
  */
 public final class RedisLockBackendBuilder {
 
     private RedissonClient client;
+    /** The user's Lettuce RedisClient or RedisClusterClient, kept as Object so Lettuce loads only if used. */
+    private Object lettuceClient;
+    private RedisDriver driver = RedisDriver.REDISSON;
     private Config config;
     private String address;
     private List<String> clusterNodes;
@@ -87,6 +102,55 @@ public final class RedisLockBackendBuilder {
         return this;
     }
 
+    /**
+     * Your Lettuce client (single server, or Sentinel through its {@code RedisURI}), shared with the
+     * rest of the application; the backend opens two connections on it (commands, pub/sub), closes
+     * them on {@link RedisLockBackend#close()} and leaves the client open. Implies
+     * {@link RedisDriver#LETTUCE}.
+     */
+    public RedisLockBackendBuilder lettuce(RedisClient client) {
+        this.lettuceClient = requireLettuce(client);
+        return this;
+    }
+
+    /**
+     * Your Lettuce Redis Cluster client, shared with the rest of the application; as
+     * {@link #lettuce(RedisClient)}. Scripts go to the master of each lock's slot.
+     */
+    public RedisLockBackendBuilder lettuce(RedisClusterClient client) {
+        this.lettuceClient = requireLettuce(client);
+        return this;
+    }
+
+    /** Fails with the fix, rather than a NoClassDefFoundError, when the Lettuce driver is chosen without Lettuce. */
+    static void requireLettuce(String backend) {
+        try {
+            Class.forName("io.lettuce.core.RedisClient", false, RedisLockBackendBuilder.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalStateException("The Lettuce driver needs io.lettuce:lettuce-core on the classpath (it is an "
+                    + "optional dependency of lock-redis; spring-boot-starter-data-redis brings it), or use the Redisson "
+                    + "driver, the default (backend '" + backend + "')", e);
+        }
+    }
+
+    private static Object requireLettuce(Object client) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null (backend 'redis'): pass a Lettuce RedisClient "
+                    + "or RedisClusterClient, or use address(...) with driver(RedisDriver.LETTUCE)");
+        }
+        return client;
+    }
+
+    /**
+     * Which client library the backend builds for {@link #address}, {@link #clusterNodes} or
+     * {@link #sentinel} (default {@link RedisDriver#REDISSON}); see {@link RedisDriver}.
+     */
+    public RedisLockBackendBuilder driver(RedisDriver driver) {
+        this.driver = Objects.requireNonNull(driver, "driver must not be null (backend 'redis'): omit the call for "
+                + "the default REDISSON");
+        return this;
+    }
+
     /** AUTH: a password alone ({@code requirepass}) or an ACL user and password; {@code username} may be null. */
     public RedisLockBackendBuilder credentials(String username, String password) {
         if (password == null || password.isEmpty()) {
@@ -111,7 +175,10 @@ public final class RedisLockBackendBuilder {
         return this;
     }
 
-    /** The longest any single operation waits for Redis (default 3 s); also Redisson's response timeout. */
+    /**
+     * The longest any single operation waits for Redis (default 3 s); also the response and connect
+     * timeout of the client the backend builds (Redisson or Lettuce).
+     */
     public RedisLockBackendBuilder operationTimeout(Duration timeout) {
         this.operationTimeout = RedissonClients.checkPositive(timeout, "operationTimeout");
         return this;
@@ -178,22 +245,44 @@ public final class RedisLockBackendBuilder {
      *                               client settings were given with {@link #client}
      */
     public RedisLockBackend build() {
-        long sources = java.util.stream.Stream.of(client, config, address, clusterNodes, sentinelMaster)
+        long sources = java.util.stream.Stream.of(client, config, address, clusterNodes, sentinelMaster, lettuceClient)
                 .filter(Objects::nonNull).count();
         if (sources != 1) {
             throw new IllegalStateException("Give exactly one of address(...), clusterNodes(...), sentinel(...), "
-                    + "config(...) or client(...) to build the 'redis' backend; " + sources + " were given");
+                    + "config(...), client(...) or lettuce(...) to build the 'redis' backend; " + sources + " were given");
         }
-        if (client != null && (username != null || password != null || trustStore != null || customizer != null)) {
+        boolean supplied = client != null || lettuceClient != null;
+        if (supplied && (username != null || password != null || trustStore != null || customizer != null)) {
             throw new IllegalStateException("credentials(...), trustStore(...) and configure(...) apply only to clients "
-                    + "the 'redis' backend builds; set them on your RedissonClient's Config instead");
+                    + "the 'redis' backend builds; set them on your " + (client != null ? "RedissonClient's Config"
+                    : "Lettuce client's RedisURI and ClientOptions") + " instead");
         }
-        boolean owns = client == null;
-        RedissonClient redisson;
+        boolean lettuce = lettuceClient != null || driver == RedisDriver.LETTUCE;
+        if (lettuce && (client != null || config != null || customizer != null)) {
+            throw new IllegalStateException("client(RedissonClient), config(...) and configure(...) are Redisson's; with "
+                    + "the Lettuce driver give address(...), clusterNodes(...), sentinel(...) or lettuce(...) "
+                    + "(backend 'redis')");
+        }
+        RedisTransport transport;
         String where;
-        if (client != null) {
-            redisson = client;
+        if (lettuce) {
+            requireLettuce("redis");
+            boolean cluster = lettuceClient != null ? LettuceClients.isCluster(lettuceClient) : clusterNodes != null;
+            if (cluster && replicas > 0) {
+                throw new IllegalStateException("waitForReplicas(...) on a Redis Cluster is not supported by the "
+                        + "Lettuce driver yet; use the Redisson driver (the default) for it (backend 'redis')");
+            }
+            if (lettuceClient != null) {
+                where = "Redis via the supplied Lettuce " + (cluster ? "RedisClusterClient" : "RedisClient");
+                transport = LettuceClients.wrap(lettuceClient);
+            } else {
+                where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels) + " (Lettuce)";
+                transport = LettuceClients.build(address, clusterNodes, sentinelMaster, sentinels, username, password,
+                        trustStore, trustStorePassword, operationTimeout, where);
+            }
+        } else if (client != null) {
             where = "Redis via the supplied RedissonClient";
+            transport = new RedissonTransport(client, false);
         } else {
             Config built = config != null ? new Config(config) : RedissonClients.config(address, clusterNodes,
                     sentinelMaster, sentinels, operationTimeout);
@@ -202,11 +291,10 @@ public final class RedisLockBackendBuilder {
                 customizer.accept(built);
             }
             where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels);
-            redisson = RedissonClients.create(built, where);
+            transport = new RedissonTransport(RedissonClients.create(built, where), true);
         }
-        ScriptRunner runner = new ScriptRunner(redisson, operationTimeout, RedisLockBackend.NAME, where);
-        boolean cluster = redisson.getConfig().isClusterConfig();
-        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, cluster, replicas, replicaTimeout,
-                fair, fencingTokens == FencingTokens.SERVER_CLOCK), owns);
+        ScriptRunner runner = new ScriptRunner(transport, operationTimeout, RedisLockBackend.NAME, where);
+        return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, transport.cluster(), replicas,
+                replicaTimeout, fair, fencingTokens == FencingTokens.SERVER_CLOCK));
     }
 }

@@ -1,8 +1,11 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.FencingTokens;
+import dev.mortise.lock.redis.internal.LettuceClients;
 import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedisTransport;
 import dev.mortise.lock.redis.internal.RedissonClients;
+import dev.mortise.lock.redis.internal.RedissonTransport;
 import dev.mortise.lock.redis.internal.ScriptRunner;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -12,13 +15,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * Builds a {@link RedlockBackend} over at least three independent Redis masters (odd
  * numbers are best: five tolerates two failures). Give either {@link #nodes} (the backend
- * builds and owns one lazily connecting client per address) or {@link #clients} (yours,
+ * builds and owns one lazily connecting client per address: Redisson's, or Lettuce's with
+ * {@link #driver driver(RedisDriver.LETTUCE)}) or {@link #clients} / {@link #lettuce} (yours,
  * one per master, never closed by the backend). Each setter validates its argument and
  * throws {@link IllegalArgumentException} naming the fix. Not thread-safe; build once.
  */
@@ -26,6 +29,10 @@ public final class RedlockBackendBuilder {
 
     private List<String> addresses;
     private List<RedissonClient> clients;
+    /** The user's Lettuce RedisClients, kept as Objects so Lettuce loads only if used. */
+    private List<Object> lettuceClients;
+    private RedisDriver driver = RedisDriver.REDISSON;
+    private boolean customized;
     private Duration nodeTimeout = Duration.ofMillis(200);
     private double driftFactor = 0.01;
     private Duration driftFixed = Duration.ofMillis(2);
@@ -63,9 +70,26 @@ public final class RedlockBackendBuilder {
         return this;
     }
 
+    /** Your Lettuce clients, one per independent master (single server each); implies {@link RedisDriver#LETTUCE}. */
+    public RedlockBackendBuilder lettuce(io.lettuce.core.RedisClient... clients) {
+        if (clients == null || clients.length < 3 || List.of((Object[]) clients).contains(null)) {
+            throw new IllegalArgumentException("Redlock needs at least 3 non-null Lettuce clients, one per independent "
+                    + "master (backend 'redlock')");
+        }
+        this.lettuceClients = List.of((Object[]) clients);
+        return this;
+    }
+
+    /** Which client library the backend builds for {@link #nodes} (default {@link RedisDriver#REDISSON}). */
+    public RedlockBackendBuilder driver(RedisDriver driver) {
+        this.driver = Objects.requireNonNull(driver, "driver must not be null (backend 'redlock'): omit the call for "
+                + "the default REDISSON");
+        return this;
+    }
+
     /**
      * How long each node may take per round (default 200 ms): short against the lease, so
-     * a dead node costs little. Also the Redisson response and connect timeout of built clients.
+     * a dead node costs little. Also the response and connect timeout of built clients.
      */
     public RedlockBackendBuilder nodeTimeout(Duration timeout) {
         this.nodeTimeout = RedissonClients.checkPositive(timeout, "nodeTimeout");
@@ -109,9 +133,10 @@ public final class RedlockBackendBuilder {
         return this;
     }
 
-    /** Changes anything else in each built client's Config (TLS stores, threads...). */
+    /** Changes anything else in each built Redisson client's Config (TLS stores, threads...); Redisson only. */
     public RedlockBackendBuilder configure(Consumer<Config> customizer) {
         this.customizer = Objects.requireNonNull(customizer, "customizer must not be null (backend 'redlock')");
+        this.customized = true;
         return this;
     }
 
@@ -132,25 +157,45 @@ public final class RedlockBackendBuilder {
      * @throws IllegalStateException if neither or both of nodes(...) and clients(...) were given
      */
     public RedlockBackend build() {
-        if ((addresses == null) == (clients == null)) {
-            throw new IllegalStateException("Give exactly one of nodes(...) or clients(...) to build the 'redlock' backend");
+        long sources = java.util.stream.Stream.of(addresses, clients, lettuceClients).filter(Objects::nonNull).count();
+        if (sources != 1) {
+            throw new IllegalStateException("Give exactly one of nodes(...), clients(...) or lettuce(...) to build the "
+                    + "'redlock' backend");
+        }
+        boolean lettuce = lettuceClients != null || driver == RedisDriver.LETTUCE;
+        if (lettuce) {
+            RedisLockBackendBuilder.requireLettuce(RedlockBackend.NAME);
+        }
+        if (lettuce && (clients != null || customized)) {
+            throw new IllegalStateException("clients(RedissonClient...) and configure(...) are Redisson's; with the "
+                    + "Lettuce driver give nodes(...) or lettuce(...) (backend 'redlock')");
+        }
+        if (lettuceClients != null && username != null) {
+            throw new IllegalStateException("credentials(...) apply only to clients the 'redlock' backend builds; set "
+                    + "them on your Lettuce clients' RedisURI instead");
         }
         List<LockCommands> nodes = new ArrayList<>();
         List<Runnable> closers = new ArrayList<>();
-        int count = addresses != null ? addresses.size() : clients.size();
+        int count = addresses != null ? addresses.size() : clients != null ? clients.size() : lettuceClients.size();
         for (int i = 0; i < count; i++) {
-            RedissonClient client;
+            RedisTransport transport;
             String where;
             if (addresses != null) {
-                where = "Redlock node " + addresses.get(i);
-                client = RedissonClients.create(nodeConfig(addresses.get(i)), where);
-                RedissonClient owned = client;
-                closers.add(() -> owned.shutdown(0, 2, TimeUnit.SECONDS));
-            } else {
-                client = clients.get(i);
+                where = "Redlock node " + addresses.get(i) + (lettuce ? " (Lettuce)" : "");
+                // No retries either way: a node that fails this round is simply not counted.
+                transport = lettuce ? LettuceClients.build(addresses.get(i), null, null, null, username, password,
+                        null, null, nodeTimeout, where)
+                        : new RedissonTransport(RedissonClients.create(nodeConfig(addresses.get(i)), where), true);
+                closers.add(transport::close);
+            } else if (clients != null) {
+                transport = new RedissonTransport(clients.get(i), false);
                 where = "Redlock node " + (i + 1) + " of " + count + " (supplied client)";
+            } else {
+                transport = LettuceClients.wrap(lettuceClients.get(i));
+                where = "Redlock node " + (i + 1) + " of " + count + " (supplied Lettuce client)";
+                closers.add(transport::close); // closes our connections, leaves the client open
             }
-            ScriptRunner runner = new ScriptRunner(client, nodeTimeout, RedlockBackend.NAME, where);
+            ScriptRunner runner = new ScriptRunner(transport, nodeTimeout, RedlockBackend.NAME, where);
             nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO, false,
                     fencingTokens == FencingTokens.SERVER_CLOCK));
         }

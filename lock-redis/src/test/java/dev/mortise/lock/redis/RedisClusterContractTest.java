@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisClusterContractTest extends LockBackendContractTest {
 
-    private static RedisClusterFixture cluster;
+    static RedisClusterFixture cluster;
 
     @BeforeAll
     static void startCluster() throws Exception {

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RedisLockBackendTest {
 
     private static final Duration SLACK = Duration.ofSeconds(5);
-    private static RedisServer server;
+    static RedisServer server;
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final String key = "single:" + UUID.randomUUID();
@@ -54,10 +54,15 @@ class RedisLockBackendTest {
     }
 
     private LockClient client(RedisServer on) {
-        LockClient client = LockClient.builder(RedisLockBackend.builder().address(on.address()).build())
+        LockClient client = LockClient.builder(builder().address(on.address()).build())
                 .defaultLease(Duration.ofSeconds(1)).build();
         closeables.add(client);
         return client;
+    }
+
+    /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
+    RedisLockBackendBuilder builder() {
+        return RedisLockBackend.builder();
     }
 
     static void await(Duration max, BooleanSupplier condition, String what) throws InterruptedException {
@@ -151,7 +156,7 @@ class RedisLockBackendTest {
     @Test
     void waitersOfOneKeyShareOneSubscriptionThatGoesAfterTheLast() throws Exception {
         LockClient a = client(server);
-        RedisLockBackend backend = RedisLockBackend.builder().address(server.address()).build();
+        RedisLockBackend backend = builder().address(server.address()).build();
         closeables.add(backend);
         LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
         long subscribedBefore = subscribeCalls();
@@ -221,7 +226,7 @@ class RedisLockBackendTest {
     private void manyQuickHandOffs(boolean fair) throws Exception {
         List<LockClient> clients = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            LockClient client = LockClient.builder(RedisLockBackend.builder().address(server.address()).fair(fair)
+            LockClient client = LockClient.builder(builder().address(server.address()).fair(fair)
                     .build()).build();
             closeables.add(client);
             clients.add(client);
@@ -287,17 +292,17 @@ class RedisLockBackendTest {
             assertThat(own.command("ACL", "SETUSER", "locker", "on", ">pw", "~mortise:*", "&mortise:*", "+@all"))
                     .isEqualTo("+OK");
             assertThat(own.command("CONFIG", "SET", "requirepass", "s3cret")).isEqualTo("+OK");
-            LockBackendWith acl = new LockBackendWith(RedisLockBackend.builder().address(own.address())
+            LockBackendWith acl = new LockBackendWith(builder().address(own.address())
                     .credentials("locker", "pw").build());
             closeables.add(acl);
-            LockBackendWith password = new LockBackendWith(RedisLockBackend.builder().address(own.address())
+            LockBackendWith password = new LockBackendWith(builder().address(own.address())
                     .credentials(null, "s3cret").build());
             closeables.add(password);
             try (LockLease lease = acl.client.acquire(key, SLACK)) {
                 assertThat(lease.fencingToken()).isPositive();
                 assertThat(password.client.tryAcquire(key)).as("held by the ACL user").isEmpty();
             }
-            LockBackendWith wrong = new LockBackendWith(RedisLockBackend.builder().address(own.address())
+            LockBackendWith wrong = new LockBackendWith(builder().address(own.address())
                     .credentials("locker", "wrong").operationTimeout(Duration.ofSeconds(1)).build());
             closeables.add(wrong);
             assertThatThrownBy(() -> wrong.client.tryAcquire(key)).isInstanceOf(dev.mortise.lock.LockBackendException.class)

@@ -52,9 +52,14 @@ class RedisReplicationTest {
         }
     }
 
-    private static LockClient client(int replicas, Duration timeout) {
-        return LockClient.builder(RedisLockBackend.builder().address(master.address()).waitForReplicas(replicas, timeout)
+    private LockClient client(int replicas, Duration timeout) {
+        return LockClient.builder(builder().address(master.address()).waitForReplicas(replicas, timeout)
                 .build()).defaultLease(Duration.ofSeconds(1)).build();
+    }
+
+    /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
+    RedisLockBackendBuilder builder() {
+        return RedisLockBackend.builder();
     }
 
     @Test

@@ -56,11 +56,14 @@ class RedisSentinelTest {
         }
     }
 
+    /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
+    RedisLockBackendBuilder builder() {
+        // One sentinel is enough for a test; Redisson insists on two unless told otherwise.
+        return RedisLockBackend.builder().configure((Config c) -> c.useSentinelServers().setCheckSentinelsList(false));
+    }
+
     private LockClient client(int replicas, Duration lease) {
-        RedisLockBackendBuilder builder = RedisLockBackend.builder()
-                .sentinel(SentinelServer.MASTER_NAME, sentinel.address())
-                // One sentinel is enough for a test; Redisson insists on two unless told otherwise.
-                .configure((Config c) -> c.useSentinelServers().setCheckSentinelsList(false));
+        RedisLockBackendBuilder builder = builder().sentinel(SentinelServer.MASTER_NAME, sentinel.address());
         if (replicas > 0) {
             builder.waitForReplicas(replicas, Duration.ofSeconds(2));
         }

@@ -69,10 +69,15 @@ class RedisTlsTest {
         Files.deleteIfExists(dir);
     }
 
+    /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
+    RedisLockBackendBuilder builder() {
+        return RedisLockBackend.builder();
+    }
+
     @Test
     void locksOverTlsWithTheGivenTrustStore() throws Exception {
         String key = "tls:" + UUID.randomUUID();
-        try (LockClient client = LockClient.builder(RedisLockBackend.builder().address("rediss://127.0.0.1:" + tlsPort)
+        try (LockClient client = LockClient.builder(builder().address("rediss://127.0.0.1:" + tlsPort)
                 .trustStore(dir.resolve("trust.p12").toUri().toURL(), "changeit").build()).build()) {
             try (LockLease lease = client.acquire(key, SLACK)) {
                 assertThat(lease.fencingToken()).isPositive();
@@ -84,7 +89,7 @@ class RedisTlsTest {
 
     @Test
     void anUntrustedCertificateIsABackendErrorNotAGrant() {
-        try (LockClient client = LockClient.builder(RedisLockBackend.builder().address("rediss://127.0.0.1:" + tlsPort)
+        try (LockClient client = LockClient.builder(builder().address("rediss://127.0.0.1:" + tlsPort)
                 .operationTimeout(Duration.ofSeconds(2)).build()).build()) {
             long start = System.nanoTime();
             assertThatThrownBy(() -> client.tryAcquire("tls:untrusted")).isInstanceOf(LockBackendException.class)

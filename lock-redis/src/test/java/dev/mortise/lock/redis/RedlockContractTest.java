@@ -19,6 +19,11 @@ class RedlockContractTest extends LockBackendContractTest {
 
     private static final List<RedisServer> servers = new ArrayList<>();
 
+    /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
+    RedlockBackendBuilder builder() {
+        return RedlockBackend.builder();
+    }
+
     @BeforeAll
     static void startServers() {
         for (int i = 0; i < 5; i++) {
@@ -37,7 +42,7 @@ class RedlockContractTest extends LockBackendContractTest {
 
     @Override
     protected LockBackend newBackend() {
-        return RedlockBackend.builder().nodes(servers.stream().map(RedisServer::address).toArray(String[]::new))
+        return builder().nodes(servers.stream().map(RedisServer::address).toArray(String[]::new))
                 .nodeTimeout(Duration.ofSeconds(1)).build();
     }
 
@@ -57,7 +62,7 @@ class RedlockContractTest extends LockBackendContractTest {
 
     @Override
     protected LockBackend newUnreachableBackend(Duration operationTimeout) {
-        return RedlockBackend.builder().nodes("redis://127.0.0.1:" + FreePorts.next(), "redis://127.0.0.1:" + FreePorts.next(),
+        return builder().nodes("redis://127.0.0.1:" + FreePorts.next(), "redis://127.0.0.1:" + FreePorts.next(),
                 "redis://127.0.0.1:" + FreePorts.next()).nodeTimeout(operationTimeout).build();
     }
 

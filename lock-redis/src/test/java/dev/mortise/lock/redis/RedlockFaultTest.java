@@ -35,6 +35,11 @@ class RedlockFaultTest {
     private final List<LockClient> clients = new ArrayList<>();
     private final String key = "redlock:" + UUID.randomUUID();
 
+    /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
+    RedlockBackendBuilder builder() {
+        return RedlockBackend.builder();
+    }
+
     @BeforeEach
     void startServers() {
         for (int i = 0; i < 5; i++) {
@@ -52,7 +57,7 @@ class RedlockFaultTest {
     }
 
     private LockClient newClient() {
-        RedlockBackend backend = RedlockBackend.builder()
+        RedlockBackend backend = builder()
                 .nodes(servers.stream().map(RedisServer::address).toArray(String[]::new))
                 .nodeTimeout(Duration.ofMillis(500)).build();
         LockClient client = LockClient.builder(backend).defaultLease(LEASE).build();
@@ -206,7 +211,7 @@ class RedlockFaultTest {
 
     @Test
     void anAttemptThatOutlivesItsLeaseIsNotGrantedAndLeavesNothing() throws Exception {
-        try (RedlockBackend backend = RedlockBackend.builder()
+        try (RedlockBackend backend = builder()
                 .nodes(servers.stream().map(RedisServer::address).toArray(String[]::new)).build()) {
             // 2 ms of lease cannot outlast 2 ms of allowed drift: the validity is spent before the rounds end.
             Attempt attempt = backend.tryAcquire(new LockRequest(key, "owner-1", Duration.ofMillis(2), false));

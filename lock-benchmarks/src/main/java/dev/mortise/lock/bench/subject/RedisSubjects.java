@@ -1,8 +1,13 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.redis.RedisDriver;
 import dev.mortise.lock.redis.RedisLockBackend;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.redis.internal.Scripts;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
@@ -29,17 +34,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 /**
- * The Redis subjects: Mortise, Redisson {@code RLock} and {@code RFencedLock}, Spring
+ * The Redis subjects: Mortise (over Redisson, over Lettuce, fair), Redisson {@code RLock} and {@code RFencedLock}, Spring
  * Integration's {@code RedisLockRegistry} (spin and pub/sub), ShedLock's Redis provider, and
- * the floors (Mortise's own two scripts sent bare through Redisson, and a PING). Every
+ * the floors (Mortise's own two scripts sent bare through Redisson and through Lettuce, and a PING). Every
  * library runs with its defaults except where noted; leases are 30 s, renewed by a watchdog
  * where the library has one.
  */
 public final class RedisSubjects {
 
     /** Ids in report order. */
-    public static final List<String> IDS = List.of("redis/mortise", "redis/mortise-fair", "redis/redisson-rlock", "redis/redisson-fenced",
-            "redis/si-spin", "redis/si-pubsub", "redis/shedlock", "redis/floor-evalsha", "redis/floor-ping");
+    public static final List<String> IDS = List.of("redis/mortise", "redis/mortise-lettuce", "redis/mortise-fair",
+            "redis/redisson-rlock", "redis/redisson-fenced", "redis/si-spin", "redis/si-pubsub", "redis/shedlock",
+            "redis/floor-evalsha", "redis/floor-evalsha-lettuce", "redis/floor-ping");
 
     /** Peers of the read-write scenario (not in {@link #IDS}: they do the same as RLock there). */
     public static final List<String> READ_WRITE_IDS = List.of("redis/mortise", "redis/redisson-rwlock");
@@ -55,6 +61,9 @@ public final class RedisSubjects {
     public static LockSubject create(String id, String address) {
         return switch (id) {
             case "redis/mortise" -> MortiseSubjects.over(id, RedisLockBackend.builder().address(address).build());
+            // The same backend over Lettuce: one multiplexed connection instead of Redisson's pool.
+            case "redis/mortise-lettuce" -> MortiseSubjects.over(id, "Mortise (Lettuce)",
+                    RedisLockBackend.builder().address(address).driver(RedisDriver.LETTUCE).build());
             // Fair mode queues waiters on the server and hands the lock over inside the release script.
             case "redis/mortise-fair" -> MortiseSubjects.over(id, "Mortise (fair mode)",
                     RedisLockBackend.builder().address(address).fair(true).build());
@@ -68,6 +77,7 @@ public final class RedisSubjects {
                     RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
             case "redis/shedlock" -> shedlock(id, address);
             case "redis/floor-evalsha" -> evalShaFloor(id, address);
+            case "redis/floor-evalsha-lettuce" -> evalShaLettuceFloor(id, address);
             case "redis/floor-ping" -> pingFloor(id, address);
             default -> throw new IllegalArgumentException("unknown subject " + id);
         };
@@ -150,7 +160,10 @@ public final class RedisSubjects {
         }, factory::destroy);
     }
 
-    /** Mortise's acquire and release scripts, sent bare with EVALSHA through a Redisson client. */
+    /**
+     * Mortise's acquire and release scripts, sent bare with EVALSHA through a Redisson client, with the
+     * keys and arguments the backend sends.
+     */
     private static LockSubject evalShaFloor(String id, String address) {
         RedissonClient client = redisson(address);
         RScript script = client.getScript(StringCodec.INSTANCE);
@@ -160,11 +173,34 @@ public final class RedisSubjects {
         return SimpleSubject.of(id, "floor: 2 × EVALSHA", Role.FLOOR, false, (key, wait) -> {
             RedisKeys keys = RedisKeys.of("floor", key);
             String owner = Thread.currentThread().getName();
+            // The keys and arguments the backend sends (the acquire script reads all five keys).
             script.evalSha(keys.lock(), RScript.Mode.READ_WRITE, acquire, RScript.ReturnType.LIST,
-                    List.of(keys.lock(), keys.fence()), owner, lease);
+                    List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
+                    lease, "1", "0", "0");
             return () -> script.evalSha(keys.lock(), RScript.Mode.READ_WRITE, release, RScript.ReturnType.LONG,
                     List.of(keys.lock()), owner, keys.channel());
         }, client::shutdown);
+    }
+
+    /**
+     * Mortise's acquire and release scripts, sent bare with EVALSHA over one shared Lettuce connection
+     * (the floor of {@code redis/mortise-lettuce}), with the keys and arguments the backend sends.
+     */
+    private static LockSubject evalShaLettuceFloor(String id, String address) {
+        RedisClient client = RedisClient.create(address);
+        StatefulRedisConnection<String, String> connection = client.connect();
+        RedisCommands<String, String> redis = connection.sync();
+        String acquire = redis.scriptLoad(Scripts.ACQUIRE.source());
+        String release = redis.scriptLoad(Scripts.RELEASE.source());
+        String lease = Long.toString(LEASE.toMillis());
+        return SimpleSubject.of(id, "floor: 2 × EVALSHA (Lettuce)", Role.FLOOR, false, (key, wait) -> {
+            RedisKeys keys = RedisKeys.of("floor", key);
+            String owner = Thread.currentThread().getName();
+            redis.evalsha(acquire, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.fence(),
+                    keys.cancelled(owner), keys.readers(), keys.writers()}, owner, lease, "1", "0", "0");
+            return () -> redis.evalsha(release, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+                    keys.channel());
+        }, connection::close, client::shutdown);
     }
 
     private static LockSubject pingFloor(String id, String address) {

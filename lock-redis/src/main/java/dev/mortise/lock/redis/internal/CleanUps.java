@@ -65,6 +65,6 @@ final class CleanUps {
     }
 
     private static boolean stopped(ScriptRunner runner) {
-        return runner.client().isShuttingDown() || runner.client().isShutdown();
+        return runner.transport().stopped();
     }
 }

@@ -8,9 +8,6 @@ import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.BatchResult;
-import org.redisson.api.RScript;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,14 +90,14 @@ public final class LockCommands {
     /** An exclusive attempt; {@code markTtl} above zero leaves a "writer waiting" marker if refused. */
     private ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease, Duration markTtl, long deadline) {
         boolean mark = !markTtl.isZero();
-        return ScriptCall.of(Scripts.ACQUIRE, RScript.ReturnType.LIST,
+        return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
                 millis(lease), clock, mark ? millis(markTtl) : "0",
                 mark ? millis(Duration.ofNanos(Deadlines.left(deadline))) : "0");
     }
 
     private ScriptCall acquireSharedCall(RedisKeys keys, String owner, Duration lease) {
-        return ScriptCall.of(Scripts.ACQUIRE_SHARED, RScript.ReturnType.LIST,
+        return ScriptCall.of(Scripts.ACQUIRE_SHARED, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
                 millis(lease), clock);
     }
@@ -163,14 +160,14 @@ public final class LockCommands {
 
     private ScriptCall releaseCall(RedisKeys keys, String owner, String mode, boolean shared) {
         if (fair) {
-            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, fairKeys(keys, owner), owner,
+            return ScriptCall.of(FairScripts.RELEASE, ScriptReturn.LONG, fairKeys(keys, owner), owner,
                     keys.channel(), mode, "1", clock);
         }
         if (shared) {
-            return ScriptCall.of(Scripts.RELEASE_SHARED, RScript.ReturnType.LONG, List.of(keys.readers()), owner,
+            return ScriptCall.of(Scripts.RELEASE_SHARED, ScriptReturn.LONG, List.of(keys.readers()), owner,
                     keys.channel());
         }
-        return ScriptCall.of(Scripts.RELEASE, RScript.ReturnType.LONG, List.of(keys.lock()), owner, keys.channel());
+        return ScriptCall.of(Scripts.RELEASE, ScriptReturn.LONG, List.of(keys.lock()), owner, keys.channel());
     }
 
     /** KEYS of the fair scripts: lock, fence, queue, waiters, the owner's cancelled marker, readers. */
@@ -182,10 +179,10 @@ public final class LockCommands {
     private ScriptCall cancelCall(RedisKeys keys, String owner, Duration lease, boolean always) {
         String ttl = millis(horizon(lease));
         if (fair) {
-            return ScriptCall.of(FairScripts.RELEASE, RScript.ReturnType.LONG, fairKeys(keys, owner), owner,
+            return ScriptCall.of(FairScripts.RELEASE, ScriptReturn.LONG, fairKeys(keys, owner), owner,
                     keys.channel(), CANCEL, ttl, clock);
         }
-        return ScriptCall.of(Scripts.CANCEL, RScript.ReturnType.LONG, List.of(keys.lock(), keys.cancelled(owner),
+        return ScriptCall.of(Scripts.CANCEL, ScriptReturn.LONG, List.of(keys.lock(), keys.cancelled(owner),
                 keys.readers(), keys.writers()), owner, keys.channel(), ttl, always ? "1" : "0");
     }
 
@@ -215,7 +212,7 @@ public final class LockCommands {
      * the blocking hold's lease).
      */
     public void unmark(RedisKeys keys, LockRequest request, boolean await) {
-        ScriptCall call = ScriptCall.of(Scripts.UNMARK, RScript.ReturnType.LONG,
+        ScriptCall call = ScriptCall.of(Scripts.UNMARK, ScriptReturn.LONG,
                 List.of(keys.lock(), keys.readers(), keys.writers()), request.owner(), keys.channel());
         CompletableFuture<Long> first = CleanUps.send(runner, call, deadline(waiterTtl.plus(horizon(request.lease()))));
         if (!await) {
@@ -238,7 +235,7 @@ public final class LockCommands {
     }
 
     public CompletableFuture<Long> raiseFenceAsync(RedisKeys keys, String owner, long token) {
-        return runner.callAsync(ScriptCall.of(Scripts.RAISE_FENCE, RScript.ReturnType.LONG,
+        return runner.callAsync(ScriptCall.of(Scripts.RAISE_FENCE, ScriptReturn.LONG,
                 List.of(keys.lock(), keys.fence()), owner, Long.toString(token)));
     }
 
@@ -281,7 +278,7 @@ public final class LockCommands {
         for (int i = 0; i < owners.size(); i++) {
             args[i + 2] = owners.get(i);
         }
-        return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, new ArrayList<>(holdKeys), args);
+        return ScriptCall.of(Scripts.RENEW, ScriptReturn.LIST, new ArrayList<>(holdKeys), args);
     }
 
     /**
@@ -334,7 +331,7 @@ public final class LockCommands {
             }
             return acquireCall(keys, request.owner(), request.lease(), enqueue ? waiterTtl : Duration.ZERO, deadline);
         }
-        return ScriptCall.of(FairScripts.ACQUIRE, RScript.ReturnType.LIST, fairKeys(keys, request.owner()),
+        return ScriptCall.of(FairScripts.ACQUIRE, ScriptReturn.LIST, fairKeys(keys, request.owner()),
                 request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl), clock,
                 request.shared() ? "S" : "X");
     }
@@ -366,7 +363,7 @@ public final class LockCommands {
         ScriptCall call = requestCall(keys, request, waiting, waiterTtl, deadline);
         long requestedAt = System.nanoTime();
         CompletableFuture<?> reply = replicas == 0 ? runner.send(call, false)
-                : runner.sendBatch(List.of(call), withWait(), false);
+                : runner.sendBatch(List.of(call), replicas, replicaTimeout, false);
         return new Pending(call, reply, requestedAt);
     }
 
@@ -391,12 +388,12 @@ public final class LockCommands {
                 reply = runner.await(first, () -> runner.send(pending.call(), true), runner.timeout(), request.key(),
                         "acquire");
             } else {
-                CompletableFuture<BatchResult<?>> first = cast(pending.reply());
-                BatchResult<?> result = runner.await(first,
-                        () -> runner.sendBatch(List.of(pending.call()), withWait(), true),
+                CompletableFuture<BatchReply> first = cast(pending.reply());
+                BatchReply result = runner.await(first,
+                        () -> runner.sendBatch(List.of(pending.call()), replicas, replicaTimeout, true),
                         runner.timeout().plus(replicaTimeout), request.key(), "acquire");
-                reply = cast(result.getResponses().get(0));
-                synced = result.getSyncedSlaves();
+                reply = cast(result.replies().get(0));
+                synced = result.syncedReplicas();
             }
         } catch (LockBackendException e) {
             cancelAsync(keys, request.owner(), request.lease());
@@ -513,7 +510,7 @@ public final class LockCommands {
         args[0] = millis(requests.get(0).lease());
         args[1] = clock;
         args[2] = modes.toString();
-        return ScriptCall.of(Scripts.ACQUIRE_ALL, RScript.ReturnType.LIST, keys, args);
+        return ScriptCall.of(Scripts.ACQUIRE_ALL, ScriptReturn.LIST, keys, args);
     }
 
     /**
@@ -559,15 +556,14 @@ public final class LockCommands {
             replies.add(runner.call(renewCall(ordered.get(0), lease), key, what));
         } else {
             List<ScriptCall> calls = ordered.stream().map(g -> renewCall(g, lease)).toList();
-            BatchResult<?> result = runner.batch(calls, replicas == 0 ? BatchOptions.defaults() : withWait(),
-                    replicaTimeout, key, what);
-            if (result.getSyncedSlaves() < replicas) {
+            BatchReply result = runner.batch(calls, replicas, replicaTimeout, key, what);
+            if (result.syncedReplicas() < replicas) {
                 throw new LockBackendException("Backend 'redis' (" + runner.where() + ") renewed lock(s) such as '"
-                        + ScriptRunner.abbreviate(key) + "' but only " + result.getSyncedSlaves() + " of the required "
+                        + ScriptRunner.abbreviate(key) + "' but only " + result.syncedReplicas() + " of the required "
                         + replicas + " replica(s) acknowledged within " + replicaTimeout.toMillis() + " ms; the leases "
                         + "are not counted as renewed. Check replication (INFO replication).", key, "redis", null);
             }
-            result.getResponses().forEach(r -> replies.add(cast(r)));
+            result.replies().forEach(r -> replies.add(cast(r)));
         }
         Set<Grant> gone = new HashSet<>();
         for (int g = 0; g < ordered.size(); g++) {
@@ -603,7 +599,7 @@ public final class LockCommands {
 
     /** The one read of {@link Scripts#INSPECT}: every name of the key it reads lives in the key's slot. */
     private ScriptCall inspectCall(RedisKeys keys) {
-        return ScriptCall.of(Scripts.INSPECT, RScript.ReturnType.LIST,
+        return ScriptCall.of(Scripts.INSPECT, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.readers(), keys.queue(), keys.waiters()), fair ? "1" : "0");
     }
 
@@ -638,15 +634,11 @@ public final class LockCommands {
     }
 
     public CompletableFuture<Long> pingAsync() {
-        return runner.callAsync(ScriptCall.of(Scripts.PING, RScript.ReturnType.LONG, List.of()));
+        return runner.callAsync(ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of()));
     }
 
     public void ping() {
-        runner.call(ScriptCall.of(Scripts.PING, RScript.ReturnType.LONG, List.of()), null, "answer a ping");
-    }
-
-    private BatchOptions withWait() {
-        return BatchOptions.defaults().sync(replicas, replicaTimeout);
+        runner.call(ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of()), null, "answer a ping");
     }
 
     @SuppressWarnings("unchecked")

@@ -7,13 +7,24 @@ import java.util.HexFormat;
 
 /**
  * A Lua script and its SHA-1, computed here exactly as Redis computes it, so the first
- * call can be an {@code EVALSHA} without a {@code SCRIPT LOAD} round trip.
- *
- * @param name   short name for error messages
- * @param source the Lua text
- * @param sha    lowercase hex SHA-1 of {@code source}
+ * call can be an {@code EVALSHA} without a {@code SCRIPT LOAD} round trip. Both are also kept
+ * UTF-8 encoded, once, for transports that write bytes ({@link LettuceTransport}). Immutable.
  */
-public record LuaScript(String name, String source, String sha) {
+public final class LuaScript {
+
+    private final String name;
+    private final String source;
+    private final String sha;
+    private final byte[] sourceBytes;
+    private final byte[] shaBytes;
+
+    private LuaScript(String name, String source, String sha) {
+        this.name = name;
+        this.source = source;
+        this.sha = sha;
+        this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
+        this.shaBytes = sha.getBytes(StandardCharsets.US_ASCII);
+    }
 
     public static LuaScript of(String name, String source) {
         try {
@@ -22,5 +33,35 @@ public record LuaScript(String name, String source, String sha) {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 is required of every Java platform", e);
         }
+    }
+
+    /** Short name for error messages. */
+    public String name() {
+        return name;
+    }
+
+    /** The Lua text. */
+    public String source() {
+        return source;
+    }
+
+    /** Lowercase hex SHA-1 of {@link #source()}. */
+    public String sha() {
+        return sha;
+    }
+
+    /** {@link #source()} in UTF-8; shared, never to be written to. */
+    byte[] sourceBytes() {
+        return sourceBytes;
+    }
+
+    /** {@link #sha()} in ASCII; shared, never to be written to. */
+    byte[] shaBytes() {
+        return shaBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "LuaScript[" + name + ", " + sha + "]";
     }
 }

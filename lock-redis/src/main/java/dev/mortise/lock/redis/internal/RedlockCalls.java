@@ -1,6 +1,5 @@
 package dev.mortise.lock.redis.internal;
 
-import org.redisson.api.RScript;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,7 +67,7 @@ public final class RedlockCalls {
     /** Replies {1, token} if {@code owner} now holds a share, {0, ms} if busy, {0, -1} if cancelled. */
     public static CompletableFuture<List<Object>> acquireShared(LockCommands node, RedisKeys keys, String owner,
                                                                 Duration lease) {
-        return node.runner().callAsync(ScriptCall.of(Scripts.ACQUIRE_SHARED, RScript.ReturnType.LIST,
+        return node.runner().callAsync(ScriptCall.of(Scripts.ACQUIRE_SHARED, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
                 millis(lease), clock(node)));
     }
@@ -76,7 +75,7 @@ public final class RedlockCalls {
     /** Round two of a shared grant: 1 if the owner's share is still here after the counter was raised. */
     public static CompletableFuture<Long> raiseFenceShared(LockCommands node, RedisKeys keys, String owner,
                                                            long token) {
-        return node.runner().callAsync(ScriptCall.of(RAISE_FENCE_SHARED, RScript.ReturnType.LONG,
+        return node.runner().callAsync(ScriptCall.of(RAISE_FENCE_SHARED, ScriptReturn.LONG,
                 List.of(keys.readers(), keys.fence()), owner, Long.toString(token)));
     }
 
@@ -86,13 +85,13 @@ public final class RedlockCalls {
      */
     public static CompletableFuture<Long> releaseShared(LockCommands node, RedisKeys keys, String owner,
                                                         Duration lease) {
-        return CleanUps.send(node.runner(), ScriptCall.of(Scripts.RELEASE_SHARED, RScript.ReturnType.LONG,
+        return CleanUps.send(node.runner(), ScriptCall.of(Scripts.RELEASE_SHARED, ScriptReturn.LONG,
                 List.of(keys.readers()), owner, keys.channel()), deadline(node.horizon(lease)));
     }
 
     /** Sets or refreshes a waiting writer's marker {@code marker} for at most {@code waitLeft}. */
     public static CompletableFuture<Long> mark(LockCommands node, RedisKeys keys, String marker, Duration waitLeft) {
-        return node.runner().callAsync(ScriptCall.of(MARK, RScript.ReturnType.LONG,
+        return node.runner().callAsync(ScriptCall.of(MARK, ScriptReturn.LONG,
                 List.of(keys.lock(), keys.readers(), keys.writers()), marker, millis(node.waiterTtl()),
                 millis(waitLeft)));
     }
@@ -102,7 +101,7 @@ public final class RedlockCalls {
      * has certainly lapsed (see {@link LockCommands#unmark}).
      */
     public static CompletableFuture<Long> unmark(LockCommands node, RedisKeys keys, String marker, Duration lease) {
-        return CleanUps.send(node.runner(), ScriptCall.of(Scripts.UNMARK, RScript.ReturnType.LONG,
+        return CleanUps.send(node.runner(), ScriptCall.of(Scripts.UNMARK, ScriptReturn.LONG,
                 List.of(keys.lock(), keys.readers(), keys.writers()), marker, keys.channel()),
                 deadline(node.waiterTtl().plus(node.horizon(lease))));
     }
@@ -120,7 +119,7 @@ public final class RedlockCalls {
         for (int i = 0; i < owners.size(); i++) {
             args[i + 2] = owners.get(i);
         }
-        return node.runner().callAsync(ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST,
+        return node.runner().callAsync(ScriptCall.of(Scripts.RENEW, ScriptReturn.LIST,
                 new ArrayList<>(holdKeys), args));
     }
 

@@ -1,8 +1,5 @@
 package dev.mortise.lock.redis.internal;
 
-import org.redisson.api.RTopic;
-import org.redisson.client.codec.StringCodec;
-
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * The release-channel subscriptions of one backend: one per lock key, shared by every waiter
  * of that key in this backend, and kept for {@link #LINGER} after its last waiter left, so a
  * client that waits for the same key again and again (a contended lock) subscribes once
- * instead of once per wait. A subscription whose linger ran out is closed (Redisson sends
+ * instead of once per wait. A subscription whose linger ran out is closed (the transport sends
  * {@code UNSUBSCRIBE} when its last listener goes), so nothing stays on the server once no
  * one waits; {@link #close()} closes them all at once. Thread-safe.
  */
@@ -38,8 +35,7 @@ public final class ReleaseChannels implements AutoCloseable {
         final String name;
         final CompletableFuture<Void> confirmed = new CompletableFuture<>();
         final Set<ReleaseWaiter> waiters = ConcurrentHashMap.newKeySet();
-        RTopic topic;
-        CompletableFuture<Integer> listenerId;
+        volatile RedisTransport.Subscription subscription;
         int users;
         long idleSince;
         boolean lingering;
@@ -51,17 +47,18 @@ public final class ReleaseChannels implements AutoCloseable {
 
         /** Subscribes; called once, by the thread that created the channel, outside the map's lock. */
         void subscribe() {
+            CompletableFuture<?> done;
             try {
-                topic = runner.client().getTopic(name, StringCodec.INSTANCE);
-                listenerId = topic.addListenerAsync(String.class, (ch, message) -> {
+                subscription = runner.transport().subscribe(name, message -> {
                     for (ReleaseWaiter waiter : waiters) {
                         waiter.onMessage(message);
                     }
-                }).toCompletableFuture();
+                });
+                done = subscription.confirmed();
             } catch (RuntimeException e) {
-                listenerId = CompletableFuture.failedFuture(e);
+                done = CompletableFuture.failedFuture(e);
             }
-            listenerId.whenComplete((id, e) -> {
+            done.whenComplete((id, e) -> {
                 if (e == null) {
                     confirmed.complete(null);
                 } else {
@@ -75,11 +72,11 @@ public final class ReleaseChannels implements AutoCloseable {
             return confirmed.isDone() && !confirmed.isCompletedExceptionally();
         }
 
-        /** Removes the listener once it exists; Redisson unsubscribes when it was the channel's last. */
+        /** Removes the listener; the transport unsubscribes when it was the channel's last. */
         void unsubscribe() {
-            CompletableFuture<Integer> id = listenerId;
-            if (id != null) {
-                id.thenAccept(topic::removeListenerAsync);
+            RedisTransport.Subscription s = subscription;
+            if (s != null) {
+                s.close();
             }
         }
     }

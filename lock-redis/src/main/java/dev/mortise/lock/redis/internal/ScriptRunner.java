@@ -3,14 +3,6 @@ package dev.mortise.lock.redis.internal;
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockInterruptedException;
 import dev.mortise.lock.spi.Deadlines;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.BatchResult;
-import org.redisson.api.RBatch;
-import org.redisson.api.RFuture;
-import org.redisson.api.RScript;
-import org.redisson.api.RScriptAsync;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs our Lua scripts on one Redis deployment through Redisson: {@code EVALSHA} first, and
+ * Runs our Lua scripts on one Redis deployment through its {@link RedisTransport} (Redisson or
+ * Lettuce): {@code EVALSHA} first, and
  * {@code EVAL} (which also caches the script) only when the server answers {@code NOSCRIPT}
  * after a restart or {@code SCRIPT FLUSH}. Every wait is bounded by the operation timeout
  * and every failure becomes a {@link LockBackendException} naming the key, the backend and
@@ -29,8 +22,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ScriptRunner {
 
-    private final RedissonClient client;
-    private final RScript script;
+    private final RedisTransport transport;
     private final Duration timeout;
     private final String backend;
     private final String where;
@@ -40,16 +32,15 @@ public final class ScriptRunner {
      * @param backend the backend's name, for messages
      * @param where   what the client points at ("Redis at redis://127.0.0.1:6379"), for messages
      */
-    public ScriptRunner(RedissonClient client, Duration timeout, String backend, String where) {
-        this.client = client;
-        this.script = client.getScript(StringCodec.INSTANCE); // stateless: one for all calls
+    public ScriptRunner(RedisTransport transport, Duration timeout, String backend, String where) {
+        this.transport = transport;
         this.timeout = timeout;
         this.backend = backend;
         this.where = where;
     }
 
-    public RedissonClient client() {
-        return client;
+    public RedisTransport transport() {
+        return transport;
     }
 
     public Duration timeout() {
@@ -62,12 +53,12 @@ public final class ScriptRunner {
 
     /**
      * Makes sure the client has connected before a caller starts its lease clock: a lazily
-     * initialised Redisson client opens its connections on first use, which can take longer
+     * connecting client (either transport) opens its connections on first use, which can take longer
      * than a short lease and would count against it. One ping, once.
      */
     public void ensureReady(String key) {
         if (!ready) {
-            call(ScriptCall.of(Scripts.PING, RScript.ReturnType.LONG, List.of()), key, "connect for");
+            call(ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of()), key, "connect for");
             ready = true;
         }
     }
@@ -84,7 +75,7 @@ public final class ScriptRunner {
      * String, String)}), which spares the common case a dependent future.
      */
     public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
-        return start(script, call, eval);
+        return transport.send(call, eval);
     }
 
     /** Runs one script call and waits for it, at most the operation timeout. */
@@ -93,23 +84,19 @@ public final class ScriptRunner {
     }
 
     /**
-     * Sends the calls as one pipelined batch (one round trip per node), optionally followed
-     * by {@code WAIT replicas} on the same connection; waits at most the operation timeout
-     * plus {@code extra}.
+     * Sends the calls as one pipelined batch (one round trip per node), followed, with
+     * {@code replicas} above 0, by {@code WAIT replicas replicaTimeout} on the same connection;
+     * waits at most the operation timeout plus {@code replicaTimeout}.
      */
-    public BatchResult<?> batch(List<ScriptCall> calls, BatchOptions options, Duration extra, String key, String what) {
-        return await(sendBatch(calls, options, false), () -> sendBatch(calls, options, true), timeout.plus(extra), key,
-                what);
+    public BatchReply batch(List<ScriptCall> calls, int replicas, Duration replicaTimeout, String key, String what) {
+        return await(sendBatch(calls, replicas, replicaTimeout, false),
+                () -> sendBatch(calls, replicas, replicaTimeout, true), timeout.plus(replicaTimeout), key, what);
     }
 
     /** Starts a pipelined batch as is ({@code EVALSHA}, or {@code EVAL} with {@code eval}). */
-    public CompletableFuture<BatchResult<?>> sendBatch(List<ScriptCall> calls, BatchOptions options, boolean eval) {
-        RBatch batch = client.createBatch(options);
-        RScriptAsync script = batch.getScript(StringCodec.INSTANCE);
-        for (ScriptCall call : calls) {
-            start(script, call, eval);
-        }
-        return batch.executeAsync().toCompletableFuture();
+    public CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
+                                                   boolean eval) {
+        return transport.sendBatch(calls, replicas, replicaTimeout, eval);
     }
 
     /**
@@ -130,25 +117,10 @@ public final class ScriptRunner {
         }
     }
 
-    private static <T> CompletableFuture<T> start(RScriptAsync script, ScriptCall call, boolean eval) {
-        RFuture<T> future;
-        if (call.routingKey() == null) {
-            future = eval ? script.evalAsync(RScript.Mode.READ_WRITE, call.script().source(), call.returnType())
-                    : script.evalShaAsync(RScript.Mode.READ_WRITE, call.script().sha(), call.returnType());
-        } else if (eval) {
-            future = script.evalAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().source(),
-                    call.returnType(), call.keys(), call.args());
-        } else {
-            future = script.evalShaAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().sha(),
-                    call.returnType(), call.keys(), call.args());
-        }
-        return future.toCompletableFuture();
-    }
-
     static boolean isNoScript(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof org.redisson.client.RedisNoScriptException
-                    || (t.getMessage() != null && t.getMessage().contains("NOSCRIPT"))) {
+            // Both clients carry the server's error line ("NOSCRIPT No matching script...") in the message.
+            if (t.getMessage() != null && t.getMessage().contains("NOSCRIPT")) {
                 return true;
             }
         }
@@ -172,7 +144,7 @@ public final class ScriptRunner {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             InterruptedException interrupt = interruptIn(cause);
             if (interrupt != null) {
-                // Redisson gave up taking a connection because this thread was interrupted:
+                // The client (Redisson) gave up taking a connection because this thread was interrupted:
                 // the command was never sent, so nothing is held; report the interrupt as such.
                 Thread.currentThread().interrupt();
                 throw new LockInterruptedException(prefix(key, what) + "interrupted before the command was "

@@ -1,0 +1,67 @@
+package dev.mortise.lock.redis.internal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Everything lock-redis asks of a Redis client, and nothing more: send one of our scripts
+ * ({@code EVALSHA} or {@code EVAL}) to the node of its routing key, pipeline a few of them
+ * (optionally followed by {@code WAIT} on the same connection), subscribe to release channels,
+ * and close. Two implementations: {@link RedissonTransport} and {@link LettuceTransport}; the
+ * rest of the module (timeouts, {@code NOSCRIPT} fallback, error messages, retries) lives above
+ * it in {@link ScriptRunner}, the same for both.
+ *
+ * <p>Threading, which both implementations keep: nothing here blocks the caller (connecting
+ * included); futures complete on the client's I/O threads, and so do message callbacks. What
+ * lock-redis runs there never blocks and never runs user code: it wakes a waiting thread, sends
+ * a retry, or schedules a clean-up (the backend's SPI methods are synchronous, so the core and
+ * the application only ever see results on their own threads). Thread-safe.
+ */
+public interface RedisTransport {
+
+    /**
+     * Starts one script call as is: {@code EVALSHA}, or {@code EVAL} (which also caches the script)
+     * with {@code eval}; on a Cluster, on the master of the routing key's slot. A {@code NOSCRIPT}
+     * answer fails the future (the caller resends with {@code eval}); a failure to send may also
+     * fail it or be thrown.
+     */
+    <T> CompletableFuture<T> send(ScriptCall call, boolean eval);
+
+    /**
+     * Sends the calls pipelined (one round trip per node), then, with {@code replicas} above 0,
+     * {@code WAIT replicas replicaTimeout} on the same connection as the writes it waits for.
+     */
+    CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
+                                            boolean eval);
+
+    /**
+     * Subscribes {@code onMessage} to {@code channel}; {@link Subscription#confirmed()} completes
+     * once the server confirmed it (every message published after that reaches {@code onMessage}),
+     * or fails. {@code onMessage} runs on an I/O thread and must not block.
+     */
+    Subscription subscribe(String channel, Consumer<String> onMessage);
+
+    /** Whether this is a Redis Cluster: keys of different slots must go in different script calls. */
+    boolean cluster();
+
+    /** Whether the client is shut down or shutting down: background retries stop. */
+    boolean stopped();
+
+    /**
+     * Closes the connections this transport opened, and shuts the client down if the backend built
+     * it; a client the user supplied stays open. Idempotent.
+     */
+    void close();
+
+    /** One listener on one channel. */
+    interface Subscription {
+
+        /** Completes when the server confirmed the subscription; fails if it could not be made. */
+        CompletableFuture<?> confirmed();
+
+        /** Removes the listener; the channel is unsubscribed when it was its last. Never blocks. */
+        void close();
+    }
+}

@@ -1,0 +1,126 @@
+package dev.mortise.lock.redis.internal;
+
+import org.redisson.api.BatchOptions;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * {@link RedisTransport} over a {@link RedissonClient}: scripts through {@link RScript} (routed by
+ * Redisson to the routing key's slot), batches through {@link RBatch} (with {@code WAIT} as
+ * {@link BatchOptions#sync}), release channels through {@link RTopic} (Redisson shares one
+ * subscription per channel among its listeners and unsubscribes when the last goes). Thread-safe.
+ */
+public final class RedissonTransport implements RedisTransport {
+
+    private final RedissonClient client;
+    private final RScript script;
+    private final boolean owned;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** @param owned whether {@link #close()} shuts the client down (the backend built it) */
+    public RedissonTransport(RedissonClient client, boolean owned) {
+        this.client = client;
+        this.script = client.getScript(StringCodec.INSTANCE); // stateless: one for all calls
+        this.owned = owned;
+    }
+
+    @Override
+    public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
+        return start(script, call, eval);
+    }
+
+    @Override
+    public CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
+                                                   boolean eval) {
+        BatchOptions options = replicas == 0 ? BatchOptions.defaults()
+                : BatchOptions.defaults().sync(replicas, replicaTimeout);
+        RBatch batch = client.createBatch(options);
+        RScriptAsync async = batch.getScript(StringCodec.INSTANCE);
+        for (ScriptCall call : calls) {
+            start(async, call, eval);
+        }
+        return batch.executeAsync().toCompletableFuture().thenApply(RedissonTransport::reply);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static BatchReply reply(BatchResult<?> result) {
+        return new BatchReply((List<Object>) result.getResponses(), result.getSyncedSlaves());
+    }
+
+    private static <T> CompletableFuture<T> start(RScriptAsync script, ScriptCall call, boolean eval) {
+        RScript.ReturnType type = call.returnType() == ScriptReturn.LIST ? RScript.ReturnType.LIST
+                : RScript.ReturnType.LONG;
+        RFuture<T> future;
+        if (call.routingKey() == null) {
+            future = eval ? script.evalAsync(RScript.Mode.READ_WRITE, call.script().source(), type)
+                    : script.evalShaAsync(RScript.Mode.READ_WRITE, call.script().sha(), type);
+        } else if (eval) {
+            future = script.evalAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().source(), type,
+                    call.keys(), call.args());
+        } else {
+            future = script.evalShaAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().sha(), type,
+                    call.keys(), call.args());
+        }
+        return future.toCompletableFuture();
+    }
+
+    @Override
+    public Subscription subscribe(String channel, Consumer<String> onMessage) {
+        RTopic topic;
+        CompletableFuture<Integer> listenerId;
+        try {
+            topic = client.getTopic(channel, StringCodec.INSTANCE);
+            listenerId = topic.addListenerAsync(String.class, (ch, message) -> onMessage.accept(message))
+                    .toCompletableFuture();
+        } catch (RuntimeException e) {
+            topic = null;
+            listenerId = CompletableFuture.failedFuture(e);
+        }
+        RTopic subscribed = topic;
+        CompletableFuture<Integer> id = listenerId;
+        return new Subscription() {
+            @Override
+            public CompletableFuture<?> confirmed() {
+                return id;
+            }
+
+            /** Removes the listener once it exists; Redisson unsubscribes when it was the channel's last. */
+            @Override
+            public void close() {
+                if (subscribed != null) {
+                    id.thenAccept(subscribed::removeListenerAsync);
+                }
+            }
+        };
+    }
+
+    @Override
+    public boolean cluster() {
+        return client.getConfig().isClusterConfig();
+    }
+
+    @Override
+    public boolean stopped() {
+        return client.isShuttingDown() || client.isShutdown();
+    }
+
+    @Override
+    public void close() {
+        if (owned && closed.compareAndSet(false, true)) {
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.mortise.lock.redis;
+
+import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.tck.server.FreePorts;
+
+import java.time.Duration;
+
+/** The whole contract in fair mode, and fair mode's own tests, through the Lettuce driver. */
+class RedisLettuceFairContractTest extends RedisFairContractTest {
+
+    @Override
+    protected LockBackend newBackend() {
+        return RedisLockBackend.builder().address(server.address()).fair(true).driver(RedisDriver.LETTUCE).build();
+    }
+
+    @Override
+    protected LockBackend newUnreachableBackend(Duration operationTimeout) {
+        return RedisLockBackend.builder().address("redis://127.0.0.1:" + FreePorts.next()).fair(true)
+                .driver(RedisDriver.LETTUCE).operationTimeout(operationTimeout).build();
+    }
+}
