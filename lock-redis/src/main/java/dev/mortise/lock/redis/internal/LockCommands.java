@@ -321,7 +321,7 @@ public final class LockCommands {
         if (!fair) {
             if (request.takesPermits()) {
                 // enqueue: a retry of a waiting request, which follows the stored count (see ACQUIRE_PERMITS)
-                return ScriptCall.of(Scripts.ACQUIRE_PERMITS, RScript.ReturnType.LIST,
+                return ScriptCall.of(Scripts.ACQUIRE_PERMITS, ScriptReturn.LIST,
                         List.of(keys.lock(), keys.fence(), keys.cancelled(request.owner()), keys.readers()),
                         request.owner(), millis(request.lease()), clock, Integer.toString(request.permits().count()),
                         Integer.toString(request.permits().limit()), enqueue ? "1" : "0");
@@ -591,7 +591,7 @@ public final class LockCommands {
     public void setPermits(String key, int limit) {
         RedisKeys keys = keys(key);
         runner.ensureReady(key);
-        runner.call(ScriptCall.of(Scripts.SET_PERMITS, RScript.ReturnType.LONG, List.of(keys.readers()),
+        runner.call(ScriptCall.of(Scripts.SET_PERMITS, ScriptReturn.LONG, List.of(keys.readers()),
                 Integer.toString(limit), keys.channel()), key, "setPermits");
     }
 
