@@ -1,0 +1,322 @@
+package dev.mortise.lock.jdbc;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockMode;
+import dev.mortise.lock.LockSpec;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
+import dev.mortise.lock.spi.LockRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link LockClient#acquireAll} on each dialect: the statements it sends, counted as they are prepared
+ * ({@link RecordingDataSource}), and all-or-nothing when a part is busy, checked on the table through a
+ * second backend's {@code inspect}. Counts are exact, not timed; every lease is explicit, so no renewal
+ * runs while a count is taken.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class JdbcMultiKeyBatchTest {
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final String prefix = "batch:" + UUID.randomUUID() + ":";
+    private RecordingDataSource recording;
+    /** Reads the table for the assertions, through connections the count does not see. */
+    private JdbcLockBackend probe;
+
+    protected abstract DataSource dataSource();
+
+    /** Statements the batch itself sends when every key is free (PostgreSQL, H2: 1; MySQL: the write and a read). */
+    protected abstract int uncontendedBatchStatements();
+
+    /** Statements a single exclusive attempt that finds its key busy sends (H2 reads the holder's lease apart). */
+    protected int busyAttemptStatements() {
+        return 1;
+    }
+
+    /** Whether requests with shared parts are batched (else the backend answers null: the ordered path). */
+    protected abstract boolean batchesSharedParts();
+
+    @BeforeEach
+    void setUp() {
+        recording = new RecordingDataSource(dataSource());
+        probe = JdbcLockBackend.builder(dataSource()).createTableIfMissing(true).build();
+        closeables.add(probe);
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private JdbcLockBackend backend() {
+        JdbcLockBackend backend = JdbcLockBackend.builder(recording).dialect(probe.dialect()).build();
+        closeables.add(backend);
+        return backend;
+    }
+
+    private LockClient client() {
+        LockClient client = LockClient.builder(backend()).defaultLease(Duration.ofSeconds(30)).build();
+        closeables.add(client);
+        return client;
+    }
+
+    private int statements() {
+        return recording.statements.size();
+    }
+
+    private List<String> keys(int n) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            keys.add(prefix + i);
+        }
+        return keys;
+    }
+
+    private KeyState state(String key) {
+        return probe.inspect(key);
+    }
+
+    private String holder(String key) {
+        KeyState state = state(key);
+        return state.held() ? state.holders().get(0).owner() : null;
+    }
+
+    @Test
+    void anUncontendedAcquireAllOfManyKeysIsOneBatch() {
+        LockClient locks = client();
+        List<String> keys = keys(8);
+        int before = statements();
+        try (MultiLease all = locks.acquireAll(MultiLockSpec.of(keys).lease(Duration.ofSeconds(30))
+                .waitFor(Duration.ofSeconds(5)))) {
+            assertThat(statements() - before).as("statements for 8 keys: " + recording.statements.subList(before,
+                    statements())).isEqualTo(uncontendedBatchStatements());
+            for (String key : keys) {
+                assertThat(state(key).held()).as(key).isTrue();
+                assertThat(state(key).holders().get(0).fencingToken()).hasValue(all.fencingToken(key));
+                assertThat(all.fencingToken(key)).isPositive();
+            }
+        }
+        for (String key : keys) {
+            assertThat(state(key).held()).as(key).isFalse();
+        }
+    }
+
+    @Test
+    void sharedAndExclusivePartsFollowTheSharedAdmissionRules() throws Exception {
+        LockClient locks = client();
+        LockClient other = client();
+        String x = prefix + "x";
+        String r = prefix + "r";
+        int before = statements();
+        try (MultiLease all = locks.acquireAll(MultiLockSpec.of(List.of(x)).shared(r).lease(Duration.ofSeconds(30)))) {
+            assertThat(statements() - before).as("statements: " + recording.statements.subList(before, statements()))
+                    .isEqualTo(batchesSharedParts() ? uncontendedBatchStatements() : 2);
+            assertThat(state(r).mode()).isEqualTo(LockMode.SHARED);
+            assertThat(state(x).mode()).isEqualTo(LockMode.EXCLUSIVE);
+            try (LockLease reader = other.acquire(LockSpec.of(r).shared().lease(Duration.ofSeconds(30)))) {
+                assertThat(reader.fencingToken()).isGreaterThan(all.fencingToken(r));
+            }
+            assertThat(other.tryAcquire(x)).isEmpty();
+            assertThat(other.tryAcquire(r)).as("a writer waits for the reader").isEmpty();
+        }
+        try (LockLease writer = other.acquire(LockSpec.of(r).lease(Duration.ofSeconds(30)))) {
+            assertThat(writer.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void aWaitingWriterKeepsTheSharedPartOfABatchOut() throws Exception {
+        LockClient locks = client();
+        LockClient reader = client();
+        LockClient writer = client();
+        String x = prefix + "x";
+        String r = prefix + "r";
+        LockLease read = reader.acquire(LockSpec.of(r).shared().lease(Duration.ofSeconds(30)));
+        CompletableFuture<LockLease> waitingWriter = CompletableFuture.supplyAsync(
+                () -> writer.acquire(LockSpec.of(r).lease(Duration.ofSeconds(30)).waitFor(Duration.ofSeconds(60))));
+        // the writer's marker is on the row once a new reader is refused
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            var probeRead = reader.tryAcquire(LockSpec.of(r + ":probe").shared());
+            probeRead.ifPresent(LockLease::close);
+            List<Grant> refused = probe.tryAcquireAll(List.of(new LockRequest(r, "probe:" + UUID.randomUUID(),
+                    Duration.ofSeconds(5), false, LockMode.SHARED)));
+            if (refused == null || refused.isEmpty()) {
+                break;
+            }
+            refused.forEach(probe::release);
+            assertThat(System.nanoTime()).as("the waiting writer's marker never showed").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        int before = statements();
+        assertThat(locks.tryAcquireAll(MultiLockSpec.of(List.of(x)).shared(r).lease(Duration.ofSeconds(30))))
+                .as("a new reader is not admitted while a writer waits").isEmpty();
+        if (batchesSharedParts()) {
+            assertThat(statements() - before).as("the refused batch, then the ordered path's attempt at r only")
+                    .isGreaterThanOrEqualTo(1);
+        }
+        assertThat(state(x).held()).as("nothing of the batch left on " + x).isFalse();
+        assertThat(state(r).holders()).hasSize(1);
+        assertThat(waitingWriter).isNotDone();
+        read.close();
+        try (LockLease w = waitingWriter.get(60, TimeUnit.SECONDS)) {
+            assertThat(w.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void aBusyPartLeavesNothingOnTheServerAndTheWaitThenGetsEveryKey() throws Exception {
+        LockClient locks = client();
+        LockClient other = client();
+        List<String> keys = keys(4);
+        String busy = keys.get(2);
+        LockLease holder = other.acquire(LockSpec.of(busy).lease(Duration.ofSeconds(30)));
+        String holderOwner = holder(busy);
+        long token = holder.fencingToken();
+
+        int before = statements();
+        assertThat(locks.tryAcquireAll(keys)).isEmpty();
+        assertThat(statements() - before)
+                .as("the refused batch; then the ordered path: attempts up to the busy key, releases of the two before"
+                        + " it: " + recording.statements.subList(before, statements()))
+                .isEqualTo(1 + 2 + busyAttemptStatements() + 2);
+        for (String key : keys) {
+            if (!key.equals(busy)) {
+                assertThat(state(key).held()).as("nothing of the batch left: " + key).isFalse();
+            }
+        }
+        assertThat(holder(busy)).as("the busy holder is untouched").isEqualTo(holderOwner);
+        assertThat(state(busy).holders().get(0).fencingToken()).hasValue(token);
+        assertThat(holder.isValid()).isTrue();
+
+        CompletableFuture<MultiLease> waiting = CompletableFuture.supplyAsync(
+                () -> locks.acquireAll(keys, Duration.ofSeconds(60)));
+        Thread.sleep(200);
+        assertThat(waiting).isNotDone();
+        holder.close();
+        try (MultiLease all = waiting.get(60, TimeUnit.SECONDS)) {
+            assertThat(all.keys()).containsExactlyElementsOf(keys);
+            assertThat(all.fencingToken(busy)).isGreaterThan(token);
+            for (String key : keys) {
+                assertThat(state(key).held()).as(key).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aPartAlreadyHeldByTheCallersOwnerIsNestedThroughTheOrderedPath() {
+        LockClient locks = client();
+        List<String> keys = keys(3);
+        try (LockLease outer = locks.acquire(LockSpec.of(keys.get(1)).lease(Duration.ofSeconds(30)))) {
+            int before = statements();
+            try (MultiLease all = locks.acquireAll(MultiLockSpec.of(keys).lease(Duration.ofSeconds(30)))) {
+                assertThat(statements() - before).as("the two other keys, one by one").isEqualTo(2);
+                assertThat(all.fencingToken(keys.get(1))).isEqualTo(outer.fencingToken());
+            }
+            assertThat(state(keys.get(1)).held()).as("the outer lease still holds its key").isTrue();
+            assertThat(outer.isValid()).isTrue();
+        }
+        assertThat(state(keys.get(1)).held()).isFalse();
+    }
+
+    /**
+     * Through the SPI: batch grants are ordinary grants (renew, renewAll, release, expiry), keys are
+     * encoded as a single acquire encodes them (any first character, Unicode, hashed long keys), and a
+     * busy key answers empty, not null.
+     */
+    @Test
+    void batchGrantsRenewReleaseAndExpireAsSingleGrants() throws Exception {
+        JdbcLockBackend backend = backend();
+        List<String> keys = List.of(prefix + "plain", "#" + prefix + "hash-first", "\u00e9t\u00e9 " + prefix + "\uD83D\uDD12",
+                "%" + prefix + "_".repeat(300), prefix + "\u00fc".repeat(200));
+        List<LockRequest> requests = new ArrayList<>();
+        for (String key : keys) {
+            requests.add(new LockRequest(key, "batch:" + UUID.randomUUID(), Duration.ofSeconds(30), true));
+        }
+        long sent = System.nanoTime();
+        List<Grant> grants = backend.tryAcquireAll(requests);
+        assertThat(grants).hasSize(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            Grant grant = grants.get(i);
+            assertThat(grant.key()).isEqualTo(keys.get(i));
+            assertThat(grant.owner()).isEqualTo(requests.get(i).owner());
+            assertThat(grant.requestedAtNanos()).isGreaterThanOrEqualTo(sent).isLessThanOrEqualTo(System.nanoTime());
+            assertThat(state(keys.get(i)).holders()).extracting(KeyState.Holder::owner)
+                    .containsExactly(requests.get(i).owner());
+            assertThat(probe.tryAcquire(new LockRequest(keys.get(i), "single:" + UUID.randomUUID(),
+                    Duration.ofSeconds(5), false)).isGranted()).as("the single acquire finds the same row").isFalse();
+        }
+        assertThat(backend.tryAcquireAll(List.of(new LockRequest(prefix + "free", "b:" + UUID.randomUUID(),
+                Duration.ofSeconds(5), false), new LockRequest(keys.get(0), "b:" + UUID.randomUUID(),
+                Duration.ofSeconds(5), false)))).as("a busy key: empty, not null").isEmpty();
+        assertThat(state(prefix + "free").held()).isFalse();
+
+        assertThat(backend.renew(grants.get(0), Duration.ofSeconds(60))).isTrue();
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(60))).isEmpty();
+        assertThat(state(keys.get(1)).holders().get(0).remaining()).hasValueSatisfying(
+                left -> assertThat(left).isGreaterThan(Duration.ofSeconds(40)));
+        for (Grant grant : grants) {
+            assertThat(backend.release(grant)).isTrue();
+            assertThat(state(grant.key()).held()).isFalse();
+        }
+
+        List<LockRequest> shortLeases = new ArrayList<>();
+        for (String key : keys.subList(0, 2)) {
+            shortLeases.add(new LockRequest(key, "short:" + UUID.randomUUID(), Duration.ofMillis(300), false));
+        }
+        List<Grant> expiring = backend.tryAcquireAll(shortLeases);
+        assertThat(expiring).hasSize(2);
+        for (int i = 0; i < 2; i++) {
+            assertThat(expiring.get(i).fencingToken()).isGreaterThan(grants.get(i).fencingToken());
+        }
+        Thread.sleep(700);
+        assertThat(backend.renewAll(expiring, Duration.ofSeconds(5))).containsExactlyInAnyOrderElementsOf(expiring);
+        List<Grant> again = backend.tryAcquireAll(List.of(
+                new LockRequest(keys.get(0), "again:" + UUID.randomUUID(), Duration.ofSeconds(5), false),
+                new LockRequest(keys.get(1), "again:" + UUID.randomUUID(), Duration.ofSeconds(5), false)));
+        assertThat(again).as("expired batch grants are free again").hasSize(2);
+        assertThat(backend.release(expiring.get(0))).isFalse();
+        again.forEach(backend::release);
+    }
+
+    @Test
+    void sharedRequestsAreBatchedOnlyWhereTheDialectCan() {
+        JdbcLockBackend backend = backend();
+        List<LockRequest> requests = List.of(
+                new LockRequest(prefix + "a", "s:" + UUID.randomUUID(), Duration.ofSeconds(30), false, LockMode.SHARED),
+                new LockRequest(prefix + "b", "s:" + UUID.randomUUID(), Duration.ofSeconds(30), false));
+        int before = statements();
+        List<Grant> grants = backend.tryAcquireAll(requests);
+        if (!batchesSharedParts()) {
+            assertThat(grants).as("no native batch for shared parts").isNull();
+            assertThat(statements()).as("nothing sent").isEqualTo(before);
+            return;
+        }
+        assertThat(grants).hasSize(2);
+        assertThat(state(prefix + "a").mode()).isEqualTo(LockMode.SHARED);
+        assertThat(state(prefix + "b").mode()).isEqualTo(LockMode.EXCLUSIVE);
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty();
+        for (Grant grant : grants) {
+            assertThat(backend.release(grant)).isTrue();
+        }
+        assertThat(state(prefix + "a").held()).isFalse();
+    }
+}
