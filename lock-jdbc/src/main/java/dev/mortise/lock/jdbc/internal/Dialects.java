@@ -42,6 +42,22 @@ public final class Dialects {
         };
     }
 
+    /**
+     * The all-or-nothing multi-key acquire, numbering tokens as {@link #sql} and {@link #sharedSql} do
+     * (each part takes the next token of its key's one counter).
+     */
+    public static BatchSql batchSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
+                                    boolean serverClock) {
+        return switch (dialect) {
+            case POSTGRESQL -> new PostgresBatchSql(table, queryTimeoutSeconds,
+                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
+            case MYSQL -> new MySqlBatchSql(table, queryTimeoutSeconds,
+                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
+            case H2 -> new H2BatchSql(table, queryTimeoutSeconds,
+                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
+        };
+    }
+
     private static String first(boolean serverClock, String clock) {
         return serverClock ? clock : "1";
     }

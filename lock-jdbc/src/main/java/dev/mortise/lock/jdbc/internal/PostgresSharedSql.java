@@ -17,15 +17,15 @@ import java.util.List;
 final class PostgresSharedSql extends SharedTemplate {
 
     private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String NOW_US = "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
+    static final String NOW_US = "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
     private static final String LEASE = "(" + NOW + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
     /** A reader's expiry in µs, over one parameter of milliseconds. */
     private static final String EXPIRY_US = "(" + NOW_US + " + CAST(? AS BIGINT) * 1000)";
     /** A time from µs since 1970, exactly. */
     private static final String FROM_US = "(TIMESTAMP WITH TIME ZONE 'epoch' + (%s) * INTERVAL '1 microsecond')";
-    private static final String LIVE_SHARED = "(l.lock_owner = " + SHARED + " AND l.expires_at > " + NOW + ")";
+    static final String LIVE_SHARED = "(l.lock_owner = " + SHARED + " AND l.expires_at > " + NOW + ")";
     /** The unexpired entries of {@code %s}, or NULL if none. */
-    private static final String PRUNED = "(SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(%s) e"
+    static final String PRUNED = "(SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(%s) e"
             + " WHERE CAST(e.value AS BIGINT) > " + NOW_US + ")";
     private static final String MAX_US = "(SELECT MAX(CAST(e.value AS BIGINT)) FROM jsonb_each(%s) e)";
     private static final String BUSY_REMAINING = "CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (CASE WHEN h.lock_owner"
