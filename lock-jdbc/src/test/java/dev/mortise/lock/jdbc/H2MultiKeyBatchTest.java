@@ -17,6 +17,16 @@ class H2MultiKeyBatchTest extends JdbcMultiKeyBatchTest {
     }
 
     @Override
+    protected boolean waitsForUncommittedRows() {
+        return false;
+    }
+
+    @Override
+    protected int refusedBatchStatements() {
+        return 2;
+    }
+
+    @Override
     protected int busyAttemptStatements() {
         return 2;
     }
@@ -24,5 +34,20 @@ class H2MultiKeyBatchTest extends JdbcMultiKeyBatchTest {
     @Override
     protected boolean batchesSharedParts() {
         return false;
+    }
+
+    @Override
+    protected String nowPlusSeconds(int seconds) {
+        return "DATEADD(SECOND, " + seconds + ", CURRENT_TIMESTAMP)";
+    }
+
+    @Override
+    protected String lockWaits() {
+        return "SELECT count(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
+    }
+
+    @Override
+    protected int statementsWhenAKeyIsTakenDuringTheBatch() {
+        return 2;
     }
 }

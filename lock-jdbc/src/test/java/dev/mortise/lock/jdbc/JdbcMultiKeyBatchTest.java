@@ -1,5 +1,6 @@
 package dev.mortise.lock.jdbc;
 
+import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
@@ -15,6 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,9 +48,35 @@ abstract class JdbcMultiKeyBatchTest {
     /** Statements the batch itself sends when every key is free (PostgreSQL, H2: 1; MySQL: the write and a read). */
     protected abstract int uncontendedBatchStatements();
 
+    /** Statements a batch refused for a busy key sends (H2 follows it with an owner-checked release). */
+    protected int refusedBatchStatements() {
+        return 1;
+    }
+
     /** Statements a single exclusive attempt that finds its key busy sends (H2 reads the holder's lease apart). */
     protected int busyAttemptStatements() {
         return 1;
+    }
+
+    /** SQL for the database's time plus {@code seconds}, for rows written by hand. */
+    protected abstract String nowPlusSeconds(int seconds);
+
+    /** SQL counting the sessions that wait for a row lock. */
+    protected abstract String lockWaits();
+
+    /**
+     * Statements the batch sends when another session's uncommitted insert of one of its keys commits
+     * while the batch waits for it: PostgreSQL's check did not see that row, takes the other keys and
+     * gives them back (2); the others refuse the batch as a whole.
+     */
+    protected abstract int statementsWhenAKeyIsTakenDuringTheBatch();
+
+    /**
+     * Whether the batch waits for another session's uncommitted insert of one of its keys (H2 answers at
+     * once, having written and then dropped the other part: see H2BatchSql.releaseAll).
+     */
+    protected boolean waitsForUncommittedRows() {
+        return true;
     }
 
     /** Whether requests with shared parts are batched (else the backend answers null: the ordered path). */
@@ -194,7 +224,7 @@ abstract class JdbcMultiKeyBatchTest {
         assertThat(statements() - before)
                 .as("the refused batch; then the ordered path: attempts up to the busy key, releases of the two before"
                         + " it: " + recording.statements.subList(before, statements()))
-                .isEqualTo(1 + 2 + busyAttemptStatements() + 2);
+                .isEqualTo(refusedBatchStatements() + 2 + busyAttemptStatements() + 2);
         for (String key : keys) {
             if (!key.equals(busy)) {
                 assertThat(state(key).held()).as("nothing of the batch left: " + key).isFalse();
@@ -315,5 +345,77 @@ abstract class JdbcMultiKeyBatchTest {
             assertThat(backend.release(grant)).isTrue();
         }
         assertThat(state(prefix + "a").held()).isFalse();
+    }
+
+    /** Counter tokens: a batch grant takes the next value of its key's one counter, as a single grant does. */
+    @Test
+    void batchGrantsTakeTheNextTokenOfEachKeysCounter() {
+        JdbcLockBackend counter = JdbcLockBackend.builder(recording).dialect(probe.dialect())
+                .fencingTokens(FencingTokens.COUNTER).build();
+        closeables.add(counter);
+        String a = prefix + "a";
+        String b = prefix + "b";
+        Grant single = counter.tryAcquire(new LockRequest(a, "one:" + UUID.randomUUID(), Duration.ofSeconds(30), false))
+                .grant().orElseThrow();
+        assertThat(single.fencingToken()).isEqualTo(1);
+        counter.release(single);
+        List<Grant> batch = counter.tryAcquireAll(List.of(
+                new LockRequest(a, "two:" + UUID.randomUUID(), Duration.ofSeconds(30), false,
+                        batchesSharedParts() ? LockMode.SHARED : LockMode.EXCLUSIVE),
+                new LockRequest(b, "two:" + UUID.randomUUID(), Duration.ofSeconds(30), false)));
+        assertThat(batch).extracting(Grant::fencingToken).containsExactly(2L, 1L);
+        batch.forEach(counter::release);
+        Grant after = counter.tryAcquire(new LockRequest(b, "three:" + UUID.randomUUID(), Duration.ofSeconds(30), false))
+                .grant().orElseThrow();
+        assertThat(after.fencingToken()).isEqualTo(2);
+        counter.release(after);
+    }
+
+    /**
+     * Another session inserts one of the batch's keys and commits while the batch waits for that row:
+     * whatever the statement saw when it started, the answer is empty, nothing of the batch stays on the
+     * server (on PostgreSQL the keys it took are given back on the same connection) and the other
+     * session's hold is untouched.
+     */
+    @Test
+    void aKeyTakenWhileTheBatchRunsLeavesNothingOfTheBatch() throws Exception {
+        JdbcLockBackend backend = backend();
+        String a = prefix + "a";
+        String b = prefix + "b";
+        List<LockRequest> requests = List.of(new LockRequest(a, "batch:" + UUID.randomUUID(), Duration.ofSeconds(30), false),
+                new LockRequest(b, "batch:" + UUID.randomUUID(), Duration.ofSeconds(30), false));
+        try (Connection other = dataSource().getConnection()) {
+            other.setAutoCommit(false);
+            try (PreparedStatement insert = other.prepareStatement("INSERT INTO mortise_locks (lock_key, lock_owner,"
+                    + " fencing_token, acquired_at, expires_at) VALUES (?, 'thief', 7, " + nowPlusSeconds(0) + ", "
+                    + nowPlusSeconds(60) + ")")) {
+                insert.setString(1, b);
+                insert.executeUpdate();
+            }
+            int before = statements();
+            CompletableFuture<List<Grant>> batch = CompletableFuture.supplyAsync(() -> backend.tryAcquireAll(requests));
+            boolean blocked = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!blocked && !batch.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                blocked = lockWaitCount() > 0;
+            }
+            other.commit();
+            assertThat(batch.get(60, TimeUnit.SECONDS)).isEmpty();
+            assertThat(blocked).as("the batch waited for the other session's row").isEqualTo(waitsForUncommittedRows());
+            assertThat(statements() - before).as("statements: " + recording.statements.subList(before, statements()))
+                    .isEqualTo(statementsWhenAKeyIsTakenDuringTheBatch());
+        }
+        assertThat(state(a).held()).as("nothing of the batch left on " + a + ": " + state(a)).isFalse();
+        assertThat(holder(b)).isEqualTo("thief");
+        assertThat(state(b).holders().get(0).fencingToken()).hasValue(7);
+    }
+
+    private int lockWaitCount() throws Exception {
+        try (Connection c = dataSource().getConnection(); PreparedStatement s = c.prepareStatement(lockWaits());
+             ResultSet rows = s.executeQuery()) {
+            rows.next();
+            return rows.getInt(1);
+        }
     }
 }

@@ -19,4 +19,19 @@ class MariaDbMultiKeyBatchTest extends JdbcMultiKeyBatchTest {
     protected boolean batchesSharedParts() {
         return false;
     }
+
+    @Override
+    protected String nowPlusSeconds(int seconds) {
+        return "(UTC_TIMESTAMP(6) + INTERVAL " + seconds + " SECOND)";
+    }
+
+    @Override
+    protected String lockWaits() {
+        return "SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'";
+    }
+
+    @Override
+    protected int statementsWhenAKeyIsTakenDuringTheBatch() {
+        return 1;
+    }
 }

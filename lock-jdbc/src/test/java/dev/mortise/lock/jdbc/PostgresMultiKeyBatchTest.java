@@ -18,4 +18,19 @@ class PostgresMultiKeyBatchTest extends JdbcMultiKeyBatchTest {
     protected boolean batchesSharedParts() {
         return true;
     }
+
+    @Override
+    protected String nowPlusSeconds(int seconds) {
+        return "(CURRENT_TIMESTAMP + INTERVAL '" + seconds + " seconds')";
+    }
+
+    @Override
+    protected String lockWaits() {
+        return "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
+    }
+
+    @Override
+    protected int statementsWhenAKeyIsTakenDuringTheBatch() {
+        return 2;
+    }
 }

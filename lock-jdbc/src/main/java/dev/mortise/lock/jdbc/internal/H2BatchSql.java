@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * H2: one {@code MERGE … USING} read through {@code FINAL TABLE}, whose source rows are the parts only
  * when no key of the batch is held by another owner (checked in the source query), with the single
- * acquire's match condition and assignments; the final table answers the rows it took. Exclusive
+ * acquire's match condition and assignments; the final table answers the rows it took. A batch not
+ * taken whole is followed by one owner-checked release of all its parts (see {@link #releaseAll}). Exclusive
  * parts only: a batch with a shared part is left to the core's ordered path. Two first-time acquirers
  * of a new key can race on the insert; the loser's statement fails as a whole on the duplicate key and
  * is sent once more, as the single acquire does.
@@ -38,12 +39,16 @@ final class H2BatchSql implements BatchSql {
                 VALUES (s.k, s.o, %2$s, %1$s, DATEADD(MILLISECOND, s.ms, %1$s), s.orig))""";
 
     private final String acquireAll;
+    private final String releaseAll;
     private final int queryTimeoutSeconds;
 
     /** @param first the token of a new row, {@code next} that of a new holder of row {@code l} (as the single acquire) */
     H2BatchSql(TableName table, int queryTimeoutSeconds, String first, String next) {
         this.queryTimeoutSeconds = queryTimeoutSeconds;
         this.acquireAll = ACQUIRE_ALL.formatted(NOW, first, next).replace("${table}", table.sql());
+        this.releaseAll = ("UPDATE ${table} SET lock_owner = NULL, expires_at = NULL WHERE lock_key IN (SELECT k FROM"
+                + " UNNEST(CAST(? AS VARCHAR ARRAY)) q(k)) AND lock_owner IN (SELECT o FROM UNNEST(CAST(? AS VARCHAR"
+                + " ARRAY)) p(o)) AND expires_at > " + NOW).replace("${table}", table.sql());
     }
 
     @Override
@@ -95,12 +100,33 @@ final class H2BatchSql implements BatchSql {
                     }
                 }
             }
+            for (long token : tokens) {
+                if (token == 0) {
+                    releaseAll(connection, keys, owners);
+                    return new long[n];
+                }
+            }
             return tokens;
+        }
+    }
+
+    /**
+     * When H2 finds a row of the batch locked by another session's uncommitted insert, it runs the merge
+     * again once that commits; the rows the first run wrote can stay while the final table answers only
+     * the second run's (none, as the key is held now). So any batch not taken whole is followed by one
+     * owner-checked release of every part (the owners are unique to this batch: nothing else is touched).
+     */
+    private void releaseAll(Connection connection, String[] keys, String[] owners) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(releaseAll)) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            statement.setArray(1, connection.createArrayOf("VARCHAR", keys));
+            statement.setArray(2, connection.createArrayOf("VARCHAR", owners));
+            statement.executeUpdate();
         }
     }
 
     @Override
     public String cost() {
-        return "one statement";
+        return "one statement; a refusal adds an owner-checked release of the parts";
     }
 }
