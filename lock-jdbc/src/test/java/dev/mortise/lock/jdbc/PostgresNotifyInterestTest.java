@@ -51,7 +51,7 @@ class PostgresNotifyInterestTest {
         PostgresServer server = TestDatabases.postgresServer();
         probe = DriverManager.getConnection(server.jdbcUrl(), server.user(), null);
         try (Statement statement = probe.createStatement()) {
-            statement.execute("LISTEN \"mortise_locks\"");
+            statement.execute("LISTEN \"mortise_locks_released\"");
         }
     }
 
