@@ -109,7 +109,7 @@ public final class JdbcLockBackend implements LockBackend {
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK, sql);
         this.batch = Dialects.batchSql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.inspection = new InspectSql(dialect, table, queryTimeoutSeconds);
@@ -280,7 +280,9 @@ public final class JdbcLockBackend implements LockBackend {
      * Waits for the key. PostgreSQL waiters are woken by NOTIFY, the others poll. An exclusive
      * request leaves, with each attempt that finds the key busy, a marker on the row that keeps
      * new readers out until it is granted or gives up (it lasts until the next attempt is due and
-     * never past the deadline, and is removed when the wait ends without a grant).
+     * never past the deadline, and is removed when the wait ends without a grant). On PostgreSQL
+     * every waiting request's refused attempt also records it in the row's {@code waiters} for as
+     * long, so that releases notify only while somebody waits (see docs/jdbc.md, "Waiting").
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
@@ -290,7 +292,9 @@ public final class JdbcLockBackend implements LockBackend {
             return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
                 @Override
                 public Attempt attempt(long markMillis) {
-                    return tryAcquire(request);
+                    return JdbcLockBackend.this.attempt(request, "acquire (shared)", (c, key, requestedAt) ->
+                            sharedStatement(() -> shared.acquireSharedWaiting(c, key, request.owner(),
+                                    millis(request.lease()), markMillis, requestedAt)));
                 }
 
                 @Override

@@ -191,6 +191,60 @@ class PostgresNotifyInterestTest {
         }
     }
 
+    @Test
+    void waitersThatGaveUpLeaveNoInterestBehind() throws Exception {
+        LockClient holder = client();
+        LockClient waiter = client();
+        String key = "interest:gave-up:" + UUID.randomUUID();
+        LockLease held = holder.acquire(LockSpec.of(key).lease(POLL));
+        assertThat(waiter.tryAcquire(LockSpec.of(key).waitFor(Duration.ofMillis(300)))).as("a writer times out").isEmpty();
+        assertThat(waiter.tryAcquire(LockSpec.of(key).shared().waitFor(Duration.ofMillis(300)))).as("a reader times out")
+                .isEmpty();
+        held.close();
+        assertThat(notifies(key, 1000)).as("the writer removed its entry; the reader's ended with its wait").isZero();
+    }
+
+    /**
+     * A table created before the {@code waiters} column: waits still work and are woken (every release
+     * notifies, as before), and {@code createTableIfMissing(true)} adds the column, after which a
+     * release nobody waits for is silent.
+     */
+    @Test
+    void aTableWithoutTheWaitersColumnNotifiesEveryReleaseUntilUpgraded() throws Exception {
+        String table = "prev_locks_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        try (Connection c = TestDatabases.postgres().getConnection(); Statement statement = c.createStatement()) {
+            statement.execute(dev.mortise.lock.jdbc.internal.Schema.ddl(JdbcDialect.POSTGRESQL,
+                    dev.mortise.lock.jdbc.internal.TableName.of(table)).replace(",\n    waiters       JSONB", ""));
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM information_schema.columns"
+                    + " WHERE table_name = '" + table + "' AND column_name = 'waiters'")) {
+                rows.next();
+                assertThat(rows.getInt(1)).as("the table of the previous version has no waiters column").isZero();
+            }
+        }
+        try (Statement statement = probe.createStatement()) {
+            statement.execute("LISTEN \"" + table + "_released\"");
+        }
+        LockClient old = LockClient.builder(JdbcLockBackend.builder(TestDatabases.postgres()).tableName(table)
+                .pushedPollInterval(POLL).build()).build();
+        closeables.add(old);
+        String key = "interest:old-table:" + UUID.randomUUID();
+        old.acquire(LockSpec.of(key).lease(POLL)).close();
+        assertThat(notifies(key, 500)).as("every release notifies on the old table").isEqualTo(1);
+        LockLease held = old.acquire(LockSpec.of(key).lease(POLL));
+        CompletableFuture<LockLease> waiting = CompletableFuture.supplyAsync(
+                () -> old.acquire(LockSpec.of(key).shared().lease(POLL).waitFor(Duration.ofMinutes(2))));
+        Thread.sleep(1000);
+        held.close();
+        CompletableFuture.runAsync(() -> waiting.join().close()).get(PROMPTLY.toSeconds(), TimeUnit.SECONDS);
+
+        LockClient upgraded = LockClient.builder(JdbcLockBackend.builder(TestDatabases.postgres()).tableName(table)
+                .createTableIfMissing(true).build()).build();
+        closeables.add(upgraded);
+        int before = notifies(key, 500);
+        upgraded.acquire(LockSpec.of(key).lease(POLL)).close();
+        assertThat(notifies(key, 500) - before).as("after createTableIfMissing added the column").isZero();
+    }
+
     private static void sleep(int millis) {
         try {
             Thread.sleep(millis);

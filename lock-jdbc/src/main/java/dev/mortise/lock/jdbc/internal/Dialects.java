@@ -28,13 +28,15 @@ public final class Dialects {
 
     /**
      * The statements for shared holds and waiting writers, numbering tokens as {@link #sql} does
-     * (a reader's grant takes the next token of the same counter).
+     * (a reader's grant takes the next token of the same counter); {@code sql} is this backend's
+     * {@link #sql}, whose record of the table's columns they share.
      */
     public static SharedSql sharedSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
-                                      boolean serverClock) {
+                                      boolean serverClock, LockSql sql) {
         return switch (dialect) {
             case POSTGRESQL -> new PostgresSharedSql(table, queryTimeoutSeconds,
-                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
+                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS),
+                    ((PostgresLockSql) sql).waiters());
             case MYSQL -> new MySqlSharedSql(table, queryTimeoutSeconds,
                     first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
             case H2 -> new H2SharedSql(table, queryTimeoutSeconds,

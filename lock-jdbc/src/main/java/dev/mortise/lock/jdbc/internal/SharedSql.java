@@ -37,6 +37,16 @@ public interface SharedSql {
                                   long[] requestedAt) throws SQLException;
 
     /**
+     * A shared attempt of a request that waits: as {@link #acquireShared}; where the dialect wakes
+     * waiters (PostgreSQL), a refused attempt also records the waiter in the row for
+     * {@code markMillis}, so releases know to notify. The default is {@link #acquireShared}.
+     */
+    default LockSql.Outcome acquireSharedWaiting(Connection connection, StoredKey key, String owner, long leaseMillis,
+                                                 long markMillis, long[] requestedAt) throws SQLException {
+        return acquireShared(connection, key, owner, leaseMillis, requestedAt);
+    }
+
+    /**
      * An exclusive attempt of a request that waits: takes the row as {@link LockSql#acquire} does
      * (clearing the marker if it is {@code owner}'s), and otherwise leaves {@code owner}'s marker
      * on the row, expiring {@code markMillis} from now. One statement, granted or busy.
