@@ -290,8 +290,11 @@ public final class JdbcLockBackend implements LockBackend {
         String stored = StoredKey.of(request.key(), keyColumnBytes).value();
         if (request.shared()) {
             return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
+                private boolean attempted;
+
                 @Override
                 public Attempt attempt(long markMillis) {
+                    attempted = true;
                     return JdbcLockBackend.this.attempt(request, "acquire (shared)", (c, key, requestedAt) ->
                             sharedStatement(() -> shared.acquireSharedWaiting(c, key, request.owner(),
                                     millis(request.lease()), markMillis, requestedAt)));
@@ -299,6 +302,9 @@ public final class JdbcLockBackend implements LockBackend {
 
                 @Override
                 public void giveUp() {
+                    if (attempted && shared.recordsWaiters()) {
+                        forgetWaiter(request.key(), stored, request.owner());
+                    }
                 }
             });
         }
@@ -337,6 +343,19 @@ public final class JdbcLockBackend implements LockBackend {
                     + "writers leave no marker and shared locks are refused (backend 'jdbc'). Run: {}", table,
                     Schema.upgradeText(dialect, table));
             return sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt);
+        }
+    }
+
+    /** Removes a reader's record as a waiter (PostgreSQL); a failure only leaves it to expire, within the mark horizon. */
+    private void forgetWaiter(String userKey, String stored, String owner) {
+        try {
+            calls.run(userKey, "remove the waiting reader's record of", c -> {
+                shared.forgetWaiter(c, stored, owner);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            log.debug("Could not remove the waiting reader's record of lock '{}' (backend 'jdbc'); it expires on its own",
+                    userKey, e);
         }
     }
 

@@ -200,8 +200,10 @@ class PostgresNotifyInterestTest {
         assertThat(waiter.tryAcquire(LockSpec.of(key).waitFor(Duration.ofMillis(300)))).as("a writer times out").isEmpty();
         assertThat(waiter.tryAcquire(LockSpec.of(key).shared().waitFor(Duration.ofMillis(300)))).as("a reader times out")
                 .isEmpty();
+        String row = waitersOf(key);
         held.close();
-        assertThat(notifies(key, 1000)).as("the writer removed its entry; the reader's ended with its wait").isZero();
+        assertThat(notifies(key, 1000)).as("the writer and the reader removed their entries when they gave up: " + row)
+                .isZero();
     }
 
     /**
@@ -243,6 +245,18 @@ class PostgresNotifyInterestTest {
         int before = notifies(key, 500);
         upgraded.acquire(LockSpec.of(key).lease(POLL)).close();
         assertThat(notifies(key, 500) - before).as("after createTableIfMissing added the column").isZero();
+    }
+
+    /** The row's waiters and the database's time in µs, for messages. */
+    private static String waitersOf(String key) throws Exception {
+        try (Connection c = TestDatabases.postgres().getConnection();
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT waiters::text, CAST(FLOOR(EXTRACT(EPOCH FROM"
+                     + " clock_timestamp()) * 1000000) AS BIGINT) FROM mortise_locks WHERE lock_key = ?")) {
+            s.setString(1, key);
+            try (java.sql.ResultSet rows = s.executeQuery()) {
+                return rows.next() ? "waiters " + rows.getString(1) + " at " + rows.getLong(2) : "no row";
+            }
+        }
     }
 
     private static void sleep(int millis) {

@@ -146,6 +146,10 @@ final class PostgresSharedSql extends SharedTemplate {
             + " SELECT CAST(CASE WHEN " + PgWaiters.ANYONE.formatted("cleared") + " THEN pg_notify(?, lock_key) END"
             + " AS text) FROM cleared");
 
+    /** Over: owner, key, owner. A reader that gave up removes its entry; nobody is notified. */
+    private final String forgetWaiter = sql("UPDATE ${table} t SET waiters = NULLIF(" + PgWaiters.live("t")
+            + " - CAST(? AS text), '{}') WHERE t.lock_key = ? AND t.waiters ->> CAST(? AS text) IS NOT NULL");
+
     /** clearMark on a table without the {@code waiters} column, over: key, owner, channel; always notifies. */
     private final String clearMarkNotifyingAlways = sql("WITH cleared AS (UPDATE ${table} SET waiting_writer = NULL,"
             + " writer_waits_until = NULL WHERE lock_key = ? AND waiting_writer = ? RETURNING lock_key)"
@@ -271,6 +275,26 @@ final class PostgresSharedSql extends SharedTemplate {
             long token = rows.getLong(1);
             return rows.wasNull() ? LockSql.Outcome.busy(rows.getLong(2)) : LockSql.Outcome.granted(token);
         }
+    }
+
+    @Override
+    public boolean recordsWaiters() {
+        return true;
+    }
+
+    @Override
+    public void forgetWaiter(Connection connection, String key, String owner) throws SQLException {
+        waiters.run(withColumn -> {
+            if (withColumn) {
+                try (PreparedStatement statement = prepare(connection, forgetWaiter)) {
+                    statement.setString(1, owner);
+                    statement.setString(2, key);
+                    statement.setString(3, owner);
+                    statement.executeUpdate();
+                }
+            }
+            return null;
+        });
     }
 
     @Override

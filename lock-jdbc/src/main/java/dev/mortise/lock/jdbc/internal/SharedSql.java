@@ -47,6 +47,22 @@ public interface SharedSql {
     }
 
     /**
+     * Whether this dialect records waiting requests in the row ({@link #acquireSharedWaiting},
+     * {@link #acquireMarking}), so that a shared wait that ends without a grant should
+     * {@link #forgetWaiter} (PostgreSQL).
+     */
+    default boolean recordsWaiters() {
+        return false;
+    }
+
+    /**
+     * Removes {@code owner}'s record as a waiter, left by a shared wait that ended without a grant;
+     * never notifies. Only called where {@link #recordsWaiters()}.
+     */
+    default void forgetWaiter(Connection connection, String key, String owner) throws SQLException {
+    }
+
+    /**
      * An exclusive attempt of a request that waits: takes the row as {@link LockSql#acquire} does
      * (clearing the marker if it is {@code owner}'s), and otherwise leaves {@code owner}'s marker
      * on the row, expiring {@code markMillis} from now. One statement, granted or busy.
