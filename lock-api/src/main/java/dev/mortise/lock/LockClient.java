@@ -289,12 +289,13 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * A counting semaphore {@code name} with {@code permits} permits over this client's backend:
-     * at most {@code permits} permits held at once across all clients. Built on the lock keys
-     * {@code name + "#permit-" + i}; every client must use the same count. See
-     * {@link LockSemaphore} for the key layout, the guarantees and what is not provided
-     * (fairness, reentrancy, one fencing counter per name).
-     * A name whose slot keys are too long for this client ({@link LockClientBuilder#maxKeyBytes})
-     * is rejected by the first acquire, naming the slot key.
+     * at most {@code permits} permits held at once across all clients. Native (one key
+     * {@code name + "#permits"}, the count stored on the server) where the backend keeps permits
+     * ({@link dev.mortise.lock.spi.LockBackend#supportsPermits()}), else built on the lock keys
+     * {@code name + "#permit-" + i}. See {@link LockSemaphore} for the key layout, the guarantees
+     * and what each form provides (fairness, count checks, one fencing counter per name).
+     * A name whose keys are too long for this client ({@link LockClientBuilder#maxKeyBytes})
+     * is rejected by the first acquire, naming the key.
      *
      * @throws IllegalArgumentException if {@code name} is null or blank, or {@code permits} is not positive
      */

@@ -8,11 +8,17 @@ import java.util.function.Consumer;
  * The permits of one {@link LockSemaphore} acquisition: one handle for all of them, open until
  * {@link #close() closed}, which releases them all.
  *
- * <p>Each permit is an ordinary {@link LockLease} on its slot key (see {@link LockSemaphore}): renewed
- * in the background or with the acquisition's explicit lease, with its own validity and its own
- * fencing token. This handle is valid while every permit is, its remaining time is the least of
- * theirs, and it is lost (once) when the first permit is lost. A lost permit does not release the
- * others: they stay held until this handle is closed.
+ * <p>Native semaphore ({@link LockSemaphore#isNative()}): all {@link #count()} permits are one
+ * {@link LockLease} on the semaphore's key, one hold with one fencing token; {@link #parts()} and
+ * {@link #fencingTokens()} have one element each and {@link #slots()} is empty.
+ *
+ * <p>Slot fallback: each permit is an ordinary {@link LockLease} on its slot key (see
+ * {@link LockSemaphore}), with its own validity and its own fencing token. A lost permit does not
+ * release the others: they stay held until this handle is closed.
+ *
+ * <p>Either way, the parts are renewed in the background or hold the acquisition's explicit lease;
+ * this handle is valid while every part is, its remaining time is the least of theirs, and it is
+ * lost (once) when the first part is lost.
  *
  * <p>Thread-safe. May be closed on any thread; closing twice is a no-op.
  */
@@ -27,22 +33,24 @@ public interface PermitLease extends AutoCloseable {
     /** How many permits this handle holds. */
     int count();
 
-    /** The slot number of each permit, ascending. */
+    /** The slot number of each permit, ascending; empty for a native semaphore (it has no slots). */
     List<Integer> slots();
 
-    /** The lease of each permit, in the order of {@link #slots()}. */
+    /** The lease of each permit, in the order of {@link #slots()}; native: the one lease of all permits. */
     List<LockLease> parts();
 
     /**
-     * The fencing token of each permit, in the order of {@link #slots()}. Tokens are per slot:
-     * strictly greater than every earlier grant of the same slot, not comparable across slots.
+     * Native: one token, from the semaphore's one counter (strictly greater than every earlier
+     * acquisition's of the same semaphore). Slot fallback: the token of each permit, in the order of
+     * {@link #slots()}, per slot: strictly greater than every earlier grant of the same slot, not
+     * comparable across slots.
      */
     List<Long> fencingTokens();
 
     /**
-     * The {@linkplain LockLease#holderId() holder id} of each permit, in the order of
-     * {@link #slots()}. There is no one id for the whole: each permit is its own hold of its slot
-     * key, so {@link LockClient#inspect(String)} of a slot key shows that permit's id.
+     * The {@linkplain LockLease#holderId() holder id} of each part: native, the one id of the
+     * acquisition ({@link LockClient#inspect(String)} of {@link LockSemaphore#permitsKey()} shows it);
+     * slot fallback, one per permit in the order of {@link #slots()}, as inspecting its slot key shows.
      */
     default List<String> holderIds() {
         return parts().stream().map(LockLease::holderId).toList();

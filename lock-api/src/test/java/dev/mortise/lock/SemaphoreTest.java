@@ -18,7 +18,11 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** {@link LockClient#semaphore} on the in-process backend: slots, all-or-nothing, no nesting, count changes. */
+/**
+ * The slot fallback ({@code SlotSemaphore}) on the in-process backend with its native semaphores
+ * turned off ({@link SlotsOnly}): slots, all-or-nothing, no nesting, count changes. The native
+ * semaphore of the same backend is {@link NativeSemaphoreTest}'s.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SemaphoreTest {
 
@@ -28,9 +32,22 @@ class SemaphoreTest {
     private final LockClient b = client();
 
     private LockClient client() {
-        LockClient client = LockClient.builder(new LocalLockBackend(server)).defaultLease(Duration.ofMillis(600)).build();
+        LockClient client = LockClient.builder(new SlotsOnly(new LocalLockBackend(server)))
+                .defaultLease(Duration.ofMillis(600)).build();
         clients.add(client);
         return client;
+    }
+
+    /** A backend without native semaphores: {@link LockClient#semaphore} takes the slot fallback. */
+    static final class SlotsOnly extends dev.mortise.lock.spi.ForwardingLockBackend {
+        SlotsOnly(dev.mortise.lock.spi.LockBackend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean supportsPermits() {
+            return false;
+        }
     }
 
     @AfterEach

@@ -67,8 +67,22 @@ final class Acquirer {
      */
     LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
                       LockMode mode, boolean throwOnTimeout) {
+        return attempt(requestedKey, requestedWait, requestedLease, requestedOwner, mode, null, throwOnTimeout);
+    }
+
+    /**
+     * As {@link #attempt(String, Duration, Duration, String, LockMode, boolean)}, for a semaphore
+     * acquisition when {@code permits} is not null: one SHARED hold of the semaphore's key that
+     * takes {@code permits.count()} permits (the caller checked that the backend supports permits).
+     * Permit holds pass the key's local gate together, as shared holds do, so several threads of
+     * one client hold permits at once and the server alone decides who fits.
+     *
+     * @throws dev.mortise.lock.PermitCountMismatchException if the server keeps another count
+     */
+    LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
+                      LockMode mode, dev.mortise.lock.spi.Permits permits, boolean throwOnTimeout) {
         String key = arguments.key(requestedKey);
-        if (mode == LockMode.SHARED && !sharedSupported) {
+        if (mode == LockMode.SHARED && !sharedSupported && permits == null) {
             throw messages.sharedUnsupported(key);
         }
         Duration wait = arguments.waitTime(requestedWait, key);
@@ -126,7 +140,7 @@ final class Acquirer {
             Hold hold;
             while (true) {
                 LockRequest request = new LockRequest(key, ownerPrefix + holdSequence.incrementAndGet(), lease,
-                        explicitLease == null, mode);
+                        explicitLease == null, mode, permits);
                 pending = gate.expect(pending, request.owner());
                 Optional<Grant> grant = ask(request, Deadlines.left(deadline));
                 if (grant.isEmpty()) {

@@ -10,11 +10,14 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.LockRunnable;
+import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
+import dev.mortise.lock.internal.semaphore.NativeSemaphore;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Permits;
 import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -258,6 +261,46 @@ public final class DefaultLockClient implements LockClient {
         Deque<LockLease> stack = mine.get(key);
         if (stack != null && stack.isEmpty()) {
             mine.remove(key);
+        }
+    }
+
+    // ---- semaphores ----------------------------------------------------------------------
+
+    /**
+     * A native semaphore when the backend keeps permits ({@link LockBackend#supportsPermits()}),
+     * else the slot fallback built on exclusive locks.
+     */
+    @Override
+    public LockSemaphore semaphore(String name, int permits) {
+        return backend.supportsPermits() ? new NativeSemaphore(this, name, permits)
+                : LockClient.super.semaphore(name, permits);
+    }
+
+    /**
+     * Not API (for {@link NativeSemaphore}): one permit hold of {@code key} taking
+     * {@code permits.count()} permits, owned by {@code owner}, or null on timeout when
+     * {@code throwOnTimeout} is false.
+     */
+    public LockLease acquirePermits(String key, Permits permits, Duration wait, Duration lease, String owner,
+                                    boolean throwOnTimeout) {
+        return acquirer.attempt(key, wait, lease, owner, LockMode.SHARED, permits, throwOnTimeout);
+    }
+
+    /** Not API (for {@link NativeSemaphore}): {@link LockBackend#setPermits}, failures named. */
+    public void setPermits(String key, int limit) {
+        String checked = arguments.key(key);
+        if (closed.get()) {
+            throw new IllegalStateException("LockClient for backend '" + backendName + "' is closed; cannot change "
+                    + "the permits of '" + Arguments.abbreviate(checked) + "'. Build a new client.");
+        }
+        try {
+            backend.setPermits(checked, limit);
+        } catch (LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockBackendException("Backend '" + backendName + "' could not set the permit count of '"
+                    + Arguments.abbreviate(checked) + "' to " + limit + ": " + e
+                    + ". Check that the server is reachable and call setPermits again.", checked, backendName, e);
         }
     }
 

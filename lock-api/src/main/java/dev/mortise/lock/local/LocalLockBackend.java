@@ -89,6 +89,17 @@ public final class LocalLockBackend implements LockBackend {
         return true;
     }
 
+    /** Native semaphores, waiters served in arrival order: see {@link LocalLockServer}. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    @Override
+    public void setPermits(String key, int limit) {
+        server.setPermits(key, limit);
+    }
+
     @Override
     public boolean renew(Grant grant, Duration lease) {
         return server.renew(grant, lease);

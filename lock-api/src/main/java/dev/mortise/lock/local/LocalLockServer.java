@@ -2,6 +2,7 @@ package dev.mortise.lock.local;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockMode;
+import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
@@ -34,6 +35,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * free, and while an exclusive request waits no new shared request is granted (not even a
  * {@code tryAcquire}), so readers never starve a writer. Every grant, shared or exclusive,
  * takes the next value of the key's one counter.
+ *
+ * <p>Semaphores ({@link LockRequest#takesPermits() permit requests}) are shared holds with a count:
+ * a key's permit holds are granted while their counts fit under the count stored with them (the
+ * first holder's, or the last {@link #setPermits}); a request arriving with another count while
+ * permits are held is refused ({@link PermitCountMismatchException}). Permit waiters are served
+ * strictly in arrival order: a waiter for many permits is not overtaken by later ones for few, and
+ * no new request (not even a {@code tryAcquire}) is granted while one waits.
  *
  * <p>Thread-safe. Its state lives as long as the object: fencing tokens restart if it is
  * discarded. The test hooks {@link #forget}, {@link #seize}, {@link #stop} and {@link #start}
@@ -69,6 +77,10 @@ public final class LocalLockServer {
         final Map<String, Long> readers = new HashMap<>(4);
         /** Shared holders: owner → the token of its grant (the exclusive holder's is {@link #token}). */
         final Map<String, Long> readerTokens = new HashMap<>(4);
+        /** Shared holders that are semaphore permit holds: owner → how many permits it takes. */
+        final Map<String, Integer> permitCounts = new HashMap<>(4);
+        /** The semaphore's count, meaningful while {@link #permitCounts} is not empty. */
+        int permitLimit;
         long token;
         /** Requests waiting in {@code acquire}, in arrival order. */
         final Deque<Waiter> waiters = new ArrayDeque<>(2);
@@ -92,6 +104,7 @@ public final class LocalLockServer {
                 long left = reader.getValue() - now;
                 if (left <= 0) {
                     readerTokens.remove(reader.getKey());
+                    permitCounts.remove(reader.getKey());
                     it.remove();
                 } else {
                     longest = Math.max(longest, left);
@@ -242,6 +255,9 @@ public final class LocalLockServer {
      * never passes a waiting exclusive request.
      */
     private Attempt attemptLocked(Entry entry, LockRequest request, long requestedAt, Waiter waiter) {
+        if (request.takesPermits()) {
+            return attemptPermitsLocked(entry, request, requestedAt, waiter);
+        }
         long now = ticker.read();
         String owner = request.owner();
         boolean exclusiveHeld = entry.heldAt(now) && !owner.equals(entry.owner);
@@ -253,6 +269,9 @@ public final class LocalLockServer {
             }
             if (!request.shared() && !entry.readers.isEmpty()) {
                 return Attempt.busy(Duration.ofNanos(readersLeft));
+            }
+            if (request.shared() && !entry.permitCounts.isEmpty()) {
+                return Attempt.busy(Duration.ofNanos(readersLeft)); // a semaphore's key: only permit holds join
             }
             if (request.shared() && blockedByQueue(entry, waiter)) {
                 return Attempt.busy(null);
@@ -275,6 +294,73 @@ public final class LocalLockServer {
             entry.expiresAtNanos = expires;
         }
         return Attempt.granted(new Grant(request.key(), owner, entry.token, requestedAt, null));
+    }
+
+    /**
+     * One attempt at {@code request.permits().count()} permits. Strict arrival order: a new request
+     * goes only when no one waits, a waiting one only from the head of the queue. A new request checks
+     * its count against the stored one; a waiting one follows the stored count (see {@link #setPermits}).
+     */
+    private Attempt attemptPermitsLocked(Entry entry, LockRequest request, long requestedAt, Waiter waiter) {
+        long now = ticker.read();
+        String owner = request.owner();
+        entry.pruneReaders(now);
+        if (!entry.readerAt(owner, now)) {
+            if (entry.heldAt(now)) {
+                return Attempt.busy(Duration.ofNanos(entry.expiresAtNanos - now));
+            }
+            long soonest = Long.MAX_VALUE;
+            int used = 0;
+            for (Map.Entry<String, Long> reader : entry.readers.entrySet()) {
+                soonest = Math.min(soonest, reader.getValue() - now);
+                used += entry.permitCounts.getOrDefault(reader.getKey(), 0);
+            }
+            Duration holderLeft = soonest == Long.MAX_VALUE ? null : Duration.ofNanos(soonest);
+            if (entry.readers.size() > entry.permitCounts.size()) {
+                return Attempt.busy(holderLeft); // plain shared holds of this key: not a semaphore's
+            }
+            int limit = request.permits().limit();
+            if (!entry.permitCounts.isEmpty()) {
+                if (waiter == null && entry.permitLimit != limit) {
+                    throw new PermitCountMismatchException(request.key(), "local", entry.permitLimit, limit);
+                }
+                limit = entry.permitLimit;
+            }
+            if (waiter == null ? !entry.waiters.isEmpty() : entry.waiters.peekFirst() != waiter) {
+                return Attempt.busy(holderLeft);
+            }
+            if (used + request.permits().count() > limit) {
+                return Attempt.busy(holderLeft);
+            }
+            entry.token++;
+            entry.permitLimit = limit;
+            entry.readerTokens.put(owner, entry.token);
+            entry.permitCounts.put(owner, request.permits().count());
+        }
+        entry.readers.put(owner, now + request.lease().toNanos());
+        return Attempt.granted(new Grant(request.key(), owner, entry.readerTokens.get(owner), requestedAt, null));
+    }
+
+    /**
+     * Sets the stored permit count of the semaphore key {@code key} while permit holds exist (with
+     * none, the next request's count applies) and wakes the waiters, which follow it.
+     */
+    void setPermits(String key, int limit) {
+        lock.lock();
+        try {
+            checkUp(key);
+            Entry entry = entries.get(key);
+            if (entry == null) {
+                return;
+            }
+            entry.pruneReaders(ticker.read());
+            if (!entry.permitCounts.isEmpty()) {
+                entry.permitLimit = limit;
+            }
+            entry.changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether a shared request must wait for an exclusive one queued ahead of it (or at all, if new). */
@@ -347,6 +433,7 @@ public final class LocalLockServer {
             Long shared = entry.readers.remove(grant.owner());
             if (shared != null) {
                 entry.readerTokens.remove(grant.owner());
+                entry.permitCounts.remove(grant.owner());
                 entry.changed.signalAll();
                 return now - shared < 0;
             }
@@ -412,6 +499,7 @@ public final class LocalLockServer {
                 entry.owner = null;
                 entry.readers.clear();
                 entry.readerTokens.clear();
+                entry.permitCounts.clear();
                 entry.changed.signalAll();
             }
         } finally {
@@ -434,6 +522,7 @@ public final class LocalLockServer {
             }
             long now = ticker.read();
             entry.readerTokens.remove(owner);
+            entry.permitCounts.remove(owner);
             Long shared = entry.readers.remove(owner);
             boolean held = shared != null && now - shared < 0 || owner.equals(entry.owner) && entry.heldAt(now);
             if (owner.equals(entry.owner)) {
@@ -462,6 +551,7 @@ public final class LocalLockServer {
             long now = ticker.read();
             entry.readers.clear();
             entry.readerTokens.clear();
+            entry.permitCounts.clear();
             entry.owner = owner;
             entry.expiresAtNanos = now + lease.toNanos();
             entry.token++;

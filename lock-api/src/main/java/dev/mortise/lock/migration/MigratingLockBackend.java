@@ -111,6 +111,15 @@ public final class MigratingLockBackend implements LockBackend {
         return from.supportsSharedMode() && to.supportsSharedMode();
     }
 
+    /**
+     * False, whatever the two stores support: a semaphore over a migration is the slot fallback, whose
+     * slots are ordinary locks taken in both stores, so the bound holds for instances on either side.
+     */
+    @Override
+    public boolean supportsPermits() {
+        return false;
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         Attempt old = from.tryAcquire(request);

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spi;
 
+import dev.mortise.lock.LockMode;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -50,6 +51,52 @@ public interface LockBackend extends AutoCloseable {
      */
     default boolean supportsSharedMode() {
         return false;
+    }
+
+    /**
+     * Whether this backend keeps semaphores natively: grants {@link LockRequest#takesPermits() permit
+     * requests} and implements {@link #setPermits}. With false (the default)
+     * {@link dev.mortise.lock.LockClient#semaphore} builds a semaphore from exclusive locks, one key per
+     * permit (the slot fallback). A backend that returns true honours, for every request, renewal and
+     * release of a permit hold:
+     * <ul>
+     *   <li>a permit request ({@link LockMode SHARED} mode, {@link Permits#count() count} n, {@link
+     *       Permits#limit() limit} L) of a key is one hold with its own owner, granted when the counts
+     *       of the key's live permit holds plus n are at most the key's stored count; it is never
+     *       granted while a non-permit hold (exclusive, or shared without permits) has the key;</li>
+     *   <li>the count is stored on the server with the holds: a request that finds no live permit
+     *       hold stores its L; a request that finds holds under another count is refused, when it
+     *       arrives, with {@link dev.mortise.lock.PermitCountMismatchException} (nothing is left on the
+     *       server); a request already waiting follows the stored count, so {@link #setPermits} wakes
+     *       it;</li>
+     *   <li>every grant takes a fencing token from the key's one counter (strictly increasing over
+     *       all its grants, whatever their counts);</li>
+     *   <li>{@link #renew}, {@link #renewAll}, {@link #linger}, {@link #release} and {@link #inspect}
+     *       treat a permit hold exactly as a shared hold (inspection shows the key {@code SHARED}, one
+     *       holder per acquisition); a dead holder's permits end with its lease (or session);</li>
+     *   <li>a release wakes waiters that now fit; the backend documents whether waiters are served in
+     *       arrival order (a waiter for many is then not overtaken by later ones for few) and, as for
+     *       any wait, nothing a timed-out or interrupted request created remains on the server.</li>
+     * </ul>
+     */
+    default boolean supportsPermits() {
+        return false;
+    }
+
+    /**
+     * Changes the stored permit count of the semaphore key {@code key} (as in {@link LockRequest#key()})
+     * to {@code limit}, if permit holds exist (with none, nothing is stored and the next request's
+     * count applies). Raising it wakes waiters that now fit; lowering it lets current holders keep
+     * their permits until they release, and grants nothing until the holds fit under it. Called only
+     * on a backend whose {@link #supportsPermits()} is true; the default throws
+     * {@link UnsupportedOperationException}.
+     *
+     * @throws dev.mortise.lock.LockBackendException if the server cannot be reached within the
+     *                                               operation timeout
+     */
+    default void setPermits(String key, int limit) {
+        throw new UnsupportedOperationException("backend '" + name() + "' keeps no native semaphores: "
+                + getClass().getName() + " does not implement LockBackend.setPermits(String, int)");
     }
 
     /**

@@ -18,15 +18,28 @@ import java.util.Objects;
  *                to choose between a shared session and a per-hold lease)
  * @param mode    {@link LockMode#EXCLUSIVE} (every request before shared locks), or
  *                {@link LockMode#SHARED}, which the core sends only to a backend whose
- *                {@link LockBackend#supportsSharedMode()} is true
+ *                {@link LockBackend#supportsSharedMode()} is true (or, for a permit request,
+ *                whose {@link LockBackend#supportsPermits()} is)
+ * @param permits {@code null} for a lock request; for a semaphore acquisition, the permits it
+ *                takes and the semaphore's count (the mode is then {@link LockMode#SHARED}), sent
+ *                only to a backend whose {@link LockBackend#supportsPermits()} is true
  */
-public record LockRequest(String key, String owner, Duration lease, boolean renewed, LockMode mode) {
+public record LockRequest(String key, String owner, Duration lease, boolean renewed, LockMode mode,
+                          Permits permits) {
 
     public LockRequest {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(mode, "mode");
+        if (permits != null && mode != LockMode.SHARED) {
+            throw new IllegalArgumentException("a permit request is SHARED, got " + mode + " for key " + key);
+        }
+    }
+
+    /** A lock request (no permits) in {@code mode}. */
+    public LockRequest(String key, String owner, Duration lease, boolean renewed, LockMode mode) {
+        this(key, owner, lease, renewed, mode, null);
     }
 
     /** An exclusive request. */
@@ -37,5 +50,10 @@ public record LockRequest(String key, String owner, Duration lease, boolean rene
     /** Whether this request asks for a shared (read) hold. */
     public boolean shared() {
         return mode == LockMode.SHARED;
+    }
+
+    /** Whether this request takes semaphore permits ({@link #permits()} is not null). */
+    public boolean takesPermits() {
+        return permits != null;
     }
 }

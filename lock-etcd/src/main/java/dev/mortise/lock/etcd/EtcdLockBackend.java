@@ -12,6 +12,7 @@ import io.etcd.jetcd.Client;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,8 +45,9 @@ public final class EtcdLockBackend implements LockBackend {
 
     private static final BackendGuarantees GUARANTEES = new BackendGuarantees(
             BackendGuarantees.LeaseModel.SESSION_BOUND, true, BackendGuarantees.Wakeup.PUSH,
-            "The create revision of the holder's key: strictly increasing across the cluster for one key (and all "
-                    + "keys); it breaks only if the cluster loses its data (restored from an older snapshot, or "
+            "The create revision of the holder's key: strictly increasing across the cluster for one key (and "
+                    + "across keys, but for the parts of one acquireAll, which share their transaction's revision); "
+                    + "it breaks only if the cluster loses its data (restored from an older snapshot, or "
                     + "rebuilt), never on leader failover, since every write is committed by a quorum.",
             Duration.ofSeconds(1));
 
@@ -92,6 +94,24 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return engine.tryAcquire(request);
+    }
+
+    /**
+     * Every part in one etcd transaction, all or nothing: for each part, the read of the keys
+     * that would keep it waiting and the put of its key, as {@link #tryAcquire} sends them, so
+     * etcd creates every part's key at one revision (each part's fencing token; the parts of one
+     * batch share its value, each key's tokens still strictly increase) or none. When any part
+     * must wait (a holder, a waiter before it; for a shared part a writer key, holding or
+     * waiting), every key is taken out before this returns an empty list. Renewed parts on an
+     * existing session lease cost one {@code Txn}, a refusal one more; explicit-lease parts first
+     * take one lease each (the grants sent together), and a refusal revokes them (sent together).
+     * Shared and exclusive parts mix freely. Returns null, sending nothing, for more than 64
+     * parts (two operations a part must fit etcd's default {@code --max-txn-ops} of 128).
+     * See the multi-key section of {@code docs/etcd.md}.
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        return engine.tryAcquireAll(requests);
     }
 
     @Override

@@ -25,6 +25,8 @@ public final class EtcdLockBackendBuilder {
 
     /** Default operation timeout: every call to etcd answers or fails within it. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
+    /** The shortest operation timeout the builder takes. */
+    static final Duration MIN_OPERATION_TIMEOUT = Duration.ofMillis(10);
     /** Default namespace: the string every lock key starts with. */
     public static final String DEFAULT_NAMESPACE = "mortise/locks/";
 
@@ -122,13 +124,14 @@ public final class EtcdLockBackendBuilder {
     /**
      * How long any one call to etcd may take before it fails with
      * {@link dev.mortise.lock.LockBackendException} (default 5 s): an unreachable cluster
-     * never hangs a caller longer.
+     * never hangs a caller longer. Between 10 ms and 1 hour; jetcd's retry back-off of a client
+     * this builder creates is scaled down to fit a timeout shorter than its defaults.
      */
     public EtcdLockBackendBuilder operationTimeout(Duration timeout) {
         requireNonNull(timeout, "operationTimeout");
-        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException("etcd backend: operationTimeout must be positive and at most 1 hour, "
-                    + "was " + timeout);
+        if (timeout.compareTo(MIN_OPERATION_TIMEOUT) < 0 || timeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("etcd backend: operationTimeout must be between "
+                    + MIN_OPERATION_TIMEOUT.toMillis() + " ms and 1 hour, was " + timeout);
         }
         this.operationTimeout = timeout;
         return this;
@@ -157,10 +160,25 @@ public final class EtcdLockBackendBuilder {
         return new EtcdLockBackend(engine, etcd, owns, description);
     }
 
+    /** jetcd's default first retry delay (500 ms), or a tenth of a shorter timeout. */
+    static long retryDelayMillis(Duration operationTimeout) {
+        return Math.max(1, Math.min(500, operationTimeout.toMillis() / 10));
+    }
+
+    /** jetcd's default longest retry delay (2.5 s), or half of a shorter timeout; always above the first delay. */
+    static long retryMaxDelayMillis(Duration operationTimeout) {
+        return Math.max(retryDelayMillis(operationTimeout) + 1, Math.min(2500, operationTimeout.toMillis() / 2));
+    }
+
     private Client createClient() {
         ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new))
                 .connectTimeout(operationTimeout)
                 .retryMaxDuration(operationTimeout)
+                // jetcd retries after 500 ms backing off to 2.5 s; its retry policy refuses a maximum
+                // duration that is not above the first delay, which made every call fail with an
+                // IllegalStateException under an operation timeout of 500 ms or less.
+                .retryDelay(retryDelayMillis(operationTimeout))
+                .retryMaxDelay(retryMaxDelayMillis(operationTimeout))
                 // Notice a silent member (a frozen process, a dead link) and move to another one.
                 .keepaliveTime(Duration.ofSeconds(10))
                 .keepaliveTimeout(Duration.ofSeconds(3));

@@ -24,10 +24,23 @@ class EtcdLockBackendBuilderTest {
 
     @Test
     void operationTimeoutMustBePositive() {
-        for (Duration bad : List.of(Duration.ZERO, Duration.ofMillis(-1), Duration.ofDays(2))) {
+        for (Duration bad : List.of(Duration.ZERO, Duration.ofMillis(-1), Duration.ofMillis(9), Duration.ofDays(2))) {
             assertThatThrownBy(() -> EtcdLockBackend.builder().operationTimeout(bad))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
         }
+    }
+
+    @Test
+    void theRetryBackOffFitsInsideTheOperationTimeout() {
+        for (long millis : new long[] {10, 11, 300, 500, 999, 5000, 3_600_000}) {
+            Duration timeout = Duration.ofMillis(millis);
+            long delay = EtcdLockBackendBuilder.retryDelayMillis(timeout);
+            long maxDelay = EtcdLockBackendBuilder.retryMaxDelayMillis(timeout);
+            assertThat(delay).as("first retry delay for %s", timeout).isPositive().isLessThan(millis);
+            assertThat(maxDelay).as("longest retry delay for %s", timeout).isGreaterThan(delay).isLessThanOrEqualTo(2500);
+        }
+        assertThat(EtcdLockBackendBuilder.retryDelayMillis(Duration.ofSeconds(5))).isEqualTo(500);
+        assertThat(EtcdLockBackendBuilder.retryMaxDelayMillis(Duration.ofSeconds(5))).isEqualTo(2500);
     }
 
     @Test

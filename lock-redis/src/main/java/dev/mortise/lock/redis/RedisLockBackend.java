@@ -95,6 +95,25 @@ public final class RedisLockBackend implements LockBackend {
         return true;
     }
 
+    /**
+     * Native semaphores in the default mode ({@code Scripts.ACQUIRE_PERMITS}): a permit hold is a share
+     * of the key's readers hash that carries its count, the semaphore's count is the hash's
+     * {@code #limit} field, one script call acquires and one releases; waiters are woken by the release
+     * message and retry (not fair: whoever retries first and fits wins). Fair mode answers false (the
+     * slot fallback) since its queue hands a release to the head without weighing counts. See
+     * {@code docs/redis.md}, "Semaphores".
+     */
+    @Override
+    public boolean supportsPermits() {
+        return !commands.fair();
+    }
+
+    /** One script call ({@code Scripts.SET_PERMITS}) that also wakes the semaphore's waiters. */
+    @Override
+    public void setPermits(String key, int limit) {
+        commands.setPermits(key, limit);
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         return commands.acquire(request);

@@ -3,9 +3,8 @@ package dev.mortise.lock.spring;
 import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.local.LocalLockServer;
 import dev.mortise.lock.spi.Attempt;
-import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
-import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
 import java.time.Duration;
@@ -16,17 +15,27 @@ import java.util.concurrent.TimeUnit;
 /**
  * The in-process backend with an acquire that can be held up before it reaches the server
  * or after the server granted it (the answer of the last round trip still on its way), as
- * a slow network would: the stall ignores interrupts, like a blocking socket read.
+ * a slow network would: the stall ignores interrupts, like a blocking socket read. Every other
+ * call is forwarded to the in-process backend.
  */
-final class StallingBackend implements LockBackend {
+final class StallingBackend extends ForwardingLockBackend {
 
     /** Where the next acquire stops. */
     enum Stall { NONE, BEFORE_GRANT, AFTER_GRANT }
 
-    private final LocalLockBackend local = new LocalLockBackend(new LocalLockServer("stalling"));
+    private final LocalLockBackend local;
     private volatile Stall stall = Stall.NONE;
     private volatile CountDownLatch reached = new CountDownLatch(1);
     private volatile CountDownLatch proceed = new CountDownLatch(1);
+
+    StallingBackend() {
+        this(new LocalLockBackend(new LocalLockServer("stalling")));
+    }
+
+    private StallingBackend(LocalLockBackend local) {
+        super(local);
+        this.local = local;
+    }
 
     LocalLockServer server() {
         return local.server();
@@ -76,11 +85,6 @@ final class StallingBackend implements LockBackend {
     }
 
     @Override
-    public BackendGuarantees guarantees() {
-        return local.guarantees();
-    }
-
-    @Override
     public Attempt tryAcquire(LockRequest request) {
         pause(Stall.BEFORE_GRANT);
         Attempt attempt = local.tryAcquire(request);
@@ -102,30 +106,5 @@ final class StallingBackend implements LockBackend {
         Optional<Grant> grant = local.acquire(request, wait);
         pause(Stall.AFTER_GRANT);
         return grant;
-    }
-
-    @Override
-    public boolean renew(Grant grant, Duration lease) {
-        return local.renew(grant, lease);
-    }
-
-    @Override
-    public boolean release(Grant grant) {
-        return local.release(grant);
-    }
-
-    @Override
-    public dev.mortise.lock.spi.KeyState inspect(String key) {
-        return local.inspect(key);
-    }
-
-    @Override
-    public void ping() {
-        local.ping();
-    }
-
-    @Override
-    public void close() {
-        local.close();
     }
 }

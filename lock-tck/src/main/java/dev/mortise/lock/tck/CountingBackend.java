@@ -1,9 +1,7 @@
 package dev.mortise.lock.tck;
 
-import dev.mortise.lock.spi.Attempt;
-import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
-import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
@@ -14,10 +12,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Delegates to a real backend and counts the calls, so tests can see which operations reach the server. */
-public final class CountingBackend implements LockBackend {
+/**
+ * Delegates to a real backend and counts the calls, so tests can see which operations reach the server.
+ * Everything not counted here is forwarded unchanged by {@link ForwardingLockBackend}.
+ */
+public final class CountingBackend extends ForwardingLockBackend {
 
-    private final LockBackend delegate;
     /** Calls to tryAcquire plus calls to acquire plus calls to tryAcquireAll (one per batch, whatever its size). */
     public final AtomicInteger acquireCalls = new AtomicInteger();
     /** Calls to tryAcquireAll (also counted in {@link #acquireCalls}), answered natively or not. */
@@ -26,28 +26,13 @@ public final class CountingBackend implements LockBackend {
     public final AtomicInteger releaseCalls = new AtomicInteger();
 
     public CountingBackend(LockBackend delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public BackendGuarantees guarantees() {
-        return delegate.guarantees();
-    }
-
-    @Override
-    public boolean supportsSharedMode() {
-        return delegate.supportsSharedMode();
-    }
-
-    @Override
-    public Attempt tryAcquire(LockRequest request) {
+    public dev.mortise.lock.spi.Attempt tryAcquire(LockRequest request) {
         acquireCalls.incrementAndGet();
-        return delegate.tryAcquire(request);
+        return super.tryAcquire(request);
     }
 
     /**
@@ -59,7 +44,7 @@ public final class CountingBackend implements LockBackend {
         batchCalls.incrementAndGet();
         List<Grant> grants;
         try {
-            grants = delegate.tryAcquireAll(requests);
+            grants = super.tryAcquireAll(requests);
         } catch (RuntimeException e) {
             acquireCalls.incrementAndGet();
             throw e;
@@ -73,51 +58,24 @@ public final class CountingBackend implements LockBackend {
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         acquireCalls.incrementAndGet();
-        return delegate.acquire(request, wait);
+        return super.acquire(request, wait);
     }
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
         renewCalls.incrementAndGet();
-        return delegate.renew(grant, lease);
+        return super.renew(grant, lease);
     }
 
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
         renewCalls.incrementAndGet();
-        return delegate.renewAll(grants, lease);
+        return super.renewAll(grants, lease);
     }
 
     @Override
     public boolean release(Grant grant) {
         releaseCalls.incrementAndGet();
-        return delegate.release(grant);
-    }
-
-    /** Forwarded; not counted (it is no server call of the lock protocol). */
-    /** The wrapped backend's clock of lease time, so a wrapped manual-ticker backend keeps working. */
-    @Override
-    public dev.mortise.lock.spi.Ticker ticker() {
-        return delegate.ticker();
-    }
-
-    @Override
-    public dev.mortise.lock.spi.KeyState inspect(String key) {
-        return delegate.inspect(key);
-    }
-
-    @Override
-    public void ping() {
-        delegate.ping();
-    }
-
-    @Override
-    public void addGrantListener(GrantListener listener) {
-        delegate.addGrantListener(listener);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+        return super.release(grant);
     }
 }

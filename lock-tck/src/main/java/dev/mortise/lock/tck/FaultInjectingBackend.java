@@ -2,9 +2,8 @@ package dev.mortise.lock.tck;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.spi.Attempt;
-import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
-import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 
@@ -35,16 +34,17 @@ import java.util.function.BiFunction;
  *       if the reply was lost: the server applied the request, the caller does not know it.</li>
  * </ul>
  *
- * Everything else ({@code validity}, {@code appliedLease}, {@code shortestLease},
- * {@code addGrantListener}, {@code guarantees}, {@code ping}, {@code close}) is delegated
- * unchanged, so the core sees the real backend's bounds. Thread-safe. Counts of what was
+ * Everything else ({@code validity}, {@code appliedLease}, {@code shortestLease}, {@code linger},
+ * {@code inspect}, {@code addGrantListener}, {@code guarantees}, {@code ping}, {@code close}, and
+ * any SPI method added later) is forwarded unchanged by {@link ForwardingLockBackend}, so the core
+ * sees the real backend's bounds. Thread-safe. Counts of what was
  * injected are kept for reports ({@link #injected}).
  *
  * <p>A fault-injected exception's message starts with {@value #MARK} and the fault's name
  * ({@code "[injected fault] DROP_REPLY of RENEW on backend 'redis' ..."}), so a test can tell
  * an injected failure from a real one, and which it was.
  */
-public final class FaultInjectingBackend implements LockBackend {
+public final class FaultInjectingBackend extends ForwardingLockBackend {
 
     /** Prefix of every injected exception's message. */
     public static final String MARK = "[injected fault]";
@@ -86,21 +86,15 @@ public final class FaultInjectingBackend implements LockBackend {
     private record Scripted(Operation operation, Injection injection) {
     }
 
-    private final LockBackend delegate;
     private final ConcurrentLinkedQueue<Scripted> script = new ConcurrentLinkedQueue<>();
     private volatile BiFunction<Operation, String, Injection> plan = (operation, key) -> null;
     private final Map<Fault, AtomicLong> injected = new EnumMap<>(Fault.class);
 
     public FaultInjectingBackend(LockBackend delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(Objects.requireNonNull(delegate, "delegate"));
         for (Fault fault : Fault.values()) {
             injected.put(fault, new AtomicLong());
         }
-    }
-
-    /** The wrapped backend, for calls that must reach the server unharmed. */
-    public LockBackend delegate() {
-        return delegate;
     }
 
     /**
@@ -183,9 +177,9 @@ public final class FaultInjectingBackend implements LockBackend {
     }
 
     private LockBackendException failure(Fault fault, Operation operation, String key, String what) {
-        return new LockBackendException(MARK + " " + fault + " of " + operation + " on backend '" + delegate.name() + "'"
+        return new LockBackendException(MARK + " " + fault + " of " + operation + " on backend '" + delegate().name() + "'"
                 + (key == null ? "" : " for lock '" + key + "'") + ": " + what
-                + " (FaultInjectingBackend; expected in fault tests)", key, delegate.name(), null);
+                + " (FaultInjectingBackend; expected in fault tests)", key, delegate().name(), null);
     }
 
     /** A delayed reply is a slow network, not a wait the caller can interrupt: keep the flag for later. */
@@ -220,16 +214,11 @@ public final class FaultInjectingBackend implements LockBackend {
         }
     }
 
-    @Override
-    public boolean supportsSharedMode() {
-        return delegate.supportsSharedMode();
-    }
-
     // ---- the injected operations --------------------------------------------------------
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        return injectNoInterrupt(Operation.TRY_ACQUIRE, request.key(), () -> delegate.tryAcquire(request));
+        return injectNoInterrupt(Operation.TRY_ACQUIRE, request.key(), () -> delegate().tryAcquire(request));
     }
 
     /**
@@ -253,7 +242,7 @@ public final class FaultInjectingBackend implements LockBackend {
             }
         }
         try {
-            return inject(Operation.TRY_ACQUIRE, faulty, () -> delegate.tryAcquireAll(requests), first);
+            return inject(Operation.TRY_ACQUIRE, faulty, () -> delegate().tryAcquireAll(requests), first);
         } catch (InterruptedException e) {
             // tryAcquireAll never waits for a lock: nothing here is interruptible
             Thread.currentThread().interrupt();
@@ -263,81 +252,36 @@ public final class FaultInjectingBackend implements LockBackend {
 
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return inject(Operation.ACQUIRE, request.key(), () -> delegate.acquire(request, wait));
+        return inject(Operation.ACQUIRE, request.key(), () -> delegate().acquire(request, wait));
     }
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
-        return injectNoInterrupt(Operation.RENEW, grant.key(), () -> delegate.renew(grant, lease));
+        return injectNoInterrupt(Operation.RENEW, grant.key(), () -> delegate().renew(grant, lease));
     }
 
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
         String first = grants.isEmpty() ? null : grants.iterator().next().key();
-        return injectNoInterrupt(Operation.RENEW_ALL, first, () -> delegate.renewAll(grants, lease));
+        return injectNoInterrupt(Operation.RENEW_ALL, first, () -> delegate().renewAll(grants, lease));
+    }
+
+    /**
+     * Faulted as a {@link Operation#RENEW} (a linger is a renewal that is never followed by another),
+     * then the delegate's own {@code linger}, which for a session-bound backend is not its renew.
+     */
+    @Override
+    public boolean linger(Grant grant, Duration linger) {
+        return injectNoInterrupt(Operation.RENEW, grant.key(), () -> delegate().linger(grant, linger));
     }
 
     @Override
     public boolean release(Grant grant) {
-        return injectNoInterrupt(Operation.RELEASE, grant.key(), () -> delegate.release(grant));
-    }
-
-    // ---- delegated unchanged ------------------------------------------------------------
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public BackendGuarantees guarantees() {
-        return delegate.guarantees();
-    }
-
-    @Override
-    public Duration appliedLease(Grant grant, Duration requested) {
-        return delegate.appliedLease(grant, requested);
-    }
-
-    @Override
-    public Duration shortestLease() {
-        return delegate.shortestLease();
-    }
-
-    @Override
-    public Duration validity(Duration lease) {
-        return delegate.validity(lease);
-    }
-
-    @Override
-    public void addGrantListener(GrantListener listener) {
-        delegate.addGrantListener(listener);
-    }
-
-    /** The wrapped backend's clock of lease time, so a wrapped manual-ticker backend keeps working. */
-    @Override
-    public dev.mortise.lock.spi.Ticker ticker() {
-        return delegate.ticker();
-    }
-
-    /** Forwarded without faults: inspection is a read for diagnostics, not a step of the lock protocol. */
-    @Override
-    public dev.mortise.lock.spi.KeyState inspect(String key) {
-        return delegate.inspect(key);
-    }
-
-    @Override
-    public void ping() {
-        delegate.ping();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+        return injectNoInterrupt(Operation.RELEASE, grant.key(), () -> delegate().release(grant));
     }
 
     @Override
     public String toString() {
-        return "FaultInjecting[" + delegate + "]";
+        return "FaultInjecting[" + delegate() + "]";
     }
 }

@@ -104,6 +104,14 @@ public abstract class LockBackendContractTest {
      */
     protected abstract int residueOnServer(String key) throws Exception;
 
+    /**
+     * Whether the backend's native semaphore serves permit waiters in arrival order (a waiter for many
+     * permits is not overtaken by later ones for few). False by default: the fairness test is skipped.
+     */
+    protected boolean fairPermits() {
+        return false;
+    }
+
     /** An explicit lease that is sure to expire during a test; at least the backend's minimum. */
     protected Duration shortLease() {
         return Duration.ofMillis(500);

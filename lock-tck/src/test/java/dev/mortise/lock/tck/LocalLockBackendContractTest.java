@@ -12,6 +12,12 @@ class LocalLockBackendContractTest extends LockBackendContractTest {
 
     private final LocalLockServer server = new LocalLockServer("tck");
 
+    /** The in-process server serves permit waiters in arrival order. */
+    @Override
+    protected boolean fairPermits() {
+        return true;
+    }
+
     @Override
     protected LockBackend newBackend() {
         return new LocalLockBackend(server);

@@ -4,19 +4,14 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.local.LocalLockServer;
-import dev.mortise.lock.spi.Attempt;
-import dev.mortise.lock.spi.BackendGuarantees;
+import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
-import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.spi.LockRequest;
-import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * each client subscribes its grant listener, which ignores the holds of other clients.
  * Thread-safe; its own changes to the server are serialised.
  */
-final class ControlledBackend implements LockBackend {
+final class ControlledBackend extends ForwardingLockBackend {
 
     private static final String THIEF = "lock-test-thief-";
 
@@ -40,8 +35,13 @@ final class ControlledBackend implements LockBackend {
     private volatile boolean renewalsFail;
 
     ControlledBackend(LocalLockServer server) {
+        this(server, new LocalLockBackend(server));
+    }
+
+    private ControlledBackend(LocalLockServer server, LocalLockBackend local) {
+        super(local);
         this.server = server;
-        this.local = new LocalLockBackend(server);
+        this.local = local;
     }
 
     LocalLockServer server() {
@@ -57,74 +57,29 @@ final class ControlledBackend implements LockBackend {
         return owner.startsWith(THIEF);
     }
 
-    // ---- the SPI: the local backend's, renewals failing on demand -------------------------
-
-    @Override
-    public String name() {
-        return local.name();
-    }
-
-    @Override
-    public BackendGuarantees guarantees() {
-        return local.guarantees();
-    }
-
-    @Override
-    public boolean supportsSharedMode() {
-        return local.supportsSharedMode();
-    }
-
-    @Override
-    public Ticker ticker() {
-        return local.ticker();
-    }
-
-    @Override
-    public Attempt tryAcquire(LockRequest request) {
-        return local.tryAcquire(request);
-    }
-
-    @Override
-    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return local.acquire(request, wait);
-    }
+    // ---- the SPI: the local backend's (forwarded), renewals failing on demand ----------------
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
         checkRenewals(grant.key());
-        return local.renew(grant, lease);
+        return super.renew(grant, lease);
     }
 
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
         checkRenewals(grants.isEmpty() ? "(none)" : grants.iterator().next().key());
-        return local.renewAll(grants, lease);
+        return super.renewAll(grants, lease);
     }
 
     @Override
     public boolean linger(Grant grant, Duration linger) {
         checkRenewals(grant.key());
-        return local.linger(grant, linger);
-    }
-
-    @Override
-    public boolean release(Grant grant) {
-        return local.release(grant);
-    }
-
-    @Override
-    public KeyState inspect(String key) {
-        return local.inspect(key);
+        return super.linger(grant, linger);
     }
 
     @Override
     public void addGrantListener(GrantListener listener) {
         listeners.add(listener);
-    }
-
-    @Override
-    public void ping() {
-        local.ping();
     }
 
     /** Nothing to close: the server and this backend outlive each client built on them. */

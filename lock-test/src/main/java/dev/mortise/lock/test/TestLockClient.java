@@ -346,6 +346,12 @@ public final class TestLockClient implements LockClient {
         return client.inspect(key);
     }
 
+    /** The inner client's semaphore: native on the in-process server (see {@link dev.mortise.lock.LockSemaphore}). */
+    @Override
+    public dev.mortise.lock.LockSemaphore semaphore(String name, int permits) {
+        return client.semaphore(name, permits);
+    }
+
     @Override
     public List<HeldLock> heldLocks() {
         return client.heldLocks();

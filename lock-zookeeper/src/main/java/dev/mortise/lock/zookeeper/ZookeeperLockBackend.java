@@ -7,6 +7,7 @@ import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.zookeeper.internal.BatchAcquire;
 import dev.mortise.lock.zookeeper.internal.KeyInspection;
 import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
 import dev.mortise.lock.zookeeper.internal.LingerMarkers;
@@ -19,6 +20,7 @@ import dev.mortise.lock.zookeeper.internal.ZkOps;
 import org.apache.curator.framework.CuratorFramework;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -62,6 +64,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final LockPaths paths;
     private final ZkOps ops;
     private final LockQueue queue;
+    private final BatchAcquire batch;
     private final SessionGuard guard;
     private final LeaseExpiry expiry;
     private final LingerMarkers markers;
@@ -77,6 +80,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.ops = new ZkOps(client, operationTimeout, ensemble);
         this.guard = new SessionGuard(ops);
         this.queue = new LockQueue(ops, paths, guard::currentSession);
+        this.batch = new BatchAcquire(ops, paths, guard::currentSession);
         this.expiry = new LeaseExpiry(ops, guard);
         this.markers = new LingerMarkers(ops);
         this.renewal = new Renewal(ops, guard);
@@ -112,6 +116,30 @@ public final class ZookeeperLockBackend implements LockBackend {
     public Attempt tryAcquire(LockRequest request) {
         return queue.tryAcquire(request).map(owned -> Attempt.granted(granted(request, owned)))
                 .orElseGet(() -> Attempt.busy(null));
+    }
+
+    /**
+     * All or nothing in one round trip of two requests, whatever the number of keys (see
+     * {@code BatchAcquire}): one multi creates every part's node, exclusive or shared, as
+     * {@link #tryAcquire} would; a read-only multi sent right behind it lists every part's
+     * queue. Each part must then own its key by the queue's rule, as a single request's node
+     * would (a shared part: no exclusive node, held or waiting, before it); otherwise one more
+     * multi deletes every node of the call and the answer is empty. Parents the server reaped
+     * cost one more round trip that creates them. Grants are the single path's: token = the
+     * node's czxid (all parts of one call share it: one transaction), state = the node, so
+     * release, renewal, linger and inspection treat them alike.
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        if (requests.isEmpty()) {
+            return null;
+        }
+        List<LockQueue.Owned> owned = batch.tryAcquireAll(requests);
+        List<Grant> grants = new ArrayList<>(owned.size());
+        for (int i = 0; i < owned.size(); i++) {
+            grants.add(granted(requests.get(i), owned.get(i)));
+        }
+        return grants;
     }
 
     @Override

@@ -22,6 +22,7 @@ final class FreezableProxy implements AutoCloseable {
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean frozen;
+    private volatile boolean repliesMuted;
     private volatile boolean closed;
 
     FreezableProxy(int targetPort) throws IOException {
@@ -42,6 +43,21 @@ final class FreezableProxy implements AutoCloseable {
         frozen = true;
     }
 
+    /**
+     * From now on the server's bytes are dropped on every connection open now or made while
+     * muted (requests still reach the server): the client's requests are applied but their
+     * answers lost, and it gives the connection up by its read timeout. Such a connection
+     * stays deaf for good; connections made after {@link #unmuteReplies} pass again.
+     */
+    void muteReplies() {
+        repliesMuted = true;
+    }
+
+    /** Lets connections made from now on through both ways again. */
+    void unmuteReplies() {
+        repliesMuted = false;
+    }
+
     private void accept() {
         while (!closed) {
             try {
@@ -53,8 +69,8 @@ final class FreezableProxy implements AutoCloseable {
                 Socket server = new Socket();
                 server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 5_000);
                 sockets.add(server);
-                pump(client, server);
-                pump(server, client);
+                pump(client, server, false);
+                pump(server, client, true);
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -63,12 +79,17 @@ final class FreezableProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean replies) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[8192];
+            boolean deaf = false;
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    deaf |= replies && repliesMuted;
+                    if (deaf) {
+                        continue;
+                    }
                     while (frozen && !closed) {
                         Thread.sleep(50);
                     }

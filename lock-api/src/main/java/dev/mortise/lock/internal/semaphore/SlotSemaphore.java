@@ -49,9 +49,17 @@ public final class SlotSemaphore implements LockSemaphore {
 
     private final LockClient client;
     private final String name;
-    private final int permits;
+    private volatile int permits;
 
     public SlotSemaphore(LockClient client, String name, int permits) {
+        checkNameAndCount(client, name, permits);
+        this.client = client;
+        this.name = name;
+        this.permits = permits;
+    }
+
+    /** The name and count checks both semaphores share. */
+    static void checkNameAndCount(LockClient client, String name, int permits) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("Semaphore name must not be null or blank, was "
                     + (name == null ? "null" : "'" + name + "'") + " (backend '" + client.backendName()
@@ -61,9 +69,6 @@ public final class SlotSemaphore implements LockSemaphore {
             throw new IllegalArgumentException("Semaphore '" + name + "' needs at least 1 permit, was " + permits
                     + " (backend '" + client.backendName() + "'): pass how many holders may run at once");
         }
-        this.client = client;
-        this.name = name;
-        this.permits = permits;
     }
 
     @Override
@@ -77,13 +82,25 @@ public final class SlotSemaphore implements LockSemaphore {
     }
 
     @Override
+    public boolean isNative() {
+        return false;
+    }
+
+    /** Changes this handle's count only: the slot fallback stores no count (see {@link LockSemaphore}). */
+    @Override
+    public void setPermits(int permits) {
+        checkNameAndCount(client, name, permits);
+        this.permits = permits;
+    }
+
+    @Override
     public PermitLease acquire(int n, Duration wait) {
         return take(n, wait, null, true).orElseThrow();
     }
 
     @Override
     public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(lease), true).orElseThrow();
+        return take(n, wait, checkLease(client, name, lease), true).orElseThrow();
     }
 
     @Override
@@ -93,11 +110,12 @@ public final class SlotSemaphore implements LockSemaphore {
 
     @Override
     public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(lease), false);
+        return take(n, wait, checkLease(client, name, lease), false);
     }
 
     private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
-        check(n, wait);
+        int permits = this.permits; // one count for the whole acquisition
+        check(client, name, permits, n, wait);
         String owner = "semaphore:" + name + ":" + UUID.randomUUID();
         long start = System.nanoTime();
         int offset = ThreadLocalRandom.current().nextInt(permits);
@@ -121,7 +139,7 @@ public final class SlotSemaphore implements LockSemaphore {
                 Duration left = wait.minusNanos(System.nanoTime() - start);
                 if (left.isNegative() || left.isZero()) {
                     if (throwOnTimeout) {
-                        throw timedOut(n, wait);
+                        throw timedOut(n, wait, permits);
                     }
                     return Optional.empty();
                 }
@@ -159,7 +177,7 @@ public final class SlotSemaphore implements LockSemaphore {
         LeaseGroup.throwTogether(failures);
     }
 
-    private void check(int n, Duration wait) {
+    static void check(LockClient client, String name, int permits, int n, Duration wait) {
         if (n < 1 || n > permits) {
             throw new IllegalArgumentException("Cannot acquire " + n + " permits of semaphore '" + name + "' (backend '"
                     + client.backendName() + "'): it has " + permits + ", so ask for 1 to " + permits);
@@ -170,7 +188,7 @@ public final class SlotSemaphore implements LockSemaphore {
         }
     }
 
-    private Duration checkLease(Duration lease) {
+    static Duration checkLease(LockClient client, String name, Duration lease) {
         if (lease == null || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("Explicit lease for semaphore '" + name + "' must be positive, was "
                     + lease + " (backend '" + client.backendName() + "'): use the overload without a lease for a "
@@ -179,7 +197,7 @@ public final class SlotSemaphore implements LockSemaphore {
         return lease;
     }
 
-    private LockTimeoutException timedOut(int n, Duration wait) {
+    private LockTimeoutException timedOut(int n, Duration wait, int permits) {
         return new LockTimeoutException("Could not acquire " + n + " of the " + permits + " permits of semaphore '"
                 + name + "' on backend '" + client.backendName() + "' within " + wait + ": fewer than " + n
                 + " slots (" + slotKey(0) + " ...) were free together. None is held now. Wait longer, ask for fewer "

@@ -1,6 +1,7 @@
 package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.spi.KeyEncoding;
+import dev.mortise.lock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,14 @@ public final class KeySpace {
      */
     public ByteSequence readerKey(ByteSequence prefix, String owner, int round) {
         return prefix.concat(bytes("#" + KeyEncoding.percentEncode(owner, KeyEncoding::isPlainChar) + "~" + round));
+    }
+
+    /**
+     * The key of {@code request} under {@code prefix} for one round of queueing: a reader key
+     * for a shared request, else an owner key. The one encoding of single and batch acquires.
+     */
+    public ByteSequence keyOf(LockRequest request, ByteSequence prefix, int round) {
+        return request.shared() ? readerKey(prefix, request.owner(), round) : ownKey(prefix, request.owner(), round);
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -132,6 +133,36 @@ public final class LeaseKeeper implements AutoCloseable {
     /** A lease of its own for one explicit-lease hold; nobody keeps it alive once granted. */
     EtcdLease perLock(Duration lease, String key) {
         return grant(ttlSeconds(lease), false, key);
+    }
+
+    /**
+     * {@code count} leases of their own, for the explicit-lease parts of one batch: the grants
+     * are sent together and awaited together, one round trip. If any fails, every lease that is
+     * granted anyway is revoked when its answer comes, and the failure is thrown.
+     */
+    List<EtcdLease> perLock(Duration lease, int count, String key) {
+        long ttl = ttlSeconds(lease);
+        long sentAt = System.nanoTime();
+        List<CompletableFuture<LeaseGrantResponse>> pending = new ArrayList<>(count);
+        try {
+            for (int i = 0; i < count; i++) {
+                pending.add(leases.grant(ttl));
+            }
+            rpc.await(CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)), key,
+                    "grant " + count + " leases of " + ttl + " s");
+        } catch (RuntimeException e) {
+            for (CompletableFuture<LeaseGrantResponse> grant : pending) {
+                grant.thenAccept(response -> revokeQuietly(new EtcdLease(response.getID(), ttl, response.getTTL(),
+                        false, sentAt)));
+            }
+            throw e;
+        }
+        List<EtcdLease> granted = new ArrayList<>(count);
+        for (CompletableFuture<LeaseGrantResponse> grant : pending) {
+            LeaseGrantResponse response = grant.join();
+            granted.add(new EtcdLease(response.getID(), ttl, response.getTTL(), false, sentAt));
+        }
+        return granted;
     }
 
     private EtcdLease grant(long ttl, boolean shared, String key) {
@@ -277,6 +308,25 @@ public final class LeaseKeeper implements AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Revokes {@code all} and waits, the revokes sent together: their keys are gone when this
+     * returns. A lease etcd no longer knows counts as revoked.
+     */
+    void revokeAll(List<EtcdLease> all, String key) {
+        List<CompletableFuture<Void>> pending = new ArrayList<>(all.size());
+        for (EtcdLease lease : all) {
+            lease.markLost();
+            pending.add(leases.revoke(lease.id()).handle((response, failure) -> {
+                if (failure != null && !Rpc.isLeaseNotFound(failure)) {
+                    throw new CompletionException(failure);
+                }
+                return null;
+            }));
+        }
+        rpc.await(CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)), key,
+                "revoke " + all.size() + " leases");
     }
 
     /** Stops keep-alives and revokes every session lease, so the server drops our holds and waiters now. */

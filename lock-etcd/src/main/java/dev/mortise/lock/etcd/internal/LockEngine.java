@@ -36,6 +36,7 @@ public final class LockEngine implements AutoCloseable {
     private final Renewal renewal;
     private final LeaseMove moves;
     private final KeyInspection inspection;
+    private final BatchAcquire batch;
     private final Client client;
 
     public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
@@ -48,6 +49,7 @@ public final class LockEngine implements AutoCloseable {
         this.renewal = new Renewal(leases, queue, rpc);
         this.moves = new LeaseMove(client.getKVClient(), leases, rpc);
         this.inspection = new KeyInspection(client.getKVClient(), client.getLeaseClient(), keys, rpc);
+        this.batch = new BatchAcquire(keys, leases, queue, orphans);
     }
 
     public void addGrantListener(GrantListener listener) {
@@ -67,6 +69,11 @@ public final class LockEngine implements AutoCloseable {
         // Busy: never leave a waiter key behind for an attempt that does not wait.
         leaveQueue(ownKey, queued.revision(), lease, key);
         return Attempt.busy(null);
+    }
+
+    /** Several keys in one transaction, all or nothing: see {@link BatchAcquire}. */
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        return batch.tryAcquireAll(requests);
     }
 
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
@@ -250,8 +257,7 @@ public final class LockEngine implements AutoCloseable {
 
     /** Our key for one round of queueing: a reader key for a shared request. */
     private ByteSequence ownKey(LockRequest request, ByteSequence prefix, int round) {
-        return request.shared() ? keys.readerKey(prefix, request.owner(), round)
-                : keys.ownKey(prefix, request.owner(), round);
+        return keys.keyOf(request, prefix, round);
     }
 
     /** Our key in the queue, on {@code lease}. */
@@ -302,7 +308,7 @@ public final class LockEngine implements AutoCloseable {
      * A grant whose local validity counts from {@code requestedAt}, or from earlier if the
      * lease was last confirmed so long ago that it could run out sooner.
      */
-    private Grant grant(LockRequest request, ByteSequence ownKey, long revision, EtcdLease lease, long requestedAt) {
+    static Grant grant(LockRequest request, ByteSequence ownKey, long revision, EtcdLease lease, long requestedAt) {
         long from = Math.min(requestedAt, lease.aliveUntilNanos() - request.lease().toNanos());
         Grant grant = new Grant(request.key(), request.owner(), revision, from,
                 new HoldState(ownKey, revision, request.shared(), lease));

@@ -8,6 +8,7 @@ import io.etcd.jetcd.options.PutOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,23 +38,35 @@ final class OrphanCleaner {
      * deletes our key in one transaction, retried in the background until etcd confirms it.
      */
     void poisonLater(EtcdLease session, ByteSequence ownKey) {
-        poison(session, ownKey, 0);
+        poison(session, List.of(ownKey), 0);
     }
 
-    private void poison(EtcdLease session, ByteSequence ownKey, int attempt) {
+    /**
+     * {@link #poisonLater(EtcdLease, ByteSequence)} for the keys of one batch transaction whose
+     * outcome is unknown: one fence move and every key's delete, in one transaction.
+     */
+    void poisonLater(EtcdLease session, List<ByteSequence> ownKeys) {
+        poison(session, ownKeys, 0);
+    }
+
+    private void poison(EtcdLease session, List<ByteSequence> ownKeys, int attempt) {
         if (session.isLost()) {
-            deleteLater(ownKey); // nobody keeps it alive any more: a late put dies with the lease
+            ownKeys.forEach(this::deleteLater); // nobody keeps it alive any more: a late put dies with the lease
             return;
         }
         ByteSequence fence = session.fenceKey();
-        kv.txn().Then(Op.put(fence, KeySpace.bytes("session fence"), PutOption.builder().withLeaseId(session.id())
-                        .build()), Op.delete(ownKey, DeleteOption.DEFAULT)).commit()
+        Op[] ops = new Op[ownKeys.size() + 1];
+        ops[0] = Op.put(fence, KeySpace.bytes("session fence"), PutOption.builder().withLeaseId(session.id()).build());
+        for (int i = 0; i < ownKeys.size(); i++) {
+            ops[i + 1] = Op.delete(ownKeys.get(i), DeleteOption.DEFAULT);
+        }
+        kv.txn().Then(ops).commit()
                 .orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
                     if (e == null) {
                         session.fence(fence, r.getHeader().getRevision());
                     } else if (!Rpc.isLeaseNotFound(e)) {
-                        log.debug("Fencing off etcd key {} failed (attempt {}); retrying", ownKey, attempt + 1, e);
-                        later(() -> poison(session, ownKey, attempt + 1), attempt);
+                        log.debug("Fencing off etcd keys {} failed (attempt {}); retrying", ownKeys, attempt + 1, e);
+                        later(() -> poison(session, ownKeys, attempt + 1), attempt);
                     }
                 });
     }

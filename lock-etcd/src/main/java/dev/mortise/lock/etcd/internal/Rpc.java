@@ -128,6 +128,22 @@ public final class Rpc {
                 key, BACKEND, root);
     }
 
+    /**
+     * Whether etcd refused a transaction for holding more operations than its
+     * {@code --max-txn-ops} (gRPC INVALID_ARGUMENT, "too many operations in txn request"):
+     * refused before it was applied.
+     */
+    static boolean isTooManyOps(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            boolean invalid = (t instanceof EtcdException e && e.getErrorCode() == ErrorCode.INVALID_ARGUMENT)
+                    || (t instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.INVALID_ARGUMENT);
+            if (invalid && String.valueOf(t.getMessage()).contains("too many operations in txn request")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether etcd said the lease does not exist (expired or revoked). */
     static boolean isLeaseNotFound(Throwable failure) {
         // jetcd reports it as an EtcdException or as the raw gRPC NOT_FOUND status, by call.

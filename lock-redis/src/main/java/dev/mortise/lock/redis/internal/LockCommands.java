@@ -1,6 +1,7 @@
 package dev.mortise.lock.redis.internal;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
@@ -283,11 +284,18 @@ public final class LockCommands {
         return ScriptCall.of(Scripts.RENEW, RScript.ReturnType.LIST, new ArrayList<>(holdKeys), args);
     }
 
-    /** Reads an acquire reply: {1, token} granted, {0, pttl} busy. */
+    /**
+     * Reads an acquire reply: {1, token} granted, {0, pttl} busy; for a permit request {2, stored count}
+     * is thrown as {@link PermitCountMismatchException}.
+     */
     public static Attempt toAttempt(List<Object> reply, LockRequest request, RedisKeys keys, long requestedAt) {
         long value = ((Number) reply.get(1)).longValue();
-        if (((Number) reply.get(0)).longValue() == 1) {
+        long status = ((Number) reply.get(0)).longValue();
+        if (status == 1) {
             return Attempt.granted(grant(request, keys, value, requestedAt));
+        }
+        if (status == 2 && request.takesPermits()) {
+            throw new PermitCountMismatchException(request.key(), "redis", (int) value, request.permits().limit());
         }
         return Attempt.busy(value >= 0 ? Duration.ofMillis(value) : null);
     }
@@ -314,6 +322,13 @@ public final class LockCommands {
     private ScriptCall requestCall(RedisKeys keys, LockRequest request, boolean enqueue, Duration waiterTtl,
                                    long deadline) {
         if (!fair) {
+            if (request.takesPermits()) {
+                // enqueue: a retry of a waiting request, which follows the stored count (see ACQUIRE_PERMITS)
+                return ScriptCall.of(Scripts.ACQUIRE_PERMITS, RScript.ReturnType.LIST,
+                        List.of(keys.lock(), keys.fence(), keys.cancelled(request.owner()), keys.readers()),
+                        request.owner(), millis(request.lease()), clock, Integer.toString(request.permits().count()),
+                        Integer.toString(request.permits().limit()), enqueue ? "1" : "0");
+            }
             if (request.shared()) {
                 return acquireSharedCall(keys, request.owner(), request.lease());
             }
@@ -571,6 +586,17 @@ public final class LockCommands {
         Long released = runner.call(releaseCall(ReadHold.keysOf(state), grant.owner(), RELEASE, ReadHold.isShared(state)),
                 grant.key(), "release");
         return released == 1;
+    }
+
+    /**
+     * {@link Scripts#SET_PERMITS}: the stored count of the semaphore key {@code key}, while permits are
+     * held, and a wake-up of its waiters. One script call.
+     */
+    public void setPermits(String key, int limit) {
+        RedisKeys keys = keys(key);
+        runner.ensureReady(key);
+        runner.call(ScriptCall.of(Scripts.SET_PERMITS, RScript.ReturnType.LONG, List.of(keys.readers()),
+                Integer.toString(limit), keys.channel()), key, "setPermits");
     }
 
     // ---- inspection ---------------------------------------------------------------------------

@@ -55,7 +55,9 @@ public final class PushWait {
         long deadline = Deadlines.after(System.nanoTime(), wait);
         RedisKeys keys = commands.keys(request.key());
         boolean fair = commands.fair();
-        // Default mode: an exclusive waiter's every attempt marks it as a waiting writer.
+        // Default mode: an exclusive waiter's every attempt marks it as a waiting writer. A permit
+        // request's first attempt checks its count against the stored one; its retries (sent with
+        // waiting = true) follow the stored count, so a setPermits raise lets them in.
         boolean marks = !fair && !request.shared() && Deadlines.left(deadline) > 0;
         Duration entryTtl = commands.waiterTtl();
         ReleaseChannels channels = commands.channels();
@@ -90,7 +92,7 @@ public final class PushWait {
                 }
                 queued |= fair;
                 waiter.beforeAttempt();
-                LockCommands.Pending retry = commands.start(request, keys, fair || marks, entryTtl, deadline);
+                LockCommands.Pending retry = commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline);
                 answer = commands.answer(retry, request, keys);
                 attempt = answer.attempt();
                 busySentAt = retry.requestedAt();
@@ -139,7 +141,7 @@ public final class PushWait {
                     default -> {
                         waiter.beforeAttempt();
                         queued |= fair;
-                        next = commands.start(request, keys, fair || marks, entryTtl, deadline);
+                        next = commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline);
                     }
                 }
                 answer = commands.answer(next, request, keys);
@@ -170,7 +172,7 @@ public final class PushWait {
                                         boolean marks, long deadline) {
         boolean fair = commands.fair();
         return new ReleaseWaiter(request.key(), keys, fair ? request.owner() : null,
-                () -> commands.start(request, keys, fair || marks, entryTtl, deadline),
+                () -> commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline),
                 orphan -> commands.abandon(orphan, keys, request));
     }
 }

@@ -45,6 +45,9 @@ public final class Scripts {
      * PTTL is kept at the latest expiry: the hash exists exactly while some reader's lease runs, and an
      * exclusive request needs only {@code EXISTS}. {@code prune_readers} drops expired readers, resets
      * the PTTL to the latest expiry (or deletes the hash) and returns how many readers are live.
+     * A semaphore's key (permit holds, see {@link #ACQUIRE_PERMITS}) keeps its readers as
+     * {@code "<expiry-ms>:<token>:<count>"} and its permit count in the field {@code #limit}, which
+     * {@code prune_readers} skips (and deletes with the hash when no reader is live).
      * Waiting writers (non-fair mode) are a hash owner → deadline-ms, kept the same way:
      * {@code live_writers} drops lapsed markers and returns the ms until the last live one lapses (0: none).
      */
@@ -67,18 +70,22 @@ public final class Scripts {
               local all = redis.call('HGETALL', readers)
               local latest, live = 0, 0
               for i = 1, #all, 2 do
-                local expiry = reader_entry(all[i + 1])
-                if expiry <= now then
-                  redis.call('HDEL', readers, all[i])
-                else
-                  live = live + 1
-                  if expiry > latest then
-                    latest = expiry
+                if string.sub(all[i], 1, 1) ~= '#' then -- '#limit' is a semaphore's count, not a reader
+                  local expiry = reader_entry(all[i + 1])
+                  if expiry <= now then
+                    redis.call('HDEL', readers, all[i])
+                  else
+                    live = live + 1
+                    if expiry > latest then
+                      latest = expiry
+                    end
                   end
                 end
               end
-              if live > 0 then -- with none, the hash went with its last field
+              if live > 0 then
                 redis.call('PEXPIRE', readers, latest - now)
+              else
+                redis.call('DEL', readers) -- usually gone with its last field; a semaphore's count goes too
               end
               return live
             end
@@ -184,6 +191,93 @@ public final class Scripts {
             """);
 
     /**
+     * KEYS: lock, fence, cancelled marker of the owner, readers. ARGV: owner, lease ms, clock, count,
+     * limit, follow (1: a request already waiting, which takes the stored limit; 0: a new one, which
+     * must match it). A semaphore's permit hold: a share of the readers hash, stored as
+     * {@code "<expiry>:<token>:<count>"}, granted when no one holds the lock exclusively, every live
+     * reader is a permit hold, and their counts plus this count fit under the limit kept in the hash's
+     * {@code #limit} field (the request's own when no permit is held). Replies {1, token} granted (the
+     * same owner asking again keeps its token), {0, ms until the soonest holder's lease ends (or -1)}
+     * busy, {2, stored limit} when a new request's limit differs from the stored one while permits are
+     * held (nothing written). A cancelled owner is refused with {0, -1}.
+     */
+    public static final LuaScript ACQUIRE_PERMITS = LuaScript.of("acquire-permits", NEXT_TOKEN + SHARED + """
+            if redis.call('EXISTS', KEYS[3]) == 1 then
+              return {0, -1}
+            end
+            local now = now_ms()
+            local mine = redis.call('HGET', KEYS[4], ARGV[1])
+            if mine then
+              local expiry, rest = reader_entry(mine)
+              if expiry > now then
+                add_reader(KEYS[4], ARGV[1], ARGV[2], rest, now)
+                if expiry > now + tonumber(ARGV[2]) then
+                  prune_readers(KEYS[4], now)
+                end
+                return {1, tonumber(string.match(rest, '^[^:]*'))}
+              end
+            end
+            if redis.call('EXISTS', KEYS[1]) == 1 then
+              return {0, redis.call('PTTL', KEYS[1])}
+            end
+            local live = prune_readers(KEYS[4], now)
+            local used, soonest, plain = 0, -1, false
+            if live > 0 then
+              local all = redis.call('HGETALL', KEYS[4])
+              for i = 1, #all, 2 do
+                if string.sub(all[i], 1, 1) ~= '#' then
+                  local expiry, rest = reader_entry(all[i + 1])
+                  local sep = string.find(rest, ':', 1, true)
+                  if sep then
+                    used = used + tonumber(string.sub(rest, sep + 1))
+                  else
+                    plain = true
+                  end
+                  if soonest < 0 or expiry - now < soonest then
+                    soonest = expiry - now
+                  end
+                end
+              end
+            end
+            if plain then
+              return {0, soonest}
+            end
+            local limit = tonumber(ARGV[5])
+            if live > 0 then
+              local stored = tonumber(redis.call('HGET', KEYS[4], '#limit') or ARGV[5])
+              if stored ~= limit then
+                if ARGV[6] ~= '1' then
+                  return {2, stored}
+                end
+                limit = stored
+              end
+            end
+            if used + tonumber(ARGV[4]) > limit then
+              return {0, soonest}
+            end
+            next_token(KEYS[2], ARGV[3])
+            -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
+            local token = redis.call('GET', KEYS[2])
+            add_reader(KEYS[4], ARGV[1], ARGV[2], token .. ':' .. ARGV[4], now)
+            redis.call('HSET', KEYS[4], '#limit', limit)
+            return {1, tonumber(token)}
+            """);
+
+    /**
+     * KEYS: readers. ARGV: limit, release channel. Sets a semaphore's stored count if permits are held
+     * (with none, the next request's count applies) and tells waiters, which take the stored count, so a
+     * raise wakes those that now fit. Returns the number of live holds.
+     */
+    public static final LuaScript SET_PERMITS = LuaScript.of("set-permits", SHARED + """
+            local live = prune_readers(KEYS[1], now_ms())
+            if live > 0 then
+              redis.call('HSET', KEYS[1], '#limit', ARGV[1])
+              redis.call('PUBLISH', ARGV[2], 'released')
+            end
+            return live
+            """);
+
+    /**
      * KEYS: five per part, all in one slot (or on one non-cluster server): lock, fence, cancelled marker
      * of the part's owner, readers, waiting writers. ARGV: lease ms, clock (see {@link #NEXT_TOKEN}),
      * modes (one character per part: {@code X} exclusive, {@code S} shared), then one owner per part.
@@ -269,7 +363,8 @@ public final class Scripts {
 
     /**
      * KEYS: readers. ARGV: owner, release channel. Removes the owner's share; when it was the last live
-     * reader, tells waiters on the channel (a writer can go now). Returns 1 if the share was still the
+     * reader (a writer can go now) or a semaphore's permit hold (a permit waiter may fit now), tells
+     * waiters on the channel. Returns 1 if the share was still the
      * owner's (its lease running), else 0.
      */
     public static final LuaScript RELEASE_SHARED = LuaScript.of("release-shared", SHARED + """
@@ -279,10 +374,12 @@ public final class Scripts {
             end
             local now = now_ms()
             redis.call('HDEL', KEYS[1], ARGV[1])
-            if prune_readers(KEYS[1], now) == 0 then
+            local expiry, rest = reader_entry(mine)
+            -- the last reader frees the key for a writer; any permit hold frees room for a permit waiter
+            if prune_readers(KEYS[1], now) == 0 or string.find(rest, ':', 1, true) then
               redis.call('PUBLISH', ARGV[2], 'released')
             end
-            if reader_entry(mine) > now then
+            if expiry > now then
               return 1
             end
             return 0
@@ -321,9 +418,10 @@ public final class Scripts {
               if share then
                 -- an expired entry stays in the hash until pruned: it is no longer the owner's hold
                 local now = now_ms()
-                ours = reader_entry(share) > now
+                local expiry, rest = reader_entry(share)
+                ours = expiry > now
                 redis.call('HDEL', KEYS[3], ARGV[1])
-                if prune_readers(KEYS[3], now) == 0 then
+                if prune_readers(KEYS[3], now) == 0 or string.find(rest, ':', 1, true) then
                   redis.call('PUBLISH', ARGV[2], 'released')
                 end
               end
@@ -424,11 +522,13 @@ public final class Scripts {
             local result = {'S', waiting}
             local all = redis.call('HGETALL', KEYS[3])
             for i = 1, #all, 2 do
-              local expiry, token = reader_entry(all[i + 1])
-              if expiry > now then
-                table.insert(result, all[i])
-                table.insert(result, expiry - now)
-                table.insert(result, token)
+              if string.sub(all[i], 1, 1) ~= '#' then
+                local expiry, token = reader_entry(all[i + 1])
+                if expiry > now then
+                  table.insert(result, all[i])
+                  table.insert(result, expiry - now)
+                  table.insert(result, string.match(token, '^[^:]*')) -- a permit hold's count follows
+                end
               end
             end
             if #result == 2 then

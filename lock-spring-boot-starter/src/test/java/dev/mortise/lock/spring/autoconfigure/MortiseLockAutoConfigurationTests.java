@@ -232,9 +232,8 @@ class MortiseLockAutoConfigurationTests {
         }
     }
 
-    /** A backend that only has a different name, to stand for a remote one. */
-    static class NamedBackend implements LockBackend {
-        private final LocalLockBackend delegate;
+    /** A backend that only has a different name, to stand for a remote one; closing it leaves the delegate open. */
+    static class NamedBackend extends dev.mortise.lock.spi.ForwardingLockBackend {
         private final String name;
 
         NamedBackend(String name) {
@@ -242,49 +241,13 @@ class MortiseLockAutoConfigurationTests {
         }
 
         NamedBackend(String name, LocalLockBackend delegate) {
+            super(delegate);
             this.name = name;
-            this.delegate = delegate;
         }
 
         @Override
         public String name() {
             return name;
-        }
-
-        @Override
-        public dev.mortise.lock.spi.BackendGuarantees guarantees() {
-            return delegate.guarantees();
-        }
-
-        @Override
-        public dev.mortise.lock.spi.Attempt tryAcquire(dev.mortise.lock.spi.LockRequest request) {
-            return delegate.tryAcquire(request);
-        }
-
-        @Override
-        public java.util.List<dev.mortise.lock.spi.Grant> tryAcquireAll(
-                java.util.List<dev.mortise.lock.spi.LockRequest> requests) {
-            return delegate.tryAcquireAll(requests);
-        }
-
-        @Override
-        public boolean renew(dev.mortise.lock.spi.Grant grant, Duration lease) {
-            return delegate.renew(grant, lease);
-        }
-
-        @Override
-        public boolean release(dev.mortise.lock.spi.Grant grant) {
-            return delegate.release(grant);
-        }
-
-        @Override
-        public dev.mortise.lock.spi.KeyState inspect(String key) {
-            return delegate.inspect(key);
-        }
-
-        @Override
-        public void ping() {
-            delegate.ping();
         }
 
         @Override

@@ -259,18 +259,30 @@ public final class LockQueue {
      *                                               for ownership
      */
     private Place predecessor(String parent, NodeRef node, List<String> listing, String key) {
-        String name = node.name();
-        if (listing == null || !listing.contains(name)) {
+        if (listing == null || !listing.contains(node.name())) {
             // Only a listing taken after our node existed says who is ahead of it.
             listing = ops.children(parent, key);
         }
-        List<String> queue = LockPaths.sortedLockNodes(listing);
-        int at = queue.indexOf(name);
+        Place place = place(listing, node);
         // After an expiry the client reconnects with a new session while the server may still
         // show our old node for up to a session timeout; it will vanish, so it must not win.
         // Read after the listing: if the session is still ours now, it was when the server answered.
-        if (at < 0 || node.sessionId() != currentSession.getAsLong()) {
+        if (place == null || node.sessionId() != currentSession.getAsLong()) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
+        }
+        return place;
+    }
+
+    /**
+     * Where {@code node} stands in {@code listing} (its parent's children) by the queue's rule,
+     * or {@code null} if the listing does not show it: an exclusive node waits for the node
+     * just ahead of it (any mode), a shared node for the last exclusive node ahead of it.
+     */
+    static Place place(List<String> listing, NodeRef node) {
+        List<String> queue = LockPaths.sortedLockNodes(listing);
+        int at = queue.indexOf(node.name());
+        if (at < 0) {
+            return null;
         }
         List<String> markers = LingerMarkers.among(listing);
         if (!node.shared()) {
@@ -290,7 +302,7 @@ public final class LockQueue {
      * whether it is the head of the queue (then its deletion alone makes ours the owner), and
      * the markers of lingering holds the listing showed.
      */
-    private record Place(String ahead, boolean aheadIsHead, List<String> markers) {
+    record Place(String ahead, boolean aheadIsHead, List<String> markers) {
     }
 
     /**

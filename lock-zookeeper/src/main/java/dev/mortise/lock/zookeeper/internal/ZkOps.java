@@ -8,6 +8,12 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.CreateOptions;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.proto.CreateRequest;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -23,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The ZooKeeper calls the backend makes, each bounded by the operation timeout whatever
@@ -49,9 +56,12 @@ public final class ZkOps {
     private final String ensemble;
     /** Nodes to delete once the connection is back (a delete cannot be sent while it is down). */
     private final Set<String> pendingDeletes = ConcurrentHashMap.newKeySet();
+    /** Clean-ups to run once the connection is back (they need to read before they delete). */
+    private final Set<Runnable> pendingTasks = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener resend = (c, state) -> {
         if (state.isConnected()) {
             sendPendingDeletes();
+            runPendingTasks();
         }
     };
 
@@ -288,6 +298,109 @@ public final class ZkOps {
             }).forPath(path);
         } catch (Exception e) {
             log.debug("Background delete of {} could not be sent; the session's end removes it", path, e);
+        }
+    }
+
+    /** A multi's answer: its result code and, when the server answered, one result per op. */
+    public record MultiAnswer(int code, List<OpResult> results) {
+    }
+
+    /**
+     * Sends {@code ops} as one ZooKeeper multi without waiting, on the client's own ZooKeeper
+     * handle (Curator's transaction API neither creates with {@code create2}, which answers
+     * each node's stat, nor reads). Paths are ZooKeeper client paths ({@link #zkPath}: with
+     * Curator's namespace; the ZooKeeper client adds the chroot). Never retried: an answer lost with the
+     * connection is reported as {@code CONNECTIONLOSS}, and the caller, who named its nodes,
+     * finds them itself. If {@code late} is given and the answer comes after the caller gave
+     * up waiting ({@link #awaitUntil} completed the future), {@code late} gets it.
+     */
+    public CompletableFuture<MultiAnswer> multiAsync(List<Op> ops, String what, String path, String key,
+                                                     Consumer<MultiAnswer> late) {
+        CompletableFuture<MultiAnswer> result = new CompletableFuture<>();
+        awaitConnected(what, path, key);
+        ZooKeeper zk;
+        try {
+            zk = client.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new LockBackendException("Could not send a request to " + what + path + Failures.forKey(key)
+                    + " (backend 'zookeeper', ensemble " + ensemble + "): " + e
+                    + ". Check that the CuratorFramework is started and not closed.", key, "zookeeper", e);
+        }
+        zk.multi(ops, (rc, p, ctx, results) -> {
+            MultiAnswer answer = new MultiAnswer(rc, results);
+            if (!result.complete(answer) && late != null) {
+                late.accept(answer);
+            }
+        }, null);
+        return result;
+    }
+
+    /** Waits for {@link #multiAsync} until {@code deadlineNanos}; fails with the usual timeout. */
+    public MultiAnswer multiResult(CompletableFuture<MultiAnswer> pending, long deadlineNanos, String what,
+                                   String path, String key) {
+        while (true) {
+            try {
+                return Deadlines.awaitUninterruptibly(pending, deadlineNanos);
+            } catch (TimeoutException e) {
+                if (pending.completeExceptionally(e)) {
+                    throw Failures.timeout(what + path, key, timeout, ensemble);
+                }
+            } catch (ExecutionException e) {
+                throw Failures.timeout(what + path, key, timeout, ensemble);
+            }
+        }
+    }
+
+    /**
+     * The path the ZooKeeper client is given for {@code path}: with Curator's namespace in
+     * front (the ZooKeeper client then adds the chroot). For requests sent with
+     * {@link #multiAsync}, which bypasses Curator.
+     */
+    public String zkPath(String path) {
+        String namespace = client.getNamespace();
+        return namespace == null || namespace.isEmpty() ? path : ZKPaths.fixForNamespace(namespace, path);
+    }
+
+    /**
+     * A multi op that creates the ephemeral sequential node {@code path} (a client path) with
+     * {@code data} and answers its stat ({@code create2}): Curator builds the create (its
+     * namespace, the ACL its provider gives), which is then sent as create2, which Curator's
+     * own transactions cannot.
+     */
+    public Op ephemeralSequentialCreate2(String path, byte[] data) {
+        CreateRequest request;
+        try {
+            request = (CreateRequest) client.transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath(path, data).get().toRequestRecord();
+        } catch (Exception e) {
+            throw new IllegalArgumentException("Cannot build the create of lock node " + path
+                    + " (backend 'zookeeper'): " + e, e);
+        }
+        return Op.create(request.getPath(), request.getData(),
+                CreateOptions.newBuilder(request.getAcl(), CreateMode.EPHEMERAL_SEQUENTIAL).build());
+    }
+
+    /**
+     * Runs {@code task} now if the client is connected, else once the connection is back (a
+     * session that ended instead takes the ephemeral nodes it would have looked for along).
+     */
+    public void onceConnected(Runnable task) {
+        pendingTasks.add(task);
+        if (isConnected()) {
+            runPendingTasks();
+        }
+    }
+
+    private void runPendingTasks() {
+        for (Runnable task : pendingTasks) {
+            if (pendingTasks.remove(task)) {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    log.debug("A clean-up run after reconnecting failed; the session's end removes what it was for",
+                            e);
+                }
+            }
         }
     }
 

@@ -1,0 +1,122 @@
+package dev.mortise.lock.internal.semaphore;
+
+import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSemaphore;
+import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.PermitCountMismatchException;
+import dev.mortise.lock.PermitLease;
+import dev.mortise.lock.internal.DefaultLockClient;
+import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.Permits;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The {@link LockSemaphore} of a backend that keeps permits itself
+ * ({@link dev.mortise.lock.spi.LockBackend#supportsPermits()}): an acquisition of n permits is one
+ * request for one SHARED hold of the key {@link #permitsKey()} that carries n and this handle's
+ * count; the server admits it when the live holds' counts plus n fit under the count it keeps, and
+ * wakes it when they do. The hold is an ordinary hold of the core from then on (validity, watchdog
+ * renewal or an explicit lease, {@code onLost}, release), with an owner id of its own (never
+ * nested), a fencing token from the key's one counter. Not API: use {@link LockClient#semaphore}.
+ *
+ * <p>Thread-safe. The count is volatile: {@link #setPermits} changes it for every later call of
+ * this handle.
+ */
+public final class NativeSemaphore implements LockSemaphore {
+
+    private final DefaultLockClient client;
+    private final String name;
+    private volatile int permits;
+
+    public NativeSemaphore(DefaultLockClient client, String name, int permits) {
+        SlotSemaphore.checkNameAndCount(client, name, permits);
+        this.client = client;
+        this.name = name;
+        this.permits = permits;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    @Override
+    public boolean isNative() {
+        return true;
+    }
+
+    @Override
+    public void setPermits(int permits) {
+        SlotSemaphore.checkNameAndCount(client, name, permits);
+        client.setPermits(permitsKey(), permits);
+        this.permits = permits;
+    }
+
+    @Override
+    public PermitLease acquire(int n, Duration wait) {
+        return take(n, wait, null, true).orElseThrow();
+    }
+
+    @Override
+    public PermitLease acquire(int n, Duration wait, Duration lease) {
+        return take(n, wait, SlotSemaphore.checkLease(client, name, lease), true).orElseThrow();
+    }
+
+    @Override
+    public Optional<PermitLease> tryAcquire(int n, Duration wait) {
+        return take(n, wait, null, false);
+    }
+
+    @Override
+    public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
+        return take(n, wait, SlotSemaphore.checkLease(client, name, lease), false);
+    }
+
+    private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+        SlotSemaphore.check(client, name, permits, n, wait);
+        String owner = "semaphore:" + name + ":" + UUID.randomUUID();
+        long deadline = Deadlines.after(System.nanoTime(), wait);
+        while (true) {
+            int limit = permits;
+            LockLease granted;
+            try {
+                granted = client.acquirePermits(permitsKey(), new Permits(n, limit), wait.isZero() ? Duration.ZERO
+                        : Duration.ofNanos(Deadlines.left(deadline)), lease, owner, false);
+            } catch (PermitCountMismatchException e) {
+                // This handle's count was changed (setPermits) while the request was on its way: the
+                // server has the new count, so ask again with it. Any other disagreement is the caller's.
+                if (permits != limit && permits == e.storedPermits() && n <= permits
+                        && (wait.isZero() || Deadlines.left(deadline) > 0)) {
+                    continue;
+                }
+                throw e;
+            }
+            if (granted != null) {
+                return Optional.of(new NativePermitLease(name, client.backendName(), n, granted));
+            }
+            if (throwOnTimeout) {
+                throw new LockTimeoutException("Could not acquire " + n + " of the " + permits
+                        + " permits of semaphore '" + name + "' on backend '" + client.backendName() + "' within "
+                        + wait + ": the holders of '" + permitsKey() + "' kept more than " + (permits - n)
+                        + " permits. Nothing is held now. Wait longer, ask for fewer permits, or find the holders "
+                        + "(LockClient.inspect(\"" + permitsKey() + "\")).", permitsKey(), client.backendName());
+            }
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockSemaphore[name=" + name + ", permits=" + permits + ", native, backend=" + client.backendName()
+                + "]";
+    }
+}
