@@ -197,6 +197,9 @@ public final class JdbcLockBackend implements LockBackend {
         List<BatchSql.Part> parts = new ArrayList<>(requests.size());
         boolean anyShared = false;
         for (LockRequest request : requests) {
+            if (request.takesPermits()) {
+                return null; // this backend keeps no native permits (supportsPermits is false): never sent
+            }
             checkOwner(request);
             parts.add(new BatchSql.Part(StoredKey.of(request.key(), keyColumnBytes), request.owner(), request.shared()));
             anyShared |= request.shared();
