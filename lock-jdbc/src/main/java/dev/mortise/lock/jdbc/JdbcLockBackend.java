@@ -2,6 +2,7 @@ package dev.mortise.lock.jdbc;
 
 import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.jdbc.internal.BatchSql;
 import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.InspectSql;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
@@ -70,6 +71,7 @@ public final class JdbcLockBackend implements LockBackend {
     private final TableName table;
     private final LockSql sql;
     private final SharedSql shared;
+    private final BatchSql batch;
     private final InspectSql inspection;
     private final JdbcCalls calls;
     private final int keyColumnBytes;
@@ -107,6 +109,8 @@ public final class JdbcLockBackend implements LockBackend {
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK, sql);
+        this.batch = Dialects.batchSql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.inspection = new InspectSql(dialect, table, queryTimeoutSeconds);
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
@@ -175,10 +179,113 @@ public final class JdbcLockBackend implements LockBackend {
     }
 
     /**
+     * All or nothing, in one write statement ({@link BatchSql}): on PostgreSQL and H2 one statement, on
+     * MySQL/MariaDB the write and, when it took the keys, one read of their tokens. The statement writes
+     * nothing when it finds a key of the batch held (for a shared part: held exclusive, or marked by a
+     * waiting writer), and then the answer is empty. Should another session change a row between the
+     * statement's check and its write, the parts taken are released on the same connection before the
+     * empty answer. Each grant is the one a single {@link #tryAcquire} of that part would have made.
+     *
+     * @return {@code null} (the core takes the keys one by one) for a batch with a shared part on
+     *         MySQL/MariaDB and H2, and for a shared part on a table without the shared-lock columns
+     */
+    @Override
+    public List<Grant> tryAcquireAll(List<LockRequest> requests) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        List<BatchSql.Part> parts = new ArrayList<>(requests.size());
+        boolean anyShared = false;
+        for (LockRequest request : requests) {
+            if (request.takesPermits()) {
+                return null; // this backend keeps no native permits (supportsPermits is false): never sent
+            }
+            checkOwner(request);
+            parts.add(new BatchSql.Part(StoredKey.of(request.key(), keyColumnBytes), request.owner(), request.shared()));
+            anyShared |= request.shared();
+        }
+        if (!batch.accepts(parts) || anyShared && legacyTable) {
+            return null;
+        }
+        String first = requests.get(0).key();
+        long leaseMillis = millis(requests.get(0).lease());
+        boolean withShared = anyShared;
+        long[] requestedAt = {0};
+        long[] firstSent = {0};
+        long[] tokens;
+        try {
+            tokens = calls.runIdempotent(first, "acquire " + requests.size() + " locks together, the first", c -> {
+                if (requestedAt[0] != 0 && firstSent[0] == 0) {
+                    firstSent[0] = requestedAt[0]; // an earlier send lost its connection: it may still commit
+                }
+                long[] taken = withShared ? sharedStatement(() -> batch.acquireAll(c, parts, leaseMillis, requestedAt))
+                        : batch.acquireAll(c, parts, leaseMillis, requestedAt);
+                return giveBackUnlessAll(c, parts, taken) ? taken : null;
+            });
+        } catch (LockBackendException e) {
+            if (requestedAt[0] != 0) {
+                // Sent, but no answer (or a give-back failed): any part may be held, or be granted still.
+                for (int i = 0; i < parts.size(); i++) {
+                    BatchSql.Part part = parts.get(i);
+                    unconfirmed.release(requests.get(i).key(), part.key().value(), part.owner(),
+                            firstSent[0] != 0 ? firstSent[0] : requestedAt[0], leaseMillis, part.shared());
+                }
+            }
+            throw e;
+        }
+        if (tokens == null) {
+            if (firstSent[0] != 0) {
+                // Refused on the resend, but the first send (whose connection broke) may still commit later.
+                for (int i = 0; i < parts.size(); i++) {
+                    BatchSql.Part part = parts.get(i);
+                    unconfirmed.release(requests.get(i).key(), part.key().value(), part.owner(), firstSent[0],
+                            leaseMillis, part.shared());
+                }
+            }
+            return List.of();
+        }
+        List<Grant> grants = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            LockRequest request = requests.get(i);
+            String stored = parts.get(i).key().value();
+            Object state = request.shared() ? new SharedKey(stored) : stored;
+            grants.add(new Grant(request.key(), request.owner(), tokens[i], requestedAt[0], state));
+        }
+        return grants;
+    }
+
+    /**
+     * Whether every part was taken; if only some were (a row changed between the batch's check and its
+     * write), releases those on {@code c} first, so nothing of the batch stays on the server.
+     */
+    private boolean giveBackUnlessAll(java.sql.Connection c, List<BatchSql.Part> parts, long[] tokens)
+            throws SQLException {
+        boolean all = true;
+        for (long token : tokens) {
+            all &= token > 0;
+        }
+        if (!all) {
+            for (int i = 0; i < parts.size(); i++) {
+                if (tokens[i] > 0) {
+                    BatchSql.Part part = parts.get(i);
+                    if (part.shared()) {
+                        shared.releaseShared(c, part.key().value(), part.owner());
+                    } else {
+                        sql.release(c, part.key().value(), part.owner());
+                    }
+                }
+            }
+        }
+        return all;
+    }
+
+    /**
      * Waits for the key. PostgreSQL waiters are woken by NOTIFY, the others poll. An exclusive
      * request leaves, with each attempt that finds the key busy, a marker on the row that keeps
      * new readers out until it is granted or gives up (it lasts until the next attempt is due and
-     * never past the deadline, and is removed when the wait ends without a grant).
+     * never past the deadline, and is removed when the wait ends without a grant). On PostgreSQL
+     * every waiting request's refused attempt also records it in the row's {@code waiters} for as
+     * long, so that releases notify only while somebody waits (see docs/jdbc.md, "Waiting").
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
@@ -186,13 +293,21 @@ public final class JdbcLockBackend implements LockBackend {
         String stored = StoredKey.of(request.key(), keyColumnBytes).value();
         if (request.shared()) {
             return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
+                private boolean attempted;
+
                 @Override
                 public Attempt attempt(long markMillis) {
-                    return tryAcquire(request);
+                    attempted = true;
+                    return JdbcLockBackend.this.attempt(request, "acquire (shared)", (c, key, requestedAt) ->
+                            sharedStatement(() -> shared.acquireSharedWaiting(c, key, request.owner(),
+                                    millis(request.lease()), markMillis, requestedAt)));
                 }
 
                 @Override
                 public void giveUp() {
+                    if (attempted && shared.recordsWaiters()) {
+                        forgetWaiter(request.key(), stored, request.owner());
+                    }
                 }
             });
         }
@@ -231,6 +346,19 @@ public final class JdbcLockBackend implements LockBackend {
                     + "writers leave no marker and shared locks are refused (backend 'jdbc'). Run: {}", table,
                     Schema.upgradeText(dialect, table));
             return sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt);
+        }
+    }
+
+    /** Removes a reader's record as a waiter (PostgreSQL); a failure only leaves it to expire, within the mark horizon. */
+    private void forgetWaiter(String userKey, String stored, String owner) {
+        try {
+            calls.run(userKey, "remove the waiting reader's record of", c -> {
+                shared.forgetWaiter(c, stored, owner);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            log.debug("Could not remove the waiting reader's record of lock '{}' (backend 'jdbc'); it expires on its own",
+                    userKey, e);
         }
     }
 

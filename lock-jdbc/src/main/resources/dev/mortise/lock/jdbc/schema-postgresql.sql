@@ -1,6 +1,8 @@
 -- Mortise lock table for PostgreSQL. ${table} is the configured table name (default mortise_locks).
 -- shared_holds, waiting_writer and writer_waits_until hold read (shared) locks and the marker of a
 -- waiting writer; a table of the previous version gets them with ALTER TABLE (see docs/jdbc.md).
+-- waiters records who waits for the key ({owner: expiry µs}), so a release sends NOTIFY only then;
+-- a table without it keeps working (every release notifies) until ALTER TABLE … ADD COLUMN waiters JSONB.
 -- Rows are never deleted by Mortise: release clears lock_owner and expires_at and keeps
 -- fencing_token, so tokens of one key only ever grow. COLLATE "C" makes key equality
 -- exact byte equality whatever the database's default collation is.
@@ -13,5 +15,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
     original_key  TEXT,
     shared_holds  JSONB,
     waiting_writer VARCHAR(255),
-    writer_waits_until TIMESTAMP(6) WITH TIME ZONE
+    writer_waits_until TIMESTAMP(6) WITH TIME ZONE,
+    waiters       JSONB
 );

@@ -28,16 +28,34 @@ public final class Dialects {
 
     /**
      * The statements for shared holds and waiting writers, numbering tokens as {@link #sql} does
-     * (a reader's grant takes the next token of the same counter).
+     * (a reader's grant takes the next token of the same counter); {@code sql} is this backend's
+     * {@link #sql}, whose record of the table's columns they share.
      */
     public static SharedSql sharedSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
-                                      boolean serverClock) {
+                                      boolean serverClock, LockSql sql) {
         return switch (dialect) {
             case POSTGRESQL -> new PostgresSharedSql(table, queryTimeoutSeconds,
-                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
+                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS),
+                    ((PostgresLockSql) sql).waiters());
             case MYSQL -> new MySqlSharedSql(table, queryTimeoutSeconds,
                     first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
             case H2 -> new H2SharedSql(table, queryTimeoutSeconds,
+                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
+        };
+    }
+
+    /**
+     * The all-or-nothing multi-key acquire, numbering tokens as {@link #sql} and {@link #sharedSql} do
+     * (each part takes the next token of its key's one counter).
+     */
+    public static BatchSql batchSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
+                                    boolean serverClock) {
+        return switch (dialect) {
+            case POSTGRESQL -> new PostgresBatchSql(table, queryTimeoutSeconds,
+                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
+            case MYSQL -> new MySqlBatchSql(table, queryTimeoutSeconds,
+                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
+            case H2 -> new H2BatchSql(table, queryTimeoutSeconds,
                     first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
         };
     }

@@ -11,8 +11,8 @@ import java.util.List;
  * PostgreSQL: every operation is one statement, renewAll too for any number of holds.
  * Acquire is an upsert whose conflict branch only fires on a free, expired or own row,
  * wrapped in a CTE that reports the holder's remaining lease when it did not fire. Release
- * notifies the table's channel in the same statement, so waiters on other backends wake
- * when it commits.
+ * notifies the table's channel in the same statement when somebody waits for the key
+ * ({@link PgWaiters}), so waiters on other backends wake when it commits.
  */
 final class PostgresLockSql extends SqlTemplate {
 
@@ -59,9 +59,18 @@ final class PostgresLockSql extends SqlTemplate {
               RETURNING h.i)
             SELECT h.i FROM h WHERE NOT EXISTS (SELECT 1 FROM renewed r WHERE r.i = h.i)""".formatted(NOW, LEASE));
 
+    /** Over: key, owner, channel. Notifies only while somebody waits for the key ({@link PgWaiters}). */
     private final String release = sql("WITH released AS (UPDATE ${table} SET lock_owner = NULL, expires_at = NULL"
-            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW + " RETURNING lock_key)"
+            + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW + " RETURNING lock_key, waiters)"
+            + " SELECT CAST(CASE WHEN " + PgWaiters.ANYONE.formatted("released") + " THEN pg_notify(?, lock_key) END"
+            + " AS text) FROM released");
+
+    /** The release of a table without the {@code waiters} column: notifies every time. */
+    private final String releaseNotifyingAlways = sql("WITH released AS (UPDATE ${table} SET lock_owner = NULL,"
+            + " expires_at = NULL WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + NOW + " RETURNING lock_key)"
             + " SELECT CAST(pg_notify(?, lock_key) AS text) FROM released");
+
+    private final PgWaiters waiters;
 
     /** @param serverClock whether a new holder's token is {@code max(token + 1, clock in µs)}, see {@link #CLOCK_MICROS} */
     PostgresLockSql(TableName table, int queryTimeoutSeconds, boolean serverClock) {
@@ -69,6 +78,12 @@ final class PostgresLockSql extends SqlTemplate {
         String first = serverClock ? CLOCK_MICROS : "1";
         String next = serverClock ? "GREATEST(l.fencing_token + 1, " + CLOCK_MICROS + ")" : "l.fencing_token + 1";
         this.acquire = sql(ACQUIRE.formatted(NOW, LEASE, first, next));
+        this.waiters = new PgWaiters(table);
+    }
+
+    /** Whether the table records waiters, shared with this backend's {@link PostgresSharedSql}. */
+    PgWaiters waiters() {
+        return waiters;
     }
 
     @Override
@@ -101,13 +116,15 @@ final class PostgresLockSql extends SqlTemplate {
 
     @Override
     public boolean release(Connection connection, String key, String owner) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, release)) {
-            statement.setString(1, key);
-            statement.setString(2, owner);
-            statement.setString(3, table.channel());
-            try (ResultSet rows = statement.executeQuery()) {
-                return rows.next();
+        return waiters.run(withColumn -> {
+            try (PreparedStatement statement = prepare(connection, withColumn ? release : releaseNotifyingAlways)) {
+                statement.setString(1, key);
+                statement.setString(2, owner);
+                statement.setString(3, table.channel());
+                try (ResultSet rows = statement.executeQuery()) {
+                    return rows.next();
+                }
             }
-        }
+        });
     }
 }

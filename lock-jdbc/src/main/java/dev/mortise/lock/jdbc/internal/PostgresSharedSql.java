@@ -12,20 +12,21 @@ import java.util.List;
  * operation is one statement. The conflict branch and the updates read only the row they write,
  * so when a statement waits for a concurrent writer of the row, PostgreSQL re-checks it against
  * the row as that writer left it. Release of the last reader and removal of a marker notify the
- * table's channel, as an exclusive release does.
+ * table's channel, as an exclusive release does, while somebody waits for the key ({@link PgWaiters}):
+ * the attempts of waiting requests (exclusive and shared) record the waiter in the row.
  */
 final class PostgresSharedSql extends SharedTemplate {
 
     private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String NOW_US = "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
+    static final String NOW_US = "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
     private static final String LEASE = "(" + NOW + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
     /** A reader's expiry in µs, over one parameter of milliseconds. */
     private static final String EXPIRY_US = "(" + NOW_US + " + CAST(? AS BIGINT) * 1000)";
     /** A time from µs since 1970, exactly. */
     private static final String FROM_US = "(TIMESTAMP WITH TIME ZONE 'epoch' + (%s) * INTERVAL '1 microsecond')";
-    private static final String LIVE_SHARED = "(l.lock_owner = " + SHARED + " AND l.expires_at > " + NOW + ")";
+    static final String LIVE_SHARED = "(l.lock_owner = " + SHARED + " AND l.expires_at > " + NOW + ")";
     /** The unexpired entries of {@code %s}, or NULL if none. */
-    private static final String PRUNED = "(SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(%s) e"
+    static final String PRUNED = "(SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(%s) e"
             + " WHERE CAST(e.value AS BIGINT) > " + NOW_US + ")";
     private static final String MAX_US = "(SELECT MAX(CAST(e.value AS BIGINT)) FROM jsonb_each(%s) e)";
     private static final String BUSY_REMAINING = "CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (CASE WHEN h.lock_owner"
@@ -69,10 +70,45 @@ final class PostgresSharedSql extends SharedTemplate {
                   WHEN l.waiting_writer = EXCLUDED.lock_owner THEN NULL ELSE l.waiting_writer END,
                 shared_holds = CASE WHEN %5$s THEN NULL ELSE l.shared_holds END,
                 lock_owner = CASE WHEN %5$s THEN EXCLUDED.lock_owner ELSE l.lock_owner END,
-                expires_at = CASE WHEN %5$s THEN EXCLUDED.expires_at ELSE l.expires_at END
+                expires_at = CASE WHEN %5$s THEN EXCLUDED.expires_at ELSE l.expires_at END%6$s
               RETURNING l.lock_owner, l.fencing_token, l.expires_at)
             SELECT CASE WHEN lock_owner = ? THEN fencing_token END,
                    CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (expires_at - %1$s)) * 1000)) AS BIGINT) FROM attempt""";
+
+    /**
+     * What ACQUIRE_MARKING adds where the table records waiters ({@link PgWaiters}), over: mark. A
+     * granted attempt removes its own entry, a refused one adds it, lasting as long as its marker.
+     */
+    private static final String MARKING_WAITERS = """
+            ,
+                waiters = CASE WHEN %1$s THEN NULLIF(%2$s - EXCLUDED.lock_owner, '{}')
+                  ELSE %2$s || jsonb_build_object(EXCLUDED.lock_owner, %3$s + CAST(? AS BIGINT) * 1000) END""";
+
+    /**
+     * A shared attempt of a request that waits, where the table records waiters: as ACQUIRE_SHARED,
+     * but the conflict branch always writes the row, so a refused attempt adds the waiter's entry (and
+     * a granted one removes it). Over: key, lease, original key, owner, lease (entry), owner (removed),
+     * owner (added), mark, owner (answer). OK (%11$s) is ACQUIRE_SHARED's condition; every SET reads
+     * the row as it was.
+     */
+    private static final String ACQUIRE_SHARED_WAITING = """
+            WITH attempt AS (
+              INSERT INTO ${table} AS l (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key, shared_holds)
+              VALUES (?, %1$s, %2$s, %3$s, %4$s, ?, jsonb_build_object(CAST(? AS text), %5$s))
+              ON CONFLICT (lock_key) DO UPDATE SET
+                fencing_token = CASE WHEN %11$s THEN %6$s ELSE l.fencing_token END,
+                acquired_at = CASE WHEN NOT %11$s THEN l.acquired_at WHEN %7$s THEN l.acquired_at ELSE %3$s END,
+                shared_holds = CASE WHEN NOT %11$s THEN l.shared_holds
+                  WHEN %7$s THEN COALESCE(%8$s, '{}') || EXCLUDED.shared_holds ELSE EXCLUDED.shared_holds END,
+                expires_at = CASE WHEN NOT %11$s THEN l.expires_at
+                  WHEN %7$s THEN GREATEST(l.expires_at, EXCLUDED.expires_at) ELSE EXCLUDED.expires_at END,
+                lock_owner = CASE WHEN %11$s THEN %1$s ELSE l.lock_owner END,
+                waiters = CASE WHEN %11$s THEN NULLIF(%9$s - CAST(? AS text), '{}')
+                  ELSE %9$s || jsonb_build_object(CAST(? AS text), %10$s + CAST(? AS BIGINT) * 1000) END
+              RETURNING l.lock_owner, l.fencing_token, l.expires_at, l.writer_waits_until, l.shared_holds)
+            SELECT CASE WHEN lock_owner = %1$s AND shared_holds ->> CAST(? AS text) IS NOT NULL THEN fencing_token END,
+                   CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (CASE WHEN lock_owner IS NOT NULL AND expires_at > %3$s
+                     THEN expires_at ELSE writer_waits_until END - %3$s)) * 1000)) AS BIGINT) FROM attempt""";
 
     private static final String TAKE = "(l.lock_owner IS NULL OR l.expires_at <= " + NOW
             + " OR l.lock_owner = EXCLUDED.lock_owner)";
@@ -87,16 +123,35 @@ final class PostgresSharedSql extends SharedTemplate {
             + ", '{}') || jsonb_build_object(CAST(? AS text), " + EXPIRY_US + ") AS h) x)"
             + " WHERE lock_key = ? AND " + OWN_ENTRY_LIVE));
 
-    /** Over: owner, key, owner, channel. Notifies only when the row became free. */
-    private final String release = sql("WITH released AS (UPDATE ${table} t SET (shared_holds, expires_at, lock_owner) ="
+    /** Over: owner, key, owner, channel. Notifies only when the row became free (and, with %s, somebody waits). */
+    private static final String RELEASE = "WITH released AS (UPDATE ${table} t SET (shared_holds, expires_at, lock_owner) ="
             + " (SELECT x.h, " + FROM_US.formatted("x.m") + ", CASE WHEN x.h IS NULL THEN NULL ELSE " + SHARED + " END"
             + " FROM (SELECT y.h, " + MAX_US.formatted("y.h") + " AS m FROM (SELECT NULLIF("
             + PRUNED.formatted("t.shared_holds") + " - CAST(? AS text), '{}') AS h) y) x)"
-            + " WHERE lock_key = ? AND " + OWN_ENTRY_LIVE + " RETURNING lock_key, lock_owner)"
-            + " SELECT CAST(CASE WHEN lock_owner IS NULL THEN pg_notify(?, lock_key) END AS text) FROM released");
+            + " WHERE lock_key = ? AND " + OWN_ENTRY_LIVE + " RETURNING lock_key, lock_owner%s)"
+            + " SELECT CAST(CASE WHEN lock_owner IS NULL%s THEN pg_notify(?, lock_key) END AS text) FROM released";
+    private final String release = sql(RELEASE.formatted(", waiters", " AND " + PgWaiters.ANYONE.formatted("released")));
+    private final String releaseNotifyingAlways = sql(RELEASE.formatted("", ""));
 
-    /** Over: key, owner, channel. */
-    private final String clearMark = sql("WITH cleared AS (UPDATE ${table} SET waiting_writer = NULL,"
+    /**
+     * Over: owner, owner, owner, key, owner, owner, channel. Removes the waiter's marker if it is
+     * still the row's, and its entry; notifies while somebody else waits (readers the marker held back).
+     */
+    private final String clearMark = sql("WITH cleared AS (UPDATE ${table} t SET"
+            + " waiting_writer = CASE WHEN t.waiting_writer = ? THEN NULL ELSE t.waiting_writer END,"
+            + " writer_waits_until = CASE WHEN t.waiting_writer = ? THEN NULL ELSE t.writer_waits_until END,"
+            + " waiters = NULLIF(" + PgWaiters.live("t") + " - CAST(? AS text), '{}')"
+            + " WHERE t.lock_key = ? AND (t.waiting_writer = ? OR t.waiters ->> CAST(? AS text) IS NOT NULL)"
+            + " RETURNING t.lock_key, t.waiters)"
+            + " SELECT CAST(CASE WHEN " + PgWaiters.ANYONE.formatted("cleared") + " THEN pg_notify(?, lock_key) END"
+            + " AS text) FROM cleared");
+
+    /** Over: owner, key, owner. A reader that gave up removes its entry; nobody is notified. */
+    private final String forgetWaiter = sql("UPDATE ${table} t SET waiters = NULLIF(" + PgWaiters.live("t")
+            + " - CAST(? AS text), '{}') WHERE t.lock_key = ? AND t.waiters ->> CAST(? AS text) IS NOT NULL");
+
+    /** clearMark on a table without the {@code waiters} column, over: key, owner, channel; always notifies. */
+    private final String clearMarkNotifyingAlways = sql("WITH cleared AS (UPDATE ${table} SET waiting_writer = NULL,"
             + " writer_waits_until = NULL WHERE lock_key = ? AND waiting_writer = ? RETURNING lock_key)"
             + " SELECT CAST(pg_notify(?, lock_key) AS text) FROM cleared");
 
@@ -121,13 +176,24 @@ final class PostgresSharedSql extends SharedTemplate {
                     NOW_US, SHARED, NOW));
 
     private final String acquireShared;
+    private final String acquireSharedWaiting;
     private final String acquireMarking;
+    private final String acquireMarkingUnrecorded;
+    private final PgWaiters waiters;
 
-    PostgresSharedSql(TableName table, int queryTimeoutSeconds, String first, String next) {
+    /** @param waiters whether the table records waiters, shared with this backend's {@link PostgresLockSql} */
+    PostgresSharedSql(TableName table, int queryTimeoutSeconds, String first, String next, PgWaiters waiters) {
         super(table, queryTimeoutSeconds);
+        this.waiters = waiters;
         this.acquireShared = sql(ACQUIRE_SHARED.formatted(SHARED, first, NOW, LEASE, EXPIRY_US, next, LIVE_SHARED,
                 PRUNED.formatted("l.shared_holds"), BUSY_REMAINING));
-        this.acquireMarking = sql(ACQUIRE_MARKING.formatted(NOW, first, next, LEASE, TAKE));
+        String ok = "((l.lock_owner IS NULL OR l.expires_at <= " + NOW + " OR l.lock_owner = " + SHARED + ")"
+                + " AND (l.waiting_writer IS NULL OR l.writer_waits_until <= " + NOW + "))";
+        this.acquireSharedWaiting = sql(ACQUIRE_SHARED_WAITING.formatted(SHARED, first, NOW, LEASE, EXPIRY_US, next,
+                LIVE_SHARED, PRUNED.formatted("l.shared_holds"), PgWaiters.live("l"), NOW_US, ok));
+        this.acquireMarking = sql(ACQUIRE_MARKING.formatted(NOW, first, next, LEASE, TAKE,
+                MARKING_WAITERS.formatted(TAKE, PgWaiters.live("l"), NOW_US)));
+        this.acquireMarkingUnrecorded = sql(ACQUIRE_MARKING.formatted(NOW, first, next, LEASE, TAKE, ""));
     }
 
     @Override
@@ -151,35 +217,107 @@ final class PostgresSharedSql extends SharedTemplate {
         }
     }
 
+    /**
+     * As {@link #acquireShared}, and where the table records waiters a refused attempt leaves the
+     * waiter's entry for {@code markMillis} (a granted one removes it): one statement.
+     */
+    @Override
+    public LockSql.Outcome acquireSharedWaiting(Connection connection, StoredKey key, String owner, long leaseMillis,
+                                               long markMillis, long[] requestedAt) throws SQLException {
+        return waiters.run(withColumn -> {
+            if (!withColumn) {
+                return acquireShared(connection, key, owner, leaseMillis, requestedAt);
+            }
+            try (PreparedStatement statement = prepare(connection, acquireSharedWaiting)) {
+                statement.setString(1, key.value());
+                statement.setLong(2, leaseMillis);
+                statement.setString(3, key.original());
+                statement.setString(4, owner);
+                statement.setLong(5, leaseMillis);
+                statement.setString(6, owner);
+                statement.setString(7, owner);
+                statement.setLong(8, markMillis);
+                statement.setString(9, owner);
+                requestedAt[0] = System.nanoTime();
+                return answer(statement);
+            }
+        });
+    }
+
     @Override
     public LockSql.Outcome acquireMarking(Connection connection, StoredKey key, String owner, long leaseMillis,
                                           long markMillis, long[] requestedAt) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, acquireMarking)) {
-            statement.setString(1, key.value());
-            statement.setString(2, owner);
-            statement.setLong(3, leaseMillis);
-            statement.setString(4, key.original());
-            statement.setLong(5, markMillis);
-            statement.setString(6, owner);
-            requestedAt[0] = System.nanoTime();
-            try (ResultSet rows = statement.executeQuery()) {
-                if (!rows.next()) {
-                    return LockSql.Outcome.busy(-1);
+        return waiters.run(withColumn -> {
+            try (PreparedStatement statement = prepare(connection, withColumn ? acquireMarking
+                    : acquireMarkingUnrecorded)) {
+                int index = 1;
+                statement.setString(index++, key.value());
+                statement.setString(index++, owner);
+                statement.setLong(index++, leaseMillis);
+                statement.setString(index++, key.original());
+                statement.setLong(index++, markMillis);
+                if (withColumn) {
+                    statement.setLong(index++, markMillis);
                 }
-                long token = rows.getLong(1);
-                return rows.wasNull() ? LockSql.Outcome.busy(rows.getLong(2)) : LockSql.Outcome.granted(token);
+                statement.setString(index, owner);
+                requestedAt[0] = System.nanoTime();
+                return answer(statement);
             }
+        });
+    }
+
+    /** Granted with the first column's token, or busy with the second's remaining milliseconds. */
+    private static LockSql.Outcome answer(PreparedStatement statement) throws SQLException {
+        try (ResultSet rows = statement.executeQuery()) {
+            if (!rows.next()) {
+                return LockSql.Outcome.busy(-1);
+            }
+            long token = rows.getLong(1);
+            return rows.wasNull() ? LockSql.Outcome.busy(rows.getLong(2)) : LockSql.Outcome.granted(token);
         }
     }
 
     @Override
+    public boolean recordsWaiters() {
+        return true;
+    }
+
+    @Override
+    public void forgetWaiter(Connection connection, String key, String owner) throws SQLException {
+        waiters.run(withColumn -> {
+            if (withColumn) {
+                try (PreparedStatement statement = prepare(connection, forgetWaiter)) {
+                    statement.setString(1, owner);
+                    statement.setString(2, key);
+                    statement.setString(3, owner);
+                    statement.executeUpdate();
+                }
+            }
+            return null;
+        });
+    }
+
+    @Override
     public void clearMark(Connection connection, String key, String owner) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, clearMark)) {
-            statement.setString(1, key);
-            statement.setString(2, owner);
-            statement.setString(3, table.channel());
-            statement.executeQuery().close();
-        }
+        waiters.run(withColumn -> {
+            try (PreparedStatement statement = prepare(connection, withColumn ? clearMark : clearMarkNotifyingAlways)) {
+                if (withColumn) {
+                    statement.setString(1, owner);
+                    statement.setString(2, owner);
+                    statement.setString(3, owner);
+                    statement.setString(4, key);
+                    statement.setString(5, owner);
+                    statement.setString(6, owner);
+                    statement.setString(7, table.channel());
+                } else {
+                    statement.setString(1, key);
+                    statement.setString(2, owner);
+                    statement.setString(3, table.channel());
+                }
+                statement.executeQuery().close();
+            }
+            return null;
+        });
     }
 
     @Override
@@ -206,14 +344,16 @@ final class PostgresSharedSql extends SharedTemplate {
 
     @Override
     public boolean releaseShared(Connection connection, String key, String owner) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, release)) {
-            statement.setString(1, owner);
-            statement.setString(2, key);
-            statement.setString(3, owner);
-            statement.setString(4, table.channel());
-            try (ResultSet rows = statement.executeQuery()) {
-                return rows.next();
+        return waiters.run(withColumn -> {
+            try (PreparedStatement statement = prepare(connection, withColumn ? release : releaseNotifyingAlways)) {
+                statement.setString(1, owner);
+                statement.setString(2, key);
+                statement.setString(3, owner);
+                statement.setString(4, table.channel());
+                try (ResultSet rows = statement.executeQuery()) {
+                    return rows.next();
+                }
             }
-        }
+        });
     }
 }

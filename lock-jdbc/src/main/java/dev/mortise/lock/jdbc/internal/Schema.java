@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
 
 /**
  * The shipped DDL of a dialect, creating the table from it when it is missing, and bringing a
- * table of the previous version (without the columns of shared locks) up to date.
+ * table of an earlier version (without the columns of shared locks, or PostgreSQL's
+ * {@code waiters}) up to date.
  */
 public final class Schema {
 
@@ -29,6 +30,20 @@ public final class Schema {
             case H2 -> List.of("shared_holds CHARACTER VARYING ARRAY", "waiting_writer VARCHAR(255)",
                     "writer_waits_until TIMESTAMP(6) WITH TIME ZONE");
         };
+    }
+
+    /**
+     * The columns added after shared locks, per dialect: PostgreSQL's record of waiters
+     * ({@link PgWaiters}). A table without them keeps working, at some cost (every release notifies).
+     */
+    private static List<String> laterColumns(JdbcDialect dialect) {
+        return dialect == JdbcDialect.POSTGRESQL ? List.of(PgWaiters.COLUMN) : List.of();
+    }
+
+    private static List<String> allAddedColumns(JdbcDialect dialect) {
+        List<String> columns = new java.util.ArrayList<>(sharedColumns(dialect));
+        columns.addAll(laterColumns(dialect));
+        return columns;
     }
 
     private Schema() {
@@ -54,11 +69,12 @@ public final class Schema {
     }
 
     /**
-     * The statements that add the columns of shared locks to a table created by the previous
-     * version, one per column, for error messages and {@link #createIfMissing}.
+     * The statements that add the columns of shared locks (and, on PostgreSQL, the record of
+     * waiters) to a table created by an earlier version, one per column, for error messages and
+     * {@link #createIfMissing}.
      */
     public static List<String> upgradeDdl(JdbcDialect dialect, TableName table) {
-        return sharedColumns(dialect).stream().map(column -> "ALTER TABLE " + table.sql() + " ADD COLUMN " + column)
+        return allAddedColumns(dialect).stream().map(column -> "ALTER TABLE " + table.sql() + " ADD COLUMN " + column)
                 .collect(Collectors.toList());
     }
 
@@ -77,8 +93,8 @@ public final class Schema {
     }
 
     /**
-     * Creates the table if it is missing, and adds the columns of shared locks if the table is
-     * one of the previous version. Two backends starting at once may both try; PostgreSQL can
+     * Creates the table if it is missing, and adds the columns of shared locks and of waiters
+     * (PostgreSQL) that a table of an earlier version lacks. Two backends starting at once may both try; PostgreSQL can
      * then fail one of them even with {@code IF NOT EXISTS}, so a failure is ignored when the
      * table (or column) is there afterwards.
      */
@@ -92,10 +108,12 @@ public final class Schema {
                 throw e;
             }
         }
-        if (selects(connection, "shared_holds, waiting_writer, writer_waits_until", table, timeoutSeconds)) {
+        List<String> columns = allAddedColumns(dialect);
+        String names = columns.stream().map(column -> column.substring(0, column.indexOf(' ')))
+                .collect(Collectors.joining(", "));
+        if (selects(connection, names, table, timeoutSeconds)) {
             return;
         }
-        List<String> columns = sharedColumns(dialect);
         List<String> alters = upgradeDdl(dialect, table);
         for (int i = 0; i < columns.size(); i++) {
             String column = columns.get(i).substring(0, columns.get(i).indexOf(' '));

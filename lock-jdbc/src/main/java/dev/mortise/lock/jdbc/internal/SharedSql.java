@@ -37,6 +37,32 @@ public interface SharedSql {
                                   long[] requestedAt) throws SQLException;
 
     /**
+     * A shared attempt of a request that waits: as {@link #acquireShared}; where the dialect wakes
+     * waiters (PostgreSQL), a refused attempt also records the waiter in the row for
+     * {@code markMillis}, so releases know to notify. The default is {@link #acquireShared}.
+     */
+    default LockSql.Outcome acquireSharedWaiting(Connection connection, StoredKey key, String owner, long leaseMillis,
+                                                 long markMillis, long[] requestedAt) throws SQLException {
+        return acquireShared(connection, key, owner, leaseMillis, requestedAt);
+    }
+
+    /**
+     * Whether this dialect records waiting requests in the row ({@link #acquireSharedWaiting},
+     * {@link #acquireMarking}), so that a shared wait that ends without a grant should
+     * {@link #forgetWaiter} (PostgreSQL).
+     */
+    default boolean recordsWaiters() {
+        return false;
+    }
+
+    /**
+     * Removes {@code owner}'s record as a waiter, left by a shared wait that ended without a grant;
+     * never notifies. Only called where {@link #recordsWaiters()}.
+     */
+    default void forgetWaiter(Connection connection, String key, String owner) throws SQLException {
+    }
+
+    /**
      * An exclusive attempt of a request that waits: takes the row as {@link LockSql#acquire} does
      * (clearing the marker if it is {@code owner}'s), and otherwise leaves {@code owner}'s marker
      * on the row, expiring {@code markMillis} from now. One statement, granted or busy.
