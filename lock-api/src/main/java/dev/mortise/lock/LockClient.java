@@ -116,9 +116,11 @@ public interface LockClient extends AutoCloseable {
      *   <li>Each part is an ordinary lease of this client (renewed, or with the spec's explicit
      *       lease; reentrant for its owner), sent to the backend as one acquire per key.</li>
      *   <li>Fast path: when no part is held or waited for in this client and the backend batches
-     *       ({@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}; Redis in its default mode, one
-     *       script per cluster slot, and the in-process backend), every part is first tried in one
-     *       all-or-nothing request: one round trip for N free keys on a single Redis server. A
+     *       ({@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}: Redis in its default mode, one
+     *       script per cluster slot; etcd, one transaction; ZooKeeper, one write multi and one read
+     *       multi; JDBC, one statement (two on MySQL/MariaDB); the in-process backend), every part is
+     *       first tried in one all-or-nothing request: one round trip for N free keys on a single
+     *       Redis server, etcd, ZooKeeper, PostgreSQL or H2. A
      *       busy part leaves nothing of it behind, and the parts are then taken one by one as above
      *       with what is left of the wait.</li>
      * </ul>
