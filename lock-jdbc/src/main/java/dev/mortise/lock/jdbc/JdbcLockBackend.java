@@ -121,6 +121,13 @@ public final class JdbcLockBackend implements LockBackend {
                 return null;
             });
         }
+        if (builder.createTable) {
+            int seconds = queryTimeoutSeconds;
+            calls.recreateTableWhenMissing(c -> {
+                Schema.createIfMissing(c, dialect, table, seconds);
+                return null;
+            });
+        }
         this.keyColumnBytes = builder.keyColumnBytes;
         this.unconfirmed = new UnconfirmedGrants(sql, shared, calls, builder.operationTimeout);
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What each dialect's statements do to the row, seen through the SPI and the table itself:
@@ -52,6 +53,56 @@ abstract class JdbcBehaviourTest {
 
     static LockRequest request(String key, String owner, Duration lease) {
         return new LockRequest(key, owner, lease, false);
+    }
+
+    /**
+     * A database that is not durable (PostgreSQL with fsync off, killed) can come back without
+     * the lock table itself; a backend that creates its table creates it again instead of failing
+     * every call from then on, and tokens keep growing (server-clock tokens).
+     */
+    @Test
+    void aLockTableLostWithItsDatabaseIsCreatedAgainByABackendThatCreatesIt() throws SQLException {
+        String table = "mortise_lost_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (JdbcLockBackend own = JdbcLockBackend.builder(dataSource()).tableName(table).createTableIfMissing(true)
+                .build()) {
+            String key = key("lost-table");
+            Grant first = own.tryAcquire(request(key, "one", Duration.ofSeconds(30))).grant().orElseThrow();
+            dropTable(table);
+            assertThat(own.release(first)).as("the hold went with the table").isFalse();
+            Grant second = own.tryAcquire(request(key, "two", Duration.ofSeconds(30))).grant().orElseThrow();
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            dropTable(table);
+            Grant third = own.tryAcquire(request(key, "three", Duration.ofSeconds(30))).grant().orElseThrow();
+            assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
+            assertThat(own.release(third)).isTrue();
+        } finally {
+            dropTable(table);
+        }
+    }
+
+    /** Without createTableIfMissing the lost table is named with the fix, and nothing is created. */
+    @Test
+    void aLockTableLostIsNamedWithTheFixByABackendThatDoesNotCreateIt() throws SQLException {
+        String table = "mortise_lost_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        JdbcLockBackend.builder(dataSource()).tableName(table).createTableIfMissing(true).build().close();
+        try (JdbcLockBackend own = JdbcLockBackend.builder(dataSource()).tableName(table).build()) {
+            dropTable(table);
+            String key = key("lost-table-kept");
+            assertThatThrownBy(() -> own.tryAcquire(request(key, "one", Duration.ofSeconds(30))))
+                    .isInstanceOf(dev.mortise.lock.LockBackendException.class)
+                    .hasMessageContaining(table).hasMessageContaining("createTableIfMissing");
+            assertThatThrownBy(() -> own.tryAcquire(request(key, "one", Duration.ofSeconds(30))))
+                    .as("still not created behind the user's back")
+                    .isInstanceOf(dev.mortise.lock.LockBackendException.class);
+        } finally {
+            dropTable(table);
+        }
+    }
+
+    private void dropTable(String table) throws SQLException {
+        try (java.sql.Connection c = dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + table);
+        }
     }
 
     @Test

@@ -16,6 +16,8 @@ import java.time.Duration;
  */
 public final class JdbcCalls {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JdbcCalls.class);
+
     /** One piece of work on a borrowed autocommit connection. */
     @FunctionalInterface
     public interface Work<T> {
@@ -27,6 +29,8 @@ public final class JdbcCalls {
     private final Duration operationTimeout;
     /** Set-up still owed to the database (a lock table it could not create at build), else null. */
     private volatile Work<?> setUp;
+    /** Creates the lock table again when a statement finds it gone, or null if the backend may not create it. */
+    private volatile Work<?> recreate;
 
     public JdbcCalls(DataSource dataSource, TableName table, Duration operationTimeout) {
         this.dataSource = dataSource;
@@ -41,6 +45,25 @@ public final class JdbcCalls {
      */
     public void setUpOnFirstUse(Work<?> setUp) {
         this.setUp = setUp;
+    }
+
+    /**
+     * Has {@code create} run (then the operation once more) when a statement finds the lock table
+     * missing: a database that is not durable can restart without it (PostgreSQL with fsync off,
+     * killed, loses recent DDL with the rows), and a backend allowed to create its table should not
+     * fail every call from then on. The statement that found it missing had no effect, so running
+     * it again is safe for every operation, release included (it then finds no hold).
+     */
+    public void recreateTableWhenMissing(Work<?> create) {
+        this.recreate = create;
+    }
+
+    /** Whether {@code e} says the table (or view) the statement names does not exist. */
+    static boolean missingTable(SQLException e) {
+        String state = e.getSQLState();
+        // PostgreSQL undefined_table; MySQL/MariaDB ER_NO_SUCH_TABLE and H2 table not found (42S02),
+        // H2's variants with candidates / an empty schema (42S03, 42S04).
+        return "42P01".equals(state) || "42S02".equals(state) || "42S03".equals(state) || "42S04".equals(state);
     }
 
     /**
@@ -77,6 +100,7 @@ public final class JdbcCalls {
 
     private <T> T run(String key, String action, boolean idempotent, Work<T> work) {
         boolean retriedConnection = false;
+        boolean recreated = false;
         for (int attempt = 1; ; attempt++) {
             try {
                 return once(work);
@@ -87,6 +111,12 @@ public final class JdbcCalls {
                 }
                 if (idempotent && !retriedConnection && state != null && state.startsWith("08")) {
                     retriedConnection = true;
+                    continue;
+                }
+                Work<?> create = recreate;
+                if (create != null && !recreated && missingTable(e)) {
+                    recreated = true;
+                    recreateTable(key, action, create, e);
                     continue;
                 }
                 throw failure(key, action, e);
@@ -113,6 +143,19 @@ public final class JdbcCalls {
                     connection.setAutoCommit(false);
                 }
             }
+        }
+    }
+
+    private void recreateTable(String key, String action, Work<?> create, SQLException missing) {
+        LOG.warn("JDBC backend ('jdbc'): lock table '{}' is missing (the database lost it, or it was dropped) while "
+                + "trying to {} lock '{}' [SQLState {}]; creating it again (createTableIfMissing is on). Holds kept in "
+                + "the old table are gone.", table, action, abbreviate(key == null ? "" : key), missing.getSQLState());
+        try {
+            once(create);
+        } catch (SQLException e) {
+            // Two backends may create it at once; the one that loses sees "already exists", and
+            // the operation's own retry then tells whether the table is there.
+            LOG.debug("creating lock table '{}' again failed: {}", table, e.getMessage());
         }
     }
 
