@@ -48,18 +48,70 @@ public final class BackendServer implements AutoCloseable {
     private final String backend;
     private final AutoCloseable server;
     private final String description;
+    /** The server's wall-clock offset ({@link Fault#SERVER_CLOCK_JUMP}), or null: the machine's clock. */
+    private final FakeClock.OffsetFile clock;
 
     private BackendServer(String backend, AutoCloseable server, String description) {
+        this(backend, server, description, null);
+    }
+
+    private BackendServer(String backend, AutoCloseable server, String description, FakeClock.OffsetFile clock) {
         this.backend = backend;
         this.server = server;
         this.description = description;
+        this.clock = clock;
         Cleanup.register(this);
+    }
+
+    /**
+     * A durable Redis or PostgreSQL whose wall clock follows an offset file, for
+     * {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim, PostgreSQL through
+     * libfaketime ({@link FakeClock}).
+     */
+    private static BackendServer withJumpingClock(String backend) {
+        FakeClock.OffsetFile clock = FakeClock.OffsetFile.create();
+        try {
+            ClockJumpServer server = switch (backend) {
+                case "redis" -> new ClockJumpServer(new RedisServer().persistent(), clock.shimEnvironment());
+                case "jdbc" -> new ClockJumpServer(new PostgresServer().durable(), clock.libfaketimeEnvironment());
+                default -> throw new IllegalArgumentException("server-clock-jump runs on redis and jdbc, not on "
+                        + backend + " (etcd is a Go binary, which reads the clock without libc; ZooKeeper runs"
+                        + " in the controller's JVM)");
+            };
+            server.start();
+            return new BackendServer(backend, server, backend.equals("redis")
+                    ? "redis-server, AOF appendfsync always, wall clock jumping (LD_PRELOAD clock shim)"
+                    : "PostgreSQL, fsync and synchronous_commit on, wall clock jumping (libfaketime)", clock);
+        } catch (RuntimeException e) {
+            clock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Moves the server's wall clock to {@code offsetMillis} off the machine's (its monotonic
+     * clock stays); only for a server started for {@link Fault#SERVER_CLOCK_JUMP}.
+     */
+    public void jumpClock(long offsetMillis) {
+        if (clock == null) {
+            throw new IllegalStateException("the clock of " + description + " cannot jump: it was not started"
+                    + " for server-clock-jump");
+        }
+        clock.set(offsetMillis);
+    }
+
+    /** The launcher itself, unwrapped from a {@link ClockJumpServer}. */
+    private AutoCloseable launcher() {
+        return server instanceof ClockJumpServer jumping ? jumping.inner() : server;
     }
 
     /** Starts the server {@code backend} locks on for a run of {@code fault}, and waits until it is ready. */
     public static BackendServer start(String backend, Fault fault) {
         boolean durable = fault != Fault.SERVER_KILL_VOLATILE;
         boolean cluster = fault == Fault.LEADER_KILL;
+        if (fault == Fault.SERVER_CLOCK_JUMP) {
+            return withJumpingClock(backend);
+        }
         return switch (backend) {
             case "redis" -> {
                 RedisServer redis = durable ? new RedisServer().persistent() : new RedisServer();
@@ -253,12 +305,12 @@ public final class BackendServer implements AutoCloseable {
      * ZooKeeper nodes under each key's node in {@code /mortise/locks} (holders and waiters).
      */
     public long heldLocks() throws Exception {
-        if (server instanceof RedisServer redis) {
+        if (launcher() instanceof RedisServer redis) {
             // Lock keys carry the lease as TTL; "mortise" is the backend's default key prefix.
             String reply = redis.command("EVAL", "return #redis.call('keys', ARGV[1])", "0", "mortise:lock:*");
             return Long.parseLong(reply.substring(1));
         }
-        if (server instanceof PostgresServer postgres) {
+        if (launcher() instanceof PostgresServer postgres) {
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), "");
                  java.sql.Statement s = c.createStatement();
                  java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM mortise_locks"
@@ -313,6 +365,9 @@ public final class BackendServer implements AutoCloseable {
     public void close() {
         try {
             server.close();
+            if (clock != null) {
+                clock.close();
+            }
             Cleanup.forget(this);
         } catch (Exception e) {
             throw new IllegalStateException("could not stop " + description + ": " + e.getMessage(), e);

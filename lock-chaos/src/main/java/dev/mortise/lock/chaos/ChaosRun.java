@@ -71,6 +71,12 @@ public final class ChaosRun {
     /** Wall-clock offsets the {@link Fault#CLOCK_SKEW} workers get, in turn. */
     static final long[] CLOCK_OFFSETS_MS = {5000, -5000, 0};
 
+    /** How far a {@link Fault#SERVER_CLOCK_JUMP} moves the server's wall clock, forward and back. */
+    static final long SERVER_CLOCK_JUMP_MS = 30_000;
+
+    /** How far a {@link Fault#CLIENT_CLOCK_JUMP} moves the workers' wall clocks, each way: three minutes. */
+    static final long CLIENT_CLOCK_JUMP_MS = 180_000;
+
     /** Runs one backend × fault with the basic workload on keys drawn from a fresh seed. */
     public static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
                                 Settings settings, Path dir, String classpath) throws Exception {
@@ -99,8 +105,10 @@ public final class ChaosRun {
         System.out.println("chaos: " + backend + " x " + fault.label() + " x " + workload.label() + ": keys of seed "
                 + seed + ": " + keys.stream().map(ChaosKeys::quoted).toList());
         ledger.reset(keys);
+        // The workers' shared wall clock of a client-clock-jump run; closed with the run.
+        FakeClock.OffsetFile clientClock = fault == Fault.CLIENT_CLOCK_JUMP ? FakeClock.OffsetFile.create() : null;
         Workers workers = new Workers(backend, server, ledgerUrl, fault, workload, seed, settings, keys, dir,
-                classpath);
+                classpath, clientClock);
 
         List<InjectedFault> faults = new ArrayList<>();
         try {
@@ -120,11 +128,11 @@ public final class ChaosRun {
                     if (victim == null) {
                         break;
                     }
-                    injected = inject(fault, victim, settings, server, ledger);
+                    injected = inject(fault, victim, settings, server, ledger, clientClock, faults.size());
                 }
                 if (injected != null) {
                     faults.add(injected);
-                    if (fault == Fault.KILL) {
+                    if (fault.killsVictim()) {
                         String killed = injected.worker();
                         workers.alive().removeIf(w -> w.id().equals(killed));
                         int remaining = (int) ((endAt - System.currentTimeMillis()) / 1000);
@@ -144,6 +152,9 @@ public final class ChaosRun {
             }
         } finally {
             workers.all().forEach(WorkerProcess::close);
+            if (clientClock != null) {
+                clientClock.close();
+            }
         }
         List<WorkerEvent> events = new ArrayList<>();
         workers.all().forEach(w -> events.addAll(w.events()));
@@ -167,12 +178,14 @@ public final class ChaosRun {
         private final List<String> keys;
         private final Path dir;
         private final String classpath;
+        private final FakeClock.OffsetFile clientClock;
         private final List<WorkerProcess> all = new ArrayList<>();
         private final List<WorkerProcess> alive = new ArrayList<>();
 
         Workers(String backend, BackendServer server, String ledgerUrl, Fault fault, Workload workload, long seed,
-                Settings settings, List<String> keys, Path dir, String classpath) {
+                Settings settings, List<String> keys, Path dir, String classpath, FakeClock.OffsetFile clientClock) {
             this.backend = backend;
+            this.clientClock = clientClock;
             this.server = server;
             this.ledgerUrl = ledgerUrl;
             this.fault = fault;
@@ -200,7 +213,7 @@ public final class ChaosRun {
             WorkerProcess w = WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
                     Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(settings.csMs()),
                     ChaosKeys.toArgument(keys), settings.workerLedgerArgument(), workload.label(),
-                    Long.toString(seed + 7919L * all.size())), proxies, offset);
+                    Long.toString(seed + 7919L * all.size())), proxies, offset, clientClock);
             all.add(w);
             alive.add(w);
         }
@@ -272,9 +285,14 @@ public final class ChaosRun {
         return null;
     }
 
-    /** Injects the fault; null when a pause landed after the victim had left its critical section. */
+    /**
+     * Injects the fault; null when it could not strike as asked (a pause landed after the
+     * victim had left its critical section, no renewal went out, the release never came).
+     * {@code round} counts the faults injected before (a clock jumps forward first in even rounds).
+     */
     private static InjectedFault inject(Fault fault, Victim victim, Settings settings, BackendServer server,
-                                        Ledger ledger) throws Exception {
+                                        Ledger ledger, FakeClock.OffsetFile clientClock, int round)
+            throws Exception {
         WorkerProcess worker = victim.worker();
         WorkerEvent state = victim.state();
         long at = System.currentTimeMillis();
@@ -316,9 +334,124 @@ public final class ChaosRun {
                 who = "server";
             }
             case LEADER_KILL -> who = "leader " + server.killLeaderAndRestart(1000);
+            case SILENT_PARTITION -> {
+                worker.proxies().forEach(ChaosProxy::silence);
+                try {
+                    Thread.sleep(settings.pauseMs());
+                } finally {
+                    // TCP recovers: the held bytes go out late, in order, on the same connections.
+                    worker.proxies().forEach(ChaosProxy::heal);
+                }
+            }
+            case RELEASE_KILL -> {
+                worker.proxies().forEach(ChaosProxy::holdReplies);
+                try {
+                    WorkerEvent releasing = awaitReleasing(worker, state, 3000);
+                    if (releasing == null) {
+                        return null;
+                    }
+                    // The release request goes out right after the line: wait until the proxy forwarded one.
+                    long seen = requestsForwarded(worker);
+                    long deadline = System.nanoTime() + 500_000_000L;
+                    while (requestsForwarded(worker) == seen && System.nanoTime() - deadline < 0) {
+                        Thread.sleep(1);
+                    }
+                    at = System.currentTimeMillis();
+                    worker.signal("KILL");
+                } finally {
+                    // The victim is dead: the held replies die with its connections.
+                    worker.proxies().forEach(ChaosProxy::heal);
+                }
+            }
+            case RENEW_STOP -> {
+                if (!stopDuringRenewal(worker, state, settings)) {
+                    return null;
+                }
+                at = System.currentTimeMillis();
+                try {
+                    Thread.sleep(settings.pauseMs());
+                } finally {
+                    worker.signal("CONT");
+                }
+            }
+            case SERVER_CLOCK_JUMP -> {
+                long jump = round % 2 == 0 ? SERVER_CLOCK_JUMP_MS : -SERVER_CLOCK_JUMP_MS;
+                server.jumpClock(jump);
+                try {
+                    Thread.sleep(settings.pauseMs() / 2);
+                } finally {
+                    server.jumpClock(0);
+                }
+                who = "server clock " + (jump > 0 ? "+" : "-") + jump / 1000 * Long.signum(jump) + " s and back";
+            }
+            case CLIENT_CLOCK_JUMP -> {
+                try {
+                    clientClock.set(CLIENT_CLOCK_JUMP_MS);
+                    Thread.sleep(settings.pauseMs() / 2);
+                    clientClock.set(-CLIENT_CLOCK_JUMP_MS);
+                    Thread.sleep(settings.pauseMs() / 2);
+                } finally {
+                    clientClock.set(0);
+                }
+                who = "every worker's clock";
+            }
             default -> throw new IllegalArgumentException("nothing to inject for " + fault);
         }
         return new InjectedFault(fault, who, state.key(), state.token(), at, System.currentTimeMillis());
+    }
+
+    private static long requestsForwarded(WorkerProcess worker) {
+        return worker.proxies().stream().mapToLong(ChaosProxy::requestsForwarded).sum();
+    }
+
+    /** The victim's RELEASING line for the lock of {@code read}, within {@code timeoutMs}, or null. */
+    private static WorkerEvent awaitReleasing(WorkerProcess worker, WorkerEvent read, long timeoutMs)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (System.nanoTime() - deadline < 0 && worker.isAlive()) {
+            WorkerEvent releasing = worker.releasing();
+            if (releasing != null && releasing.key().equals(read.key()) && releasing.token() == read.token()) {
+                return releasing;
+            }
+            Thread.sleep(1);
+        }
+        return null;
+    }
+
+    /**
+     * Holds the victim's replies until it sends a request before it starts to release (a
+     * renewal, a keep-alive, a ping), stops it with the reply in flight and then delivers the
+     * reply into the stopped process. False, with the victim running and its proxies healed,
+     * when no such request came within a lease or the request was its release.
+     */
+    private static boolean stopDuringRenewal(WorkerProcess worker, WorkerEvent read, Settings settings)
+            throws Exception {
+        long before = requestsForwarded(worker);
+        worker.proxies().forEach(ChaosProxy::holdReplies);
+        try {
+            long deadline = System.nanoTime() + settings.leaseMs() * 1_000_000L;
+            while (requestsForwarded(worker) == before && worker.releasing() == null
+                    && System.nanoTime() - deadline < 0) {
+                Thread.sleep(1);
+            }
+            if (requestsForwarded(worker) == before || worker.releasing() != null) {
+                return false;
+            }
+            worker.signal("STOP");
+            // Output the worker wrote before it stopped is parsed within a moment: a release
+            // that went out first is no renewal, not the fault asked for.
+            Thread.sleep(100);
+            boolean released = worker.events().stream().anyMatch(e -> e.type().equals("RELEASING")
+                    && e.at() >= read.at());
+            if (released) {
+                worker.signal("CONT");
+                return false;
+            }
+            return true;
+        } finally {
+            // The reply goes into the stopped process's socket: it reads it when continued.
+            worker.proxies().forEach(ChaosProxy::heal);
+        }
     }
 
     /** The classpath for worker JVMs: surefire's test classpath under a test, else this JVM's. */

@@ -100,9 +100,10 @@ public final class ChaosWorker {
         }
         try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres"); LockClient locks = builder.build()) {
             log("START", "-", 0, 0);
-            // Counted from here: a slow JVM or connection start-up must not eat the run.
-            long endAt = System.currentTimeMillis() + seconds * 1000;
-            while (System.currentTimeMillis() < endAt) {
+            // Counted from here: a slow JVM or connection start-up must not eat the run. On the
+            // monotonic clock: a worker whose wall clock jumps (client-clock-jump) runs its time.
+            long endAt = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() - endAt < 0) {
                 List<String> mine = pick(keys, workload, random);
                 try {
                     cycle(locks, ledger, guard, worker, mine, csMillis, fenced, workload, lease, random);
@@ -210,6 +211,8 @@ public final class ChaosWorker {
             for (int i = held.size() - 1; i >= 0; i--) {
                 Held h = held.get(i);
                 sample(List.of(h));
+                // RELEASING tells the controller the release request is about to go out (release-kill).
+                log("RELEASING", h.key(), h.token(), 0);
                 try {
                     h.lease().close();
                     log("RELEASED", h.key(), h.token(), 0);

@@ -25,6 +25,16 @@ public record WorkerEvent(String worker, long at, String type, String key, long 
         return new WorkerEvent(worker, at + millis, type, key, token, value, mono, wallMicros + millis * 1000);
     }
 
+    /**
+     * The same event with its wall-clock times rebuilt from its monotonic time plus
+     * {@code monoToWallNanos} (a worker whose wall clock jumps, back onto the machine's).
+     */
+    public WorkerEvent timedByMonotonic(long monoToWallNanos) {
+        long wallNanos = mono + monoToWallNanos;
+        return new WorkerEvent(worker, Math.floorDiv(wallNanos, 1_000_000L), type, key, token, value, mono,
+                Math.floorDiv(wallNanos, 1000L));
+    }
+
     /** Parses an event line, or returns null for any other output. */
     public static WorkerEvent parse(String worker, String line) {
         if (!line.startsWith("EV ")) {
