@@ -7,7 +7,7 @@
 # ledger's PostgreSQL, and per backend x fault the lock server - redis-server, PostgreSQL, etcd
 # or a 3-member etcd cluster, ZooKeeper or a 3-server ensemble - through the lock-tck launchers),
 # starts worker JVMs (through TCP proxies for the network faults, under libfaketime for
-# clock-skew), injects the faults and stops everything when done.
+# clock-skew and client-clock-jump), injects the faults and stops everything when done.
 #
 #   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies
 #                                               # with the basic workload, and x none, pause, waiter-pause, net-cut with
@@ -23,7 +23,13 @@
 #                                               # conditional write; a separate page (a later --doc wins)
 #
 # Faults: pause, waiter-pause, kill, net-cut, waiter-cut, net-delay, clock-skew (jdbc),
-# server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper), none.
+# server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper),
+# silent-partition (the holder's proxy goes dark both ways without closing anything, then delivers
+# late), release-kill (kill -9 of the holder with its release's reply in flight), renew-stop
+# (SIGSTOP of the holder with a renewal's reply in flight), server-clock-jump (redis, jdbc: the
+# server's wall clock jumps 30 s forward and back; needs libfaketime and, for Redis, a C compiler
+# for the clock shim), client-clock-jump (the workers' wall clocks jump 3 min both ways), none.
+# Without --faults every fault runs; each is described in docs/RELIABILITY.md ("The faults").
 # Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
 # Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
 # extend, slow listeners). Key names are random Unicode drawn from --seed (default: the time; printed).

@@ -263,6 +263,44 @@ public final class ReliabilityReport {
             - **leader-kill** (etcd, ZooKeeper): kill -9 of the leader of a 3-member etcd cluster (found
               with `/v3/maintenance/status`), or shutdown of the leader of a 3-server ZooKeeper ensemble
               (curator-test, in the controller's JVM; found with `srvr`), restarted one second later.
+            - **silent-partition**: the holder's proxy keeps every connection open and forwards no byte
+              either way (new connections are accepted and not forwarded either) for twice the lease
+              + 1 s, then heals as TCP recovers from a partition shorter than its retransmission
+              timeout: the held bytes are delivered late, in order, on the same connections. Nothing
+              is closed, so the client learns only by time. Rules: the holder is told (its `onLost`,
+              or - as it is usually already releasing when the lease runs out, its release stuck in
+              the silence - its failed release), takeover within the lease + 1 s, the cut worker is
+              granted a lock again after the heal (otherwise **FAILED**), no orphan.
+            - **release-kill**: from the holder's read on, its proxy holds the server's replies; once
+              the worker logs `RELEASING` and the proxy has forwarded a request after it, the worker
+              is killed (-9) with the release's reply in flight, and a fresh worker replaces it. Rule:
+              no orphan beyond one lease (another waiter holds the key within the lease + 1 s; nothing
+              left at the end). Over JDBC the held reply may be a new connection's handshake, so the
+              release may not have been sent; the rule is the same.
+            - **renew-stop**: from the holder's read on, its proxy holds the server's replies; the first
+              request it forwards before the worker starts to release (a watchdog renewal, an etcd
+              keep-alive, a ZooKeeper ping) is caught in its round trip: the worker is stopped
+              (SIGSTOP), the reply is delivered into the stopped process, and it is continued after
+              twice the lease + 1 s. The late "renewed" reply must not revive the lease: rules as
+              pause.
+            - **server-clock-jump** (Redis, JDBC): the lock server's wall clock jumps while a worker
+              holds a lock - one round 30 s forward and back half a pause later, the next 30 s
+              backward and forward again - and its monotonic clock does not, as with an NTP or operator
+              step. Redis runs under an LD_PRELOAD shim (`clockjump.c`: libfaketime 0.9.10 aborts a
+              jemalloc redis-server at start-up), PostgreSQL under libfaketime, both re-reading an
+              offset file. etcd is left out (a Go binary reads the clock without libc, so no preload
+              reaches it) and ZooKeeper too (it runs in the controller's JVM). A forward jump expires
+              holds early - Redis key expiry and the JDBC backend's expiry are the server's wall
+              clock - so another worker may be granted a key whose holder's lease is still valid by
+              its own clock: **validity overlaps**, counted and marked UNSAFE with the verdict saying
+              so, while fencing must still refuse every stale write (**stale accepted** 0). Server-clock
+              tokens (`max(counter + 1, server µs)`) stay increasing across the backward jump.
+            - **client-clock-jump**: every worker's wall clock jumps 3 minutes forward, then 3 minutes
+              backward, then back, while a worker holds a lock (libfaketime with an offset file and
+              `FAKETIME_DONT_FAKE_MONOTONIC=1`: `currentTimeMillis` and `Instant.now()` jump,
+              `nanoTime` does not; events are timed on the monotonic clock). The core times leases on
+              the monotonic clock, so nothing may change: no lease lost (otherwise **FAILED**), no
+              validity overlap, no false grant, no stale write.
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */
