@@ -51,16 +51,37 @@ public final class BackendServer implements AutoCloseable {
     /** The server's wall-clock offset ({@link Fault#SERVER_CLOCK_JUMP}), or null: the machine's clock. */
     private final FakeClock.OffsetFile clock;
 
+    /** What workers connect to when it is not built from the endpoints (a Sentinel URL), or null. */
+    private final String fixedTarget;
+
     private BackendServer(String backend, AutoCloseable server, String description) {
-        this(backend, server, description, null);
+        this(backend, server, description, null, null);
     }
 
     private BackendServer(String backend, AutoCloseable server, String description, FakeClock.OffsetFile clock) {
+        this(backend, server, description, clock, null);
+    }
+
+    private BackendServer(String backend, AutoCloseable server, String description, FakeClock.OffsetFile clock,
+                          String fixedTarget) {
         this.backend = backend;
         this.server = server;
         this.description = description;
         this.clock = clock;
+        this.fixedTarget = fixedTarget;
         Cleanup.register(this);
+    }
+
+    /**
+     * A failover with a lagging replica ({@link Fault#FAILOVER}): see {@link RedisFailover#failover};
+     * the replica lags for {@code lagMillis}. Returns the killed master's name and puts the time
+     * Sentinel named the new master (epoch millis) in {@code promotedAt[0]}.
+     */
+    public String failover(long lagMillis, long[] promotedAt) throws InterruptedException {
+        if (!(server instanceof RedisFailover group)) {
+            throw new IllegalStateException("failover needs a Redis master, replica and Sentinel, not " + description);
+        }
+        return "master :" + group.failover(lagMillis, promotedAt);
     }
 
     /**
@@ -111,6 +132,15 @@ public final class BackendServer implements AutoCloseable {
         boolean cluster = fault == Fault.LEADER_KILL;
         if (fault == Fault.SERVER_CLOCK_JUMP) {
             return withJumpingClock(backend);
+        }
+        if (fault == Fault.FAILOVER || fault == Fault.FAILOVER_WAIT) {
+            if (!backend.equals("redis")) {
+                throw new IllegalArgumentException(fault.label() + " runs on redis (Sentinel), not on " + backend);
+            }
+            boolean wait = fault == Fault.FAILOVER_WAIT;
+            RedisFailover group = new RedisFailover();
+            return new BackendServer(backend, group, "Redis master + replica + Sentinel, no persistence"
+                    + (wait ? ", waitForReplicas(1, 500 ms)" : ", no WAIT"), null, group.target(wait));
         }
         return switch (backend) {
             case "redis" -> {
@@ -178,7 +208,7 @@ public final class BackendServer implements AutoCloseable {
 
     /** What the workers pass to {@link Backends#create}: the server's own addresses. */
     public String target() {
-        return target(endpoints());
+        return fixedTarget != null ? fixedTarget : target(endpoints());
     }
 
     /**
@@ -305,6 +335,9 @@ public final class BackendServer implements AutoCloseable {
      * ZooKeeper nodes under each key's node in {@code /mortise/locks} (holders and waiters).
      */
     public long heldLocks() throws Exception {
+        if (server instanceof RedisFailover group) {
+            return group.lockKeys();
+        }
         if (launcher() instanceof RedisServer redis) {
             // Lock keys carry the lease as TTL; "mortise" is the backend's default key prefix.
             String reply = redis.command("EVAL", "return #redis.call('keys', ARGV[1])", "0", "mortise:lock:*");

@@ -71,6 +71,9 @@ public final class ChaosRun {
     /** Wall-clock offsets the {@link Fault#CLOCK_SKEW} workers get, in turn. */
     static final long[] CLOCK_OFFSETS_MS = {5000, -5000, 0};
 
+    /** How long a {@link Fault#FAILOVER}'s replica lags (is paused) before the master is killed. */
+    static final long FAILOVER_LAG_MS = 1000;
+
     /** How far a {@link Fault#SERVER_CLOCK_JUMP} moves the server's wall clock, forward and back. */
     static final long SERVER_CLOCK_JUMP_MS = 30_000;
 
@@ -211,7 +214,7 @@ public final class ChaosRun {
             }
             long offset = fault == Fault.CLOCK_SKEW ? CLOCK_OFFSETS_MS[all.size() % CLOCK_OFFSETS_MS.length] : 0;
             WorkerProcess w = WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
-                    Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(settings.csMs()),
+                    Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(csMs(fault, settings)),
                     ChaosKeys.toArgument(keys), settings.workerLedgerArgument(), workload.label(),
                     Long.toString(seed + 7919L * all.size())), proxies, offset, clientClock);
             all.add(w);
@@ -245,6 +248,16 @@ public final class ChaosRun {
             }
             throw new IllegalStateException("worker JVMs did not start within " + timeoutMs + " ms; see " + dir);
         }
+    }
+
+    /**
+     * The workers' critical section in a run of {@code fault}: the settings', but at least one
+     * lease for {@link Fault#RENEW_STOP}, so that every hold lives through watchdog renewals
+     * (the first comes about a third of a lease after the grant, after a short critical section
+     * has ended) and one can be caught in its round trip.
+     */
+    static long csMs(Fault fault, Settings settings) {
+        return fault == Fault.RENEW_STOP ? Math.max(settings.csMs(), settings.leaseMs()) : settings.csMs();
     }
 
     /** A worker caught in the state the fault strikes, with the event that shows it (READ or WAIT). */
@@ -383,6 +396,12 @@ public final class ChaosRun {
                     server.jumpClock(0);
                 }
                 who = "server clock " + (jump > 0 ? "+" : "-") + jump / 1000 * Long.signum(jump) + " s and back";
+            }
+            case FAILOVER, FAILOVER_WAIT -> {
+                long[] promotedAt = new long[1];
+                who = server.failover(FAILOVER_LAG_MS, promotedAt);
+                // Recovery is timed from the promotion, not from the old master's rejoin.
+                return new InjectedFault(fault, who, state.key(), state.token(), at, promotedAt[0]);
             }
             case CLIENT_CLOCK_JUMP -> {
                 try {
@@ -549,9 +568,12 @@ public final class ChaosRun {
         Files.createDirectories(out);
         Files.writeString(out.resolve("result.json"), report.json());
         System.out.println("chaos: wrote " + out.resolve("result.json"));
+        Files.writeString(out.resolve(ReliabilityReport.TAKEOVER_SVG), report.takeoverSvg());
         if (doc != null) {
             Files.writeString(doc, report.markdown());
-            System.out.println("chaos: wrote " + doc);
+            Path chart = doc.resolveSibling(ReliabilityReport.TAKEOVER_SVG);
+            Files.writeString(chart, report.takeoverSvg());
+            System.out.println("chaos: wrote " + doc + " and " + chart);
         }
         boolean passed = errors.isEmpty() && results.stream().allMatch(RunResult::passed);
         System.out.println(passed ? "chaos: PASSED - every rule held in every run"

@@ -71,6 +71,8 @@ public enum Fault {
      * release (a watchdog renewal, an etcd keep-alive, a ZooKeeper ping) is the victim's
      * renewal, and the worker is stopped with its reply in flight. The reply is then delivered
      * into the stopped process, which stays stopped for twice the lease + 1 s and is continued.
+     * The workers' critical section is one lease long in this run ({@link ChaosRun#csMs}), so
+     * holds live through renewals.
      * Rules: as {@link #PAUSE} (it is told of the loss, takeover within the lease + 1 s), and the
      * late "renewed" reply must not revive the lease (validity counts from the request's start).
      */
@@ -96,7 +98,27 @@ public enum Fault {
      * lease is lost (the core times leases on the monotonic clock), no validity overlap, no
      * false grant, no stale write accepted.
      */
-    CLIENT_CLOCK_JUMP(Target.HOLDER);
+    CLIENT_CLOCK_JUMP(Target.HOLDER),
+    /**
+     * Redis only: a master, one replica and one Sentinel ({@link RedisFailover}, no
+     * persistence). While a worker holds a lock the replica is paused (SIGSTOP) for a second -
+     * it falls behind while the master goes on granting and counting tokens - then the master is
+     * killed (-9), the replica continued and promoted by Sentinel, and the old master restarted
+     * as the new master's replica. The workers reach the master through the Sentinel, without
+     * {@code WAIT}: grants the replica never received are lost with the master, so a key can be
+     * granted again while its holder's lease is still valid (validity overlaps, UNSAFE, shown);
+     * server-clock tokens must still never repeat (0 reused) and fencing must refuse every stale
+     * write. The report also gives what a grant cost (acquire p50 / p99).
+     */
+    FAILOVER(Target.SERVER),
+    /**
+     * As {@link #FAILOVER} with the workers' backend built with {@code waitForReplicas(1, 500 ms)}:
+     * a grant or renewal counts only once the replica acknowledged it. While the replica is
+     * paused no grant is acknowledged (each is withdrawn and the acquire fails), so every hold
+     * the promoted replica must know about, it knows: no validity overlap is expected. The
+     * acquire figures show what {@code WAIT} costs.
+     */
+    FAILOVER_WAIT(Target.SERVER);
 
     /** Whom a fault strikes. */
     public enum Target { NONE, HOLDER, WAITER, SERVER }
@@ -146,6 +168,7 @@ public enum Fault {
             case SERVER_KILL_VOLATILE -> backend.equals("redis") || backend.equals("jdbc");
             case CLOCK_SKEW -> backend.equals("jdbc");
             case SERVER_CLOCK_JUMP -> backend.equals("redis") || backend.equals("jdbc");
+            case FAILOVER, FAILOVER_WAIT -> backend.equals("redis");
             default -> true;
         };
     }
@@ -154,7 +177,7 @@ public enum Fault {
     public static List<Fault> all() {
         return List.of(PAUSE, WAITER_PAUSE, KILL, NET_CUT, WAITER_CUT, NET_DELAY, CLOCK_SKEW, SERVER_KILL,
                 SERVER_KILL_VOLATILE, LEADER_KILL, SILENT_PARTITION, RELEASE_KILL, RENEW_STOP, SERVER_CLOCK_JUMP,
-                CLIENT_CLOCK_JUMP);
+                CLIENT_CLOCK_JUMP, FAILOVER, FAILOVER_WAIT);
     }
 
     /** The lower-case name used on the command line and in the report ({@code server-kill}). */

@@ -39,6 +39,14 @@ public final class ReliabilityReport {
         this.keys = List.copyOf(keys);
     }
 
+    /** The takeover chart's file name, next to the Markdown page. */
+    public static final String TAKEOVER_SVG = "reliability-takeover.svg";
+
+    /** The takeover chart of these results ({@link Charts#takeoverSvg}). */
+    public String takeoverSvg() {
+        return Charts.takeoverSvg(Charts.takeoverBars(results), "Takeover after each fault (" + date + ")");
+    }
+
     /** The JSON result: settings, machine, and one object per backend × fault. */
     public String json() {
         return "{\"date\":\"" + date + "\",\"machine\":\"" + machine().replace("\"", "'") + "\",\"settings\":{"
@@ -120,6 +128,26 @@ public final class ReliabilityReport {
                     .append(" | ").append(r.orphans())
                     .append(" | ").append(r.verdict())
                     .append(" |\n");
+        }
+        md.append("\n![Takeover time per backend × fault](").append(TAKEOVER_SVG).append(")\n\n")
+                .append("The chart ([").append(TAKEOVER_SVG).append("](").append(TAKEOVER_SVG)
+                .append(")) is written with this page from the same runs: per backend × fault the median and ")
+                .append("slowest takeover, and the bound (the victim's lease + 1 s) where a holder died.\n");
+        List<RunResult> failovers = results.stream()
+                .filter(r -> r.fault() == Fault.FAILOVER || r.fault() == Fault.FAILOVER_WAIT).toList();
+        if (!failovers.isEmpty()) {
+            md.append("\n### What `WAIT` costs (Redis failover runs)\n\n");
+            md.append("Acquire: from a worker's request to its grant, contention and failed (withdrawn) attempts ")
+                    .append("included; writes: the work done in the run.\n\n");
+            md.append("| fault | server | writes | acquire p50 ms | acquire p99 ms | tokens reused | stale accepted | ")
+                    .append("lost updates | validity overlaps |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (RunResult r : failovers) {
+                md.append("| ").append(r.fault().label()).append(" | ").append(r.server()).append(" | ")
+                        .append(r.writeAttempts()).append(" | ").append(r.figures().acquirePercentile(50))
+                        .append(" | ").append(r.figures().acquirePercentile(99)).append(" | ")
+                        .append(r.reusedTokens()).append(" | ").append(r.staleWritesAccepted()).append(" | ")
+                        .append(r.lostUpdates()).append(" | ").append(r.validityOverlaps()).append(" |\n");
+            }
         }
         if (!errors.isEmpty()) {
             md.append("\n**Harness errors** (runs that could not complete; each fails the whole run):\n\n");
@@ -282,7 +310,8 @@ public final class ReliabilityReport {
               keep-alive, a ZooKeeper ping) is caught in its round trip: the worker is stopped
               (SIGSTOP), the reply is delivered into the stopped process, and it is continued after
               twice the lease + 1 s. The late "renewed" reply must not revive the lease: rules as
-              pause.
+              pause. In this run the workers' critical section is one lease long (not the settings'),
+              so every hold lives through watchdog renewals.
             - **server-clock-jump** (Redis, JDBC): the lock server's wall clock jumps while a worker
               holds a lock - one round 30 s forward and back half a pause later, the next 30 s
               backward and forward again - and its monotonic clock does not, as with an NTP or operator
@@ -301,6 +330,18 @@ public final class ReliabilityReport {
               `nanoTime` does not; events are timed on the monotonic clock). The core times leases on
               the monotonic clock, so nothing may change: no lease lost (otherwise **FAILED**), no
               validity overlap, no false grant, no stale write.
+            - **failover** (Redis): a master, one replica and one Sentinel (quorum 1, down after 1 s),
+              no persistence; workers reach the master through the Sentinel. While a worker holds a
+              lock the replica is paused for 1 s (it falls behind while the master goes on granting),
+              the master is killed (-9), the replica continued and promoted, and the old master
+              restarted as the new one's replica. Grants the replica never received are lost: a key
+              can be granted again while its holder's lease is still valid (**validity overlaps**,
+              UNSAFE, the verdict says so), but server-clock tokens must not repeat (**tokens
+              reused** 0) and fencing must refuse every stale write. Takeover: from the pause to the
+              first grant after the promotion.
+            - **failover-wait** (Redis): the same with `waitForReplicas(1, 500 ms)`: a grant counts
+              only once the replica acknowledged it, so the promoted replica knows every hold. The
+              table "What `WAIT` costs" compares the two runs' acquire times.
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */

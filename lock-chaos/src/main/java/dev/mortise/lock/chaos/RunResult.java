@@ -68,6 +68,21 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
         return fault == Fault.SERVER_KILL_VOLATILE;
     }
 
+    /**
+     * Why validity overlaps are expected under this fault and what held regardless, for the
+     * verdict ({@code ""} where none is expected).
+     */
+    private String validityOverlapCause() {
+        String cause = switch (fault) {
+            case SERVER_CLOCK_JUMP -> "the server's clock jumped forward and expired holds early";
+            case FAILOVER -> "the failover lost grants the lagging replica never received";
+            default -> null;
+        };
+        return cause == null ? "" : " - " + cause + ", while the holders' leases were valid by their own clocks;"
+                + " fencing " + (staleWritesAccepted == 0 ? "held" : "did not hold") + ": " + staleWritesAccepted
+                + " stale write(s) accepted";
+    }
+
     /** The takeover times in millis, in the order measured. */
     public List<Long> takeoverMillis() {
         return takeovers.stream().map(LedgerChecker.Takeover::millis).toList();
@@ -100,10 +115,7 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
             broken.add(reusedTokens + " token(s) reused");
         }
         if (validityOverlaps > 0 && !validityGuaranteeVoid()) {
-            broken.add(validityOverlaps + " validity overlap(s)" + (fault == Fault.SERVER_CLOCK_JUMP
-                    ? " - the server's clock jumped forward and expired holds early, while the holders' leases"
-                            + " were valid by their own clocks; fencing held: " + staleWritesAccepted
-                            + " stale write(s) accepted" : ""));
+            broken.add(validityOverlaps + " validity overlap(s)" + validityOverlapCause());
         }
         return broken;
     }
