@@ -103,7 +103,22 @@ public final class ChaosRun {
     public static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
                                 Workload workload, long seed, Settings settings, Path dir, String classpath)
             throws Exception {
+        return run(backend, server, ledger, ledgerUrl, fault, null, List.of(), workload, seed, settings, dir,
+                classpath, new ArrayList<>());
+    }
+
+    /**
+     * The run itself. With {@code mix} (the soak) each round strikes with a fault drawn from
+     * it ({@code fault} is then {@link Fault#NONE}, the rules judged are the fault-independent
+     * ones) and every worker goes through proxies; {@code workerOptions} are extra JVM options
+     * of the workers; {@code events} receives every worker event (for the soak's resource curves).
+     */
+    static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
+                         List<Fault> mix, List<String> workerOptions, Workload workload, long seed,
+                         Settings settings, Path dir, String classpath, List<WorkerEvent> events)
+            throws Exception {
         Files.createDirectories(dir);
+        java.util.Random draw = new java.util.Random(seed);
         List<String> keys = keys(seed, workload, settings);
         System.out.println("chaos: " + backend + " x " + fault.label() + " x " + workload.label() + ": keys of seed "
                 + seed + ": " + keys.stream().map(ChaosKeys::quoted).toList());
@@ -111,7 +126,7 @@ public final class ChaosRun {
         // The workers' shared wall clock of a client-clock-jump run; closed with the run.
         FakeClock.OffsetFile clientClock = fault == Fault.CLIENT_CLOCK_JUMP ? FakeClock.OffsetFile.create() : null;
         Workers workers = new Workers(backend, server, ledgerUrl, fault, workload, seed, settings, keys, dir,
-                classpath, clientClock);
+                classpath, clientClock, mix != null, workerOptions);
 
         List<InjectedFault> faults = new ArrayList<>();
         try {
@@ -123,19 +138,25 @@ public final class ChaosRun {
             long endAt = startedAt + settings.seconds() * 1000L;
             int next = 0;
             // Faults stop early enough for the last one to play out before the workers end.
-            while (fault != Fault.NONE && System.currentTimeMillis() + settings.faultEveryMs() < endAt) {
+            while ((fault != Fault.NONE || mix != null)
+                    && System.currentTimeMillis() + settings.faultEveryMs() < endAt) {
                 long roundStart = System.currentTimeMillis();
+                Fault strike = mix != null ? mix.get(draw.nextInt(mix.size())) : fault;
                 InjectedFault injected = null;
                 while (injected == null && System.currentTimeMillis() - roundStart < 5000) {
-                    Victim victim = awaitVictim(fault, workers.alive(), next++, 5000);
+                    Victim victim = awaitVictim(strike, workers.alive(), next++, 5000);
                     if (victim == null) {
                         break;
                     }
-                    injected = inject(fault, victim, settings, server, ledger, clientClock, faults.size());
+                    injected = inject(strike, victim, settings, server, ledger, clientClock, faults.size());
                 }
                 if (injected != null) {
                     faults.add(injected);
-                    if (fault.killsVictim()) {
+                    if (mix != null) {
+                        System.out.println("chaos: soak " + backend + ": " + strike.label() + " struck "
+                                + injected.worker());
+                    }
+                    if (strike.killsVictim()) {
                         String killed = injected.worker();
                         workers.alive().removeIf(w -> w.id().equals(killed));
                         int remaining = (int) ((endAt - System.currentTimeMillis()) / 1000);
@@ -159,7 +180,6 @@ public final class ChaosRun {
                 clientClock.close();
             }
         }
-        List<WorkerEvent> events = new ArrayList<>();
         workers.all().forEach(w -> events.addAll(w.events()));
         // Every worker is gone: once a lease (and a ZooKeeper session, as long) has run out,
         // whatever is still on the server is an orphan.
@@ -182,13 +202,18 @@ public final class ChaosRun {
         private final Path dir;
         private final String classpath;
         private final FakeClock.OffsetFile clientClock;
+        private final boolean proxied;
+        private final List<String> jvmOptions;
         private final List<WorkerProcess> all = new ArrayList<>();
         private final List<WorkerProcess> alive = new ArrayList<>();
 
         Workers(String backend, BackendServer server, String ledgerUrl, Fault fault, Workload workload, long seed,
-                Settings settings, List<String> keys, Path dir, String classpath, FakeClock.OffsetFile clientClock) {
+                Settings settings, List<String> keys, Path dir, String classpath, FakeClock.OffsetFile clientClock,
+                boolean proxied, List<String> jvmOptions) {
             this.backend = backend;
             this.clientClock = clientClock;
+            this.proxied = proxied || fault.throughProxy();
+            this.jvmOptions = List.copyOf(jvmOptions);
             this.server = server;
             this.ledgerUrl = ledgerUrl;
             this.fault = fault;
@@ -204,7 +229,7 @@ public final class ChaosRun {
             String id = "w" + all.size();
             List<ChaosProxy> proxies = new ArrayList<>();
             String target = server.target();
-            if (fault.throughProxy()) {
+            if (proxied) {
                 for (String endpoint : server.endpoints()) {
                     int colon = endpoint.lastIndexOf(':');
                     proxies.add(ChaosProxy.to(endpoint.substring(0, colon),
@@ -216,7 +241,7 @@ public final class ChaosRun {
             WorkerProcess w = WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
                     Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(csMs(fault, settings)),
                     ChaosKeys.toArgument(keys), settings.workerLedgerArgument(), workload.label(),
-                    Long.toString(seed + 7919L * all.size())), proxies, offset, clientClock);
+                    Long.toString(seed + 7919L * all.size())), proxies, offset, clientClock, jvmOptions);
             all.add(w);
             alive.add(w);
         }
@@ -481,7 +506,8 @@ public final class ChaosRun {
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
      * [--workloads basic,mixed] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
-     * [--command TEXT]} ({@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
+     * [--command TEXT] [--soak 30m [--soak-sample 1m]]} ({@code --soak}: the {@link Soak} instead of
+     * the fault table, each backend for that long; {@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
      * default builtin)
      * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
      * names, printed, by default the time): every backend × workload × fault (those that apply;
@@ -499,6 +525,8 @@ public final class ChaosRun {
         Path out = Path.of("lock-chaos/target/chaos");
         Path doc = null;
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
+        java.time.Duration soak = null;
+        java.time.Duration soakSample = java.time.Duration.ofMinutes(1);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
@@ -516,6 +544,8 @@ public final class ChaosRun {
                     i++;
                 }
                 case "--command" -> command = args[++i];
+                case "--soak" -> soak = Soak.parse(args[++i]);
+                case "--soak-sample" -> soakSample = Soak.parse(args[++i]);
                 default -> backends.add(args[i]);
             }
         }
@@ -523,6 +553,10 @@ public final class ChaosRun {
             backends.addAll(Backends.SUPPORTED);
         }
         Settings settings = new Settings(seconds, workers, 2, 2000, 300).withLedger(ledgerMode);
+        if (soak != null) {
+            // The soak writes its own result and picture; the report page stays as it is.
+            System.exit(Soak.run(backends, soak, soakSample, settings, seed, out, doc) ? 0 : 1);
+        }
         List<String> allKeys = keys(seed, Workload.MIXED, settings);
         System.out.println("chaos: keys drawn with --seed " + seed + ": " + allKeys.stream().map(ChaosKeys::quoted)
                 .toList());

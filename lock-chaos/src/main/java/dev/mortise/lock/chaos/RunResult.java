@@ -109,7 +109,8 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
             broken.add(lostUpdates + " lost update(s)");
         }
         if (falseGrants > 0) {
-            broken.add(falseGrants + " false grant(s)");
+            broken.add(falseGrants + " false grant(s)" + (fault == Fault.FAILOVER
+                    ? " - the failover lost grants the lagging replica never received" : ""));
         }
         if (reusedTokens > 0) {
             broken.add(reusedTokens + " token(s) reused");

@@ -56,22 +56,24 @@ public final class WorkerProcess implements AutoCloseable {
      */
     public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs,
                                       List<ChaosProxy> proxies, long clockOffsetMillis) throws IOException {
-        return start(id, classpath, dir, workerArgs, proxies, clockOffsetMillis, null);
+        return start(id, classpath, dir, workerArgs, proxies, clockOffsetMillis, null, List.of());
     }
 
     /**
      * As above, and with {@code jumpingClock} (not null) the worker's wall clock follows that
      * offset file ({@link Fault#CLIENT_CLOCK_JUMP}): its event times are then rebuilt from its
      * monotonic clock, which libfaketime leaves alone there and which every process on the host
-     * reads alike, mapped onto the controller's wall clock.
+     * reads alike, mapped onto the controller's wall clock. {@code jvmOptions} go to the worker JVM
+     * before its main class (the soak's {@code -Dmortise.chaos.resourceEveryMs=...}).
      */
     public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs,
                                       List<ChaosProxy> proxies, long clockOffsetMillis,
-                                      FakeClock.OffsetFile jumpingClock) throws IOException {
+                                      FakeClock.OffsetFile jumpingClock, List<String> jvmOptions) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", classpath, ChaosWorker.class.getName()));
+                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classpath, ChaosWorker.class.getName()));
         command.addAll(workerArgs);
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(dir.resolve(id + ".err").toFile());
         if (clockOffsetMillis != 0) {
