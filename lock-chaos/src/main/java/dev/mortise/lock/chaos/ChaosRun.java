@@ -506,7 +506,8 @@ public final class ChaosRun {
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
      * [--workloads basic,mixed] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
-     * [--command TEXT] [--soak 30m [--soak-sample 1m]]} ({@code --soak}: the {@link Soak} instead of
+     * [--command TEXT] [--soak 30m [--soak-sample 1m]] [--chart-from RESULT.json]} ({@code --chart-from}:
+     * only the takeover chart of an earlier run's JSON, next to {@code --doc}; {@code --soak}: the {@link Soak} instead of
      * the fault table, each backend for that long; {@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
      * default builtin)
      * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
@@ -526,6 +527,7 @@ public final class ChaosRun {
         Path doc = null;
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
         java.time.Duration soak = null;
+        Path chartFrom = null;
         java.time.Duration soakSample = java.time.Duration.ofMinutes(1);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -544,6 +546,7 @@ public final class ChaosRun {
                     i++;
                 }
                 case "--command" -> command = args[++i];
+                case "--chart-from" -> chartFrom = Path.of(args[++i]);
                 case "--soak" -> soak = Soak.parse(args[++i]);
                 case "--soak-sample" -> soakSample = Soak.parse(args[++i]);
                 default -> backends.add(args[i]);
@@ -553,6 +556,18 @@ public final class ChaosRun {
             backends.addAll(Backends.SUPPORTED);
         }
         Settings settings = new Settings(seconds, workers, 2, 2000, 300).withLedger(ledgerMode);
+        if (chartFrom != null) {
+            // Only the takeover chart of an earlier run's JSON, next to --doc (or in --out).
+            String json = Files.readString(chartFrom);
+            String date = json.replaceAll("(?s)^\\{\"date\":\"([^\"]+)\".*", "$1");
+            Path chart = (doc != null ? doc.resolveSibling(ReliabilityReport.TAKEOVER_SVG)
+                    : out.resolve(ReliabilityReport.TAKEOVER_SVG));
+            Files.createDirectories(chart.toAbsolutePath().getParent());
+            Files.writeString(chart, Charts.takeoverSvg(Charts.takeoverBarsFromJson(json),
+                    "Takeover after each fault (" + date + ")"));
+            System.out.println("chaos: wrote " + chart + " from " + chartFrom);
+            System.exit(0);
+        }
         if (soak != null) {
             // The soak writes its own result and picture; the report page stays as it is.
             System.exit(Soak.run(backends, soak, soakSample, settings, seed, out, doc) ? 0 : 1);

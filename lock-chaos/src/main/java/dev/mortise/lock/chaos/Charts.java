@@ -35,6 +35,38 @@ public final class Charts {
         return bars;
     }
 
+    private static final java.util.regex.Pattern RESULT = java.util.regex.Pattern.compile(
+            "\\{\"backend\":\"([^\"]+)\",\"fault\":\"([^\"]+)\",\"workload\":\"([^\"]+)\".*?"
+                    + "\"takeoverMillis\":\\[([^\\]]*)\\],\"takeoverVictimLeaseMs\":\\[([^\\]]*)\\]");
+
+    /**
+     * The bars of a result JSON written by an earlier run ({@link ReliabilityReport#json}), so a
+     * published run's chart can be drawn without running it again.
+     */
+    public static List<TakeoverBar> takeoverBarsFromJson(String json) {
+        List<TakeoverBar> bars = new ArrayList<>();
+        java.util.regex.Matcher m = RESULT.matcher(json);
+        while (m.find()) {
+            List<Long> millis = numbers(m.group(4));
+            if (millis.isEmpty()) {
+                continue;
+            }
+            Fault fault = Fault.of(m.group(2));
+            List<Long> sorted = millis.stream().sorted().toList();
+            long p50 = sorted.get(Math.max(0, (int) Math.ceil(sorted.size() / 2.0) - 1));
+            long bound = fault.boundedTakeover()
+                    ? numbers(m.group(5)).stream().mapToLong(Long::longValue).max().orElse(0) + 1000 : -1;
+            bars.add(new TakeoverBar(m.group(1) + " × " + m.group(2) + " × " + m.group(3), p50,
+                    sorted.get(sorted.size() - 1), millis.size(), bound));
+        }
+        return bars;
+    }
+
+    private static List<Long> numbers(String list) {
+        return java.util.Arrays.stream(list.split(",")).map(String::trim).filter(t -> !t.isEmpty())
+                .map(Long::parseLong).toList();
+    }
+
     /**
      * Horizontal bars, one row per backend × fault × workload: the median takeover (dark), the
      * slowest (light, behind it), and for faults with a bound (a holder's death) a red tick at

@@ -342,6 +342,24 @@ public final class ReliabilityReport {
             - **failover-wait** (Redis): the same with `waitForReplicas(1, 500 ms)`: a grant counts
               only once the replica acknowledged it, so the promoted replica knows every hold. The
               table "What `WAIT` costs" compares the two runs' acquire times.
+
+            ## The soak
+
+            `./scripts/chaos.sh --soak 30m` (not in CI; `./scripts/chaos.sh redis --soak 30m` for one
+            backend; `--soak-sample 1m` sets the interval) runs each backend in turn for that long: the
+            mixed workload (several keys held at once, explicit and extended leases, slow listeners) with
+            3 worker JVMs through proxies and, every round, a fault drawn at random from pause,
+            waiter-pause, kill, net-cut, waiter-cut, net-delay, server-kill, silent-partition,
+            release-kill and renew-stop (the faults that need no server of their own). Each worker JVM
+            logs, once a minute, its heap in use right after a full collection, its threads, its open
+            file descriptors and, of those, its sockets (connections). It fails (exit 1) on any non-zero
+            safety column, an orphan, or a leak: after two warm-up samples, the median of a worker's last
+            third of samples above the median of its first third by more than the slack (heap +50 % and
+            8 MiB; threads +20 % and 4; descriptors +20 % and 8; sockets +20 % and 4), judged for workers
+            with at least six samples after the warm-up. The curves are drawn to
+            [reliability-soak.svg](reliability-soak.svg) next to this page (one line per worker JVM; a
+            killed worker's line ends and its replacement's starts), with the figures in
+            `lock-chaos/target/chaos/soak.json`.
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */

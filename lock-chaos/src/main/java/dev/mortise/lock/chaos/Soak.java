@@ -100,8 +100,8 @@ public final class Soak {
 
     /** Workers with enough samples to be judged. */
     static long judged(Map<String, Map<String, List<Long>>> series) {
-        return series.values().stream().findFirst().orElse(Map.of()).values().stream()
-                .filter(s -> s.size() >= WARM_UP + MIN_SAMPLES).count();
+        return series.values().stream().flatMap(perWorker -> perWorker.entrySet().stream())
+                .filter(e -> e.getValue().size() >= WARM_UP + MIN_SAMPLES).map(Map.Entry::getKey).distinct().count();
     }
 
     /** {@code 30m}, {@code 90s}, {@code 2h}: the soak's length per backend. */
