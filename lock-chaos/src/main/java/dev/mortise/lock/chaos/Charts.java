@@ -112,17 +112,20 @@ public final class Charts {
     }
 
     /**
-     * Small multiples for the soak: one panel per metric, one line per worker JVM, x = minutes
-     * since the worker started, y = the metric (from 0).
+     * Small multiples for the soak: one panel per metric, one line per worker JVM (colours named
+     * in a legend below), x = time since the worker started, y = the metric (from 0).
      *
-     * @param series metric name → worker id → samples, one per minute
+     * @param series        metric name → worker id → samples, one per {@code sampleSeconds}
+     * @param sampleSeconds the interval between samples
      */
-    public static String soakSvg(Map<String, Map<String, List<Long>>> series, String title) {
+    public static String soakSvg(Map<String, Map<String, List<Long>>> series, String title, long sampleSeconds) {
         int panelWidth = 420;
         int panelHeight = 150;
         int columns = 2;
         int rows = (series.size() + columns - 1) / columns;
-        StringBuilder svg = header(columns * (panelWidth + 40) + 20, 40 + rows * (panelHeight + 60));
+        List<String> workers = series.values().stream().flatMap(m -> m.keySet().stream()).distinct().toList();
+        int legendTop = 40 + rows * (panelHeight + 60);
+        StringBuilder svg = header(columns * (panelWidth + 40) + 20, legendTop + 20 + 14 * ((workers.size() + 3) / 4));
         svg.append(text(10, 20, title, 14, "bold"));
         String[] colours = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
         int panel = 0;
@@ -142,8 +145,9 @@ public final class Charts {
             svg.append(String.format(Locale.ROOT, "<rect x='%d' y='%d' width='%d' height='%d' fill='none'"
                     + " stroke='#999'/>%n", x0, y0, panelWidth, panelHeight));
             svg.append(text(x0, y0 + panelHeight + 14, "0 min", 10, "normal"));
-            svg.append(text(x0 + panelWidth - 40, y0 + panelHeight + 14, (length - 1) + " min", 10, "normal"));
-            int colour = 0;
+            long seconds = (length - 1) * sampleSeconds;
+            svg.append(text(x0 + panelWidth - 50, y0 + panelHeight + 14, seconds % 60 == 0 ? seconds / 60 + " min"
+                    : seconds + " s", 10, "normal"));
             for (Map.Entry<String, List<Long>> worker : metric.getValue().entrySet()) {
                 List<Long> samples = worker.getValue();
                 StringBuilder points = new StringBuilder();
@@ -152,11 +156,17 @@ public final class Charts {
                     double y = y0 + panelHeight - panelHeight * (double) samples.get(i) / max;
                     points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
                 }
-                String c = colours[colour++ % colours.length];
+                String c = colours[workers.indexOf(worker.getKey()) % colours.length];
                 svg.append("<polyline fill='none' stroke='").append(c).append("' stroke-width='1.5' points='")
                         .append(points.toString().trim()).append("'/>\n");
             }
             panel++;
+        }
+        for (int i = 0; i < workers.size(); i++) {
+            double x = 50 + (i % 4) * 220;
+            double y = legendTop + 10 + 14 * (i / 4);
+            svg.append(rect(x, y - 8, 12, 8, colours[i % colours.length]));
+            svg.append(text(x + 16, y, workers.get(i), 10, "normal"));
         }
         return svg.append("</svg>\n").toString();
     }

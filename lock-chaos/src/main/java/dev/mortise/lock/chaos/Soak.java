@@ -168,8 +168,9 @@ public final class Soak {
                 }
             }
         }
-        String svg = Charts.soakSvg(all, "Soak: worker JVM resources, one sample a minute (" + length
-                + " per backend; " + String.join(", ", backends) + ")");
+        String svg = Charts.soakSvg(all, "Soak: worker JVM resources, a sample every " + sampleEvery.toSeconds()
+                + " s (" + length.toMinutes() + " min per backend; " + String.join(", ", backends) + ")",
+                sampleEvery.toSeconds());
         Files.createDirectories(out);
         Files.writeString(out.resolve("soak.json"), "{\"lengthSeconds\":" + length.toSeconds() + ",\"sampleEveryMs\":"
                 + sampleEvery.toMillis() + ",\"machine\":\"" + ReliabilityReport.machine().replace("\"", "'")

@@ -59,7 +59,7 @@ class SoakTest {
         assertThat(series.get("THREADS").get("w0")).hasSize(10).containsOnly(30L);
         assertThat(Soak.leaks(series)).singleElement().asString().startsWith("w1 THREADS grew");
         assertThat(Soak.judged(series)).isEqualTo(2);
-        assertThat(Charts.soakSvg(series, "soak")).startsWith("<svg").contains("<polyline").endsWith("</svg>\n");
+        assertThat(Charts.soakSvg(series, "soak", 60)).startsWith("<svg").contains("<polyline").contains("9 min", ">w1<").endsWith("</svg>\n");
     }
 
     @Test
