@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Mortise fault-injection harness (lock-chaos) and writes docs/RELIABILITY.md and the
-# JSON result lock-chaos/target/chaos/result.json (see docs/RELIABILITY.md for the columns).
+# JSON result lock-chaos/target/chaos/result.json (see docs/RELIABILITY.md for the columns), and
+# the takeover chart docs/reliability-takeover.svg.
 #
 # Builds lock-chaos and the modules it needs (tests skipped), then runs
 # dev.mortise.lock.chaos.ChaosRun, which starts its own servers on free loopback ports (the
@@ -21,6 +22,17 @@
 #                                               # the ledger fenced by lock-fencing's JdbcFenceGuard
 #                                               # (check first in each transaction) instead of its own
 #                                               # conditional write; a separate page (a later --doc wins)
+#   ./scripts/chaos.sh redis --faults failover,failover-wait --seconds 30 --doc none --out /tmp/failover
+#                                               # Redis Sentinel failover with a lagging replica, without and
+#                                               # with WAIT (the report's "What WAIT costs" table)
+#   ./scripts/chaos.sh --soak 30m               # the soak (not in CI): each backend in turn for 30 min, the mixed
+#                                               # workload, a random fault every round, worker heap/threads/fds/
+#                                               # sockets sampled each minute and checked flat; writes
+#                                               # docs/reliability-soak.svg and lock-chaos/target/chaos/soak.json
+#                                               # (RELIABILITY.md itself is left alone); about 2 h for 4 backends
+#   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-24-full-result.json
+#                                               # only the takeover chart (docs/reliability-takeover.svg) of a
+#                                               # run's JSON; a full run writes it with the page
 #
 # Faults: pause, waiter-pause, kill, net-cut, waiter-cut, net-delay, clock-skew (jdbc),
 # server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper),
