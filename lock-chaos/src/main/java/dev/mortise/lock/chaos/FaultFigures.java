@@ -11,11 +11,18 @@ import java.util.List;
  *                         no fault takes a lease there)
  * @param acquireMillis    per grant, millis from the worker's WAIT to its ACQUIRED (what a
  *                         cycle pays for the lock, contention included), in the order granted
+ * @param wallSkewMillis   the largest distance, either way, between a worker's own wall clock
+ *                         and the machine's at an event (client-clock-jump: proof the clocks jumped)
  */
-public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis) {
+public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis) {
 
     /** No figures: runs checked before these existed, hand-made results. */
-    public static final FaultFigures NONE = new FaultFigures(0, 0, List.of());
+    public static final FaultFigures NONE = new FaultFigures(0, 0, List.of(), 0);
+
+    /** Without the wall-clock skew (a run whose workers' clocks do not jump). */
+    public FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis) {
+        this(victimsRecovered, leasesLost, acquireMillis, 0);
+    }
 
     public FaultFigures {
         acquireMillis = List.copyOf(acquireMillis);

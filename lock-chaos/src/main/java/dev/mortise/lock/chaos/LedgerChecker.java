@@ -133,7 +133,9 @@ public final class LedgerChecker {
                 overlaps(events), samples, validity.size(), clock, victimWritesRejected(fault, events, faults),
                 onLostFired(fault, events, faults), measuredTakeovers(events, faults, leaseMs), orphans, evidence,
                 new FaultFigures(victimsRecovered(events, faults),
-                        events.stream().filter(e -> e.type().equals("LOST")).count(), acquireMillis(events)));
+                        events.stream().filter(e -> e.type().equals("LOST")).count(), acquireMillis(events),
+                        fault == Fault.CLIENT_CLOCK_JUMP ? events.stream()
+                                .mapToLong(e -> Math.abs(e.wallSkewMillis())).max().orElse(0) : 0));
     }
 
     /** Victims granted a lock again (any key) after their fault ended: they recovered. */

@@ -329,7 +329,9 @@ public final class ReliabilityReport {
               `FAKETIME_DONT_FAKE_MONOTONIC=1`: `currentTimeMillis` and `Instant.now()` jump,
               `nanoTime` does not; events are timed on the monotonic clock). The core times leases on
               the monotonic clock, so nothing may change: no lease lost (otherwise **FAILED**), no
-              validity overlap, no false grant, no stale write.
+              validity overlap, no false grant, no stale write. The JSON's `wallSkewMs` is how far the
+              workers' own clocks were off at their events (about 180000: the jump bit; a run where
+              they never were 90 s off is **FAILED**).
             - **failover** (Redis): a master, one replica and one Sentinel (quorum 1, down after 1 s),
               no persistence; workers reach the master through the Sentinel. While a worker holds a
               lock the replica is paused for 1 s (it falls behind while the master goes on granting),

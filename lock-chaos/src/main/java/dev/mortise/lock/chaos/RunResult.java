@@ -146,6 +146,11 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
             broken.add("the cut worker acquired again after " + figures.victimsRecovered() + " of " + faultsInjected
                     + " heals");
         }
+        if (fault == Fault.CLIENT_CLOCK_JUMP && faultsInjected > 0
+                && figures.wallSkewMillis() < ChaosRun.CLIENT_CLOCK_JUMP_MS / 2) {
+            broken.add("the workers' wall clocks never jumped (off by at most " + figures.wallSkewMillis()
+                    + " ms): the fault did not bite (libfaketime?)");
+        }
         if (fault == Fault.CLIENT_CLOCK_JUMP && figures.leasesLost() > 0) {
             broken.add(figures.leasesLost() + " lease(s) lost although no fault took one: a wall-clock jump"
                     + " reached lease time");
@@ -213,7 +218,7 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
                 + ",\"victimWritesRejected\":" + victimWritesRejected + ",\"onLostFired\":" + onLostFired
                 + ",\"victimsRecovered\":" + figures.victimsRecovered() + ",\"leasesLost\":" + figures.leasesLost()
                 + ",\"acquireP50Ms\":" + figures.acquirePercentile(50) + ",\"acquireP99Ms\":"
-                + figures.acquirePercentile(99)
+                + figures.acquirePercentile(99) + ",\"wallSkewMs\":" + figures.wallSkewMillis()
                 + ",\"takeoverMillis\":" + takeoverMillis() + ",\"takeoverVictimLeaseMs\":"
                 + takeovers.stream().map(LedgerChecker.Takeover::victimLeaseMs).toList() + ",\"orphans\":" + orphans
                 + ",\"safe\":" + safe() + ",\"passed\":" + passed()
