@@ -71,6 +71,9 @@ public final class ChaosRun {
     /** Wall-clock offsets the {@link Fault#CLOCK_SKEW} workers get, in turn. */
     static final long[] CLOCK_OFFSETS_MS = {5000, -5000, 0};
 
+    /** Workers a soak never kills (other faults strike them as any other): their curves span the soak. */
+    static final java.util.Set<String> SOAK_KEPT = java.util.Set.of("w0", "w1");
+
     /** How long a {@link Fault#FAILOVER}'s replica lags (is paused) before the master is killed. */
     static final long FAILOVER_LAG_MS = 1000;
 
@@ -144,7 +147,11 @@ public final class ChaosRun {
                 Fault strike = mix != null ? mix.get(draw.nextInt(mix.size())) : fault;
                 InjectedFault injected = null;
                 while (injected == null && System.currentTimeMillis() - roundStart < 5000) {
-                    Victim victim = awaitVictim(strike, workers.alive(), next++, 5000);
+                    // The soak never kills its first workers, so their resource curves span the whole run.
+                    List<WorkerProcess> candidates = mix != null && strike.killsVictim()
+                            ? workers.alive().stream().filter(w -> !SOAK_KEPT.contains(w.id())).toList()
+                            : workers.alive();
+                    Victim victim = awaitVictim(strike, candidates, next++, 5000);
                     if (victim == null) {
                         break;
                     }

@@ -358,7 +358,9 @@ public final class ReliabilityReport {
             safety column, an orphan, or a leak: after two warm-up samples, the median of a worker's last
             third of samples above the median of its first third by more than the slack (heap +50 % and
             8 MiB; threads +20 % and 4; descriptors +20 % and 8; sockets +20 % and 4), judged for workers
-            with at least six samples after the warm-up. The curves are drawn to
+            with at least six samples after the warm-up. The kills (kill, release-kill) never strike the
+            first two workers, w0 and w1 - every other fault does - so their curves span the whole soak;
+            the third slot's workers are killed and replaced. The curves are drawn to
             [reliability-soak.svg](reliability-soak.svg) next to this page (one line per worker JVM; a
             killed worker's line ends and its replacement's starts), with the figures in
             `lock-chaos/target/chaos/soak.json`.

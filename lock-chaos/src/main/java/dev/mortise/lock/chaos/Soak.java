@@ -16,7 +16,8 @@ import java.util.TreeMap;
  * {@link Workload#MIXED} workload (several keys held at once, explicit and extended leases,
  * slow listeners) with a fault drawn at random from {@link #FAULTS} every round, the worker
  * JVMs sampling their heap after a full collection, threads, open file descriptors and sockets
- * every minute. It fails if a safety column is not 0, a lock is orphaned, or a worker's
+ * every minute; the kills never strike the first two workers ({@link ChaosRun#SOAK_KEPT}), so
+ * their curves span the soak. It fails if a safety column is not 0, a lock is orphaned, or a worker's
  * resources grow ({@link #leak}); the curves are drawn to {@code reliability-soak.svg}.
  */
 public final class Soak {
