@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the Mortise fault-injection harness (lock-chaos) and writes docs/RELIABILITY.md and the
-# JSON result lock-chaos/target/chaos/result.json (see docs/RELIABILITY.md for the columns).
+# JSON result lock-chaos/target/chaos/result.json (see docs/RELIABILITY.md for the columns), and
+# the takeover chart docs/reliability-takeover.svg.
 #
 # Builds lock-chaos and the modules it needs (tests skipped), then runs
 # dev.mortise.lock.chaos.ChaosRun, which starts its own servers on free loopback ports (the
 # ledger's PostgreSQL, and per backend x fault the lock server - redis-server, PostgreSQL, etcd
 # or a 3-member etcd cluster, ZooKeeper or a 3-server ensemble - through the lock-tck launchers),
 # starts worker JVMs (through TCP proxies for the network faults, under libfaketime for
-# clock-skew), injects the faults and stops everything when done.
+# clock-skew and client-clock-jump), injects the faults and stops everything when done.
 #
 #   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies
 #                                               # with the basic workload, and x none, pause, waiter-pause, net-cut with
@@ -21,9 +22,26 @@
 #                                               # the ledger fenced by lock-fencing's JdbcFenceGuard
 #                                               # (check first in each transaction) instead of its own
 #                                               # conditional write; a separate page (a later --doc wins)
+#   ./scripts/chaos.sh redis --faults failover,failover-wait --seconds 30 --doc none --out /tmp/failover
+#                                               # Redis Sentinel failover with a lagging replica, without and
+#                                               # with WAIT (the report's "What WAIT costs" table)
+#   ./scripts/chaos.sh --soak 30m               # the soak (not in CI): each backend in turn for 30 min, the mixed
+#                                               # workload, a random fault every round, worker heap/threads/fds/
+#                                               # sockets sampled each minute and checked flat; writes
+#                                               # docs/reliability-soak.svg and lock-chaos/target/chaos/soak.json
+#                                               # (RELIABILITY.md itself is left alone); about 2 h for 4 backends
+#   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-24-full-result.json
+#                                               # only the takeover chart (docs/reliability-takeover.svg) of a
+#                                               # run's JSON; a full run writes it with the page
 #
 # Faults: pause, waiter-pause, kill, net-cut, waiter-cut, net-delay, clock-skew (jdbc),
-# server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper), none.
+# server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper),
+# silent-partition (the holder's proxy goes dark both ways without closing anything, then delivers
+# late), release-kill (kill -9 of the holder with its release's reply in flight), renew-stop
+# (SIGSTOP of the holder with a renewal's reply in flight), server-clock-jump (redis, jdbc: the
+# server's wall clock jumps 30 s forward and back; needs libfaketime and, for Redis, a C compiler
+# for the clock shim), client-clock-jump (the workers' wall clocks jump 3 min both ways), none.
+# Without --faults every fault runs; each is described in docs/RELIABILITY.md ("The faults").
 # Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
 # Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
 # extend, slow listeners). Key names are random Unicode drawn from --seed (default: the time; printed).

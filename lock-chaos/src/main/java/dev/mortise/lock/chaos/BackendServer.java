@@ -48,18 +48,100 @@ public final class BackendServer implements AutoCloseable {
     private final String backend;
     private final AutoCloseable server;
     private final String description;
+    /** The server's wall-clock offset ({@link Fault#SERVER_CLOCK_JUMP}), or null: the machine's clock. */
+    private final FakeClock.OffsetFile clock;
+
+    /** What workers connect to when it is not built from the endpoints (a Sentinel URL), or null. */
+    private final String fixedTarget;
 
     private BackendServer(String backend, AutoCloseable server, String description) {
+        this(backend, server, description, null, null);
+    }
+
+    private BackendServer(String backend, AutoCloseable server, String description, FakeClock.OffsetFile clock) {
+        this(backend, server, description, clock, null);
+    }
+
+    private BackendServer(String backend, AutoCloseable server, String description, FakeClock.OffsetFile clock,
+                          String fixedTarget) {
         this.backend = backend;
         this.server = server;
         this.description = description;
+        this.clock = clock;
+        this.fixedTarget = fixedTarget;
         Cleanup.register(this);
+    }
+
+    /**
+     * A failover with a lagging replica ({@link Fault#FAILOVER}): see {@link RedisFailover#failover};
+     * the replica lags for {@code lagMillis}. Returns the killed master's name and puts the time
+     * Sentinel named the new master (epoch millis) in {@code promotedAt[0]}.
+     */
+    public String failover(long lagMillis, long[] promotedAt) throws InterruptedException {
+        if (!(server instanceof RedisFailover group)) {
+            throw new IllegalStateException("failover needs a Redis master, replica and Sentinel, not " + description);
+        }
+        return "master :" + group.failover(lagMillis, promotedAt);
+    }
+
+    /**
+     * A durable Redis or PostgreSQL whose wall clock follows an offset file, for
+     * {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim, PostgreSQL through
+     * libfaketime ({@link FakeClock}).
+     */
+    private static BackendServer withJumpingClock(String backend) {
+        FakeClock.OffsetFile clock = FakeClock.OffsetFile.create();
+        try {
+            ClockJumpServer server = switch (backend) {
+                case "redis" -> new ClockJumpServer(new RedisServer().persistent(), clock.shimEnvironment());
+                case "jdbc" -> new ClockJumpServer(new PostgresServer().durable(), clock.libfaketimeEnvironment());
+                default -> throw new IllegalArgumentException("server-clock-jump runs on redis and jdbc, not on "
+                        + backend + " (etcd is a Go binary, which reads the clock without libc; ZooKeeper runs"
+                        + " in the controller's JVM)");
+            };
+            server.start();
+            return new BackendServer(backend, server, backend.equals("redis")
+                    ? "redis-server, AOF appendfsync always, wall clock jumping (LD_PRELOAD clock shim)"
+                    : "PostgreSQL, fsync and synchronous_commit on, wall clock jumping (libfaketime)", clock);
+        } catch (RuntimeException e) {
+            clock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Moves the server's wall clock to {@code offsetMillis} off the machine's (its monotonic
+     * clock stays); only for a server started for {@link Fault#SERVER_CLOCK_JUMP}.
+     */
+    public void jumpClock(long offsetMillis) {
+        if (clock == null) {
+            throw new IllegalStateException("the clock of " + description + " cannot jump: it was not started"
+                    + " for server-clock-jump");
+        }
+        clock.set(offsetMillis);
+    }
+
+    /** The launcher itself, unwrapped from a {@link ClockJumpServer}. */
+    private AutoCloseable launcher() {
+        return server instanceof ClockJumpServer jumping ? jumping.inner() : server;
     }
 
     /** Starts the server {@code backend} locks on for a run of {@code fault}, and waits until it is ready. */
     public static BackendServer start(String backend, Fault fault) {
         boolean durable = fault != Fault.SERVER_KILL_VOLATILE;
         boolean cluster = fault == Fault.LEADER_KILL;
+        if (fault == Fault.SERVER_CLOCK_JUMP) {
+            return withJumpingClock(backend);
+        }
+        if (fault == Fault.FAILOVER || fault == Fault.FAILOVER_WAIT) {
+            if (!backend.equals("redis")) {
+                throw new IllegalArgumentException(fault.label() + " runs on redis (Sentinel), not on " + backend);
+            }
+            boolean wait = fault == Fault.FAILOVER_WAIT;
+            RedisFailover group = new RedisFailover();
+            return new BackendServer(backend, group, "Redis master + replica + Sentinel, no persistence"
+                    + (wait ? ", waitForReplicas(1, 500 ms)" : ", no WAIT"), null, group.target(wait));
+        }
         return switch (backend) {
             case "redis" -> {
                 RedisServer redis = durable ? new RedisServer().persistent() : new RedisServer();
@@ -126,7 +208,7 @@ public final class BackendServer implements AutoCloseable {
 
     /** What the workers pass to {@link Backends#create}: the server's own addresses. */
     public String target() {
-        return target(endpoints());
+        return fixedTarget != null ? fixedTarget : target(endpoints());
     }
 
     /**
@@ -253,12 +335,15 @@ public final class BackendServer implements AutoCloseable {
      * ZooKeeper nodes under each key's node in {@code /mortise/locks} (holders and waiters).
      */
     public long heldLocks() throws Exception {
-        if (server instanceof RedisServer redis) {
+        if (server instanceof RedisFailover group) {
+            return group.lockKeys();
+        }
+        if (launcher() instanceof RedisServer redis) {
             // Lock keys carry the lease as TTL; "mortise" is the backend's default key prefix.
             String reply = redis.command("EVAL", "return #redis.call('keys', ARGV[1])", "0", "mortise:lock:*");
             return Long.parseLong(reply.substring(1));
         }
-        if (server instanceof PostgresServer postgres) {
+        if (launcher() instanceof PostgresServer postgres) {
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), "");
                  java.sql.Statement s = c.createStatement();
                  java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM mortise_locks"
@@ -313,6 +398,9 @@ public final class BackendServer implements AutoCloseable {
     public void close() {
         try {
             server.close();
+            if (clock != null) {
+                clock.close();
+            }
             Cleanup.forget(this);
         } catch (Exception e) {
             throw new IllegalStateException("could not stop " + description + ": " + e.getMessage(), e);

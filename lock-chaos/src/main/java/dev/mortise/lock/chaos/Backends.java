@@ -3,6 +3,7 @@ package dev.mortise.lock.chaos;
 import dev.mortise.lock.etcd.EtcdLockBackend;
 import dev.mortise.lock.jdbc.JdbcLockBackend;
 import dev.mortise.lock.redis.RedisLockBackend;
+import dev.mortise.lock.redis.RedisLockBackendBuilder;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
 import java.time.Duration;
@@ -21,10 +22,35 @@ public final class Backends {
     private Backends() {
     }
 
+    /**
+     * {@code redis://host:port}, or {@code sentinel://<master>@host:port[?wait=1]}: the master
+     * Sentinel names, and with {@code wait=1} every grant and renewal acknowledged by one replica
+     * ({@code waitForReplicas(1, 500 ms)}).
+     */
+    private static LockBackend redis(String target, Duration lease) {
+        if (!target.startsWith("sentinel://")) {
+            return RedisLockBackend.builder().address(target).build();
+        }
+        String rest = target.substring("sentinel://".length());
+        boolean wait = rest.endsWith("?wait=1");
+        if (wait) {
+            rest = rest.substring(0, rest.length() - "?wait=1".length());
+        }
+        int at = rest.indexOf('@');
+        RedisLockBackendBuilder builder = RedisLockBackend.builder()
+                .sentinel(rest.substring(0, at), "redis://" + rest.substring(at + 1))
+                // One Sentinel is enough here; Redisson insists on two unless told otherwise.
+                .configure(c -> c.useSentinelServers().setCheckSentinelsList(false));
+        if (wait) {
+            builder.waitForReplicas(1, Duration.ofMillis(500));
+        }
+        return builder.build();
+    }
+
     /** A new backend for {@code name} (one of {@link #SUPPORTED}) on {@code target}. */
     public static LockBackend create(String name, String target, Duration lease) {
         return switch (name) {
-            case "redis" -> RedisLockBackend.builder().address(target).build();
+            case "redis" -> redis(target, lease);
             case "jdbc" -> {
                 // The driver's unpooled data source: a pool's housekeeping thread complains about
                 // clock leaps after SIGSTOP/SIGCONT and adds nothing to what is measured here.

@@ -71,6 +71,18 @@ public final class ChaosRun {
     /** Wall-clock offsets the {@link Fault#CLOCK_SKEW} workers get, in turn. */
     static final long[] CLOCK_OFFSETS_MS = {5000, -5000, 0};
 
+    /** Workers a soak never kills (other faults strike them as any other): their curves span the soak. */
+    static final java.util.Set<String> SOAK_KEPT = java.util.Set.of("w0", "w1");
+
+    /** How long a {@link Fault#FAILOVER}'s replica lags (is paused) before the master is killed. */
+    static final long FAILOVER_LAG_MS = 1000;
+
+    /** How far a {@link Fault#SERVER_CLOCK_JUMP} moves the server's wall clock, forward and back. */
+    static final long SERVER_CLOCK_JUMP_MS = 30_000;
+
+    /** How far a {@link Fault#CLIENT_CLOCK_JUMP} moves the workers' wall clocks, each way: three minutes. */
+    static final long CLIENT_CLOCK_JUMP_MS = 180_000;
+
     /** Runs one backend × fault with the basic workload on keys drawn from a fresh seed. */
     public static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
                                 Settings settings, Path dir, String classpath) throws Exception {
@@ -94,13 +106,30 @@ public final class ChaosRun {
     public static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
                                 Workload workload, long seed, Settings settings, Path dir, String classpath)
             throws Exception {
+        return run(backend, server, ledger, ledgerUrl, fault, null, List.of(), workload, seed, settings, dir,
+                classpath, new ArrayList<>());
+    }
+
+    /**
+     * The run itself. With {@code mix} (the soak) each round strikes with a fault drawn from
+     * it ({@code fault} is then {@link Fault#NONE}, the rules judged are the fault-independent
+     * ones) and every worker goes through proxies; {@code workerOptions} are extra JVM options
+     * of the workers; {@code events} receives every worker event (for the soak's resource curves).
+     */
+    static RunResult run(String backend, BackendServer server, Ledger ledger, String ledgerUrl, Fault fault,
+                         List<Fault> mix, List<String> workerOptions, Workload workload, long seed,
+                         Settings settings, Path dir, String classpath, List<WorkerEvent> events)
+            throws Exception {
         Files.createDirectories(dir);
+        java.util.Random draw = new java.util.Random(seed);
         List<String> keys = keys(seed, workload, settings);
         System.out.println("chaos: " + backend + " x " + fault.label() + " x " + workload.label() + ": keys of seed "
                 + seed + ": " + keys.stream().map(ChaosKeys::quoted).toList());
         ledger.reset(keys);
+        // The workers' shared wall clock of a client-clock-jump run; closed with the run.
+        FakeClock.OffsetFile clientClock = fault == Fault.CLIENT_CLOCK_JUMP ? FakeClock.OffsetFile.create() : null;
         Workers workers = new Workers(backend, server, ledgerUrl, fault, workload, seed, settings, keys, dir,
-                classpath);
+                classpath, clientClock, mix != null, workerOptions);
 
         List<InjectedFault> faults = new ArrayList<>();
         try {
@@ -112,19 +141,29 @@ public final class ChaosRun {
             long endAt = startedAt + settings.seconds() * 1000L;
             int next = 0;
             // Faults stop early enough for the last one to play out before the workers end.
-            while (fault != Fault.NONE && System.currentTimeMillis() + settings.faultEveryMs() < endAt) {
+            while ((fault != Fault.NONE || mix != null)
+                    && System.currentTimeMillis() + settings.faultEveryMs() < endAt) {
                 long roundStart = System.currentTimeMillis();
+                Fault strike = mix != null ? mix.get(draw.nextInt(mix.size())) : fault;
                 InjectedFault injected = null;
                 while (injected == null && System.currentTimeMillis() - roundStart < 5000) {
-                    Victim victim = awaitVictim(fault, workers.alive(), next++, 5000);
+                    // The soak never kills its first workers, so their resource curves span the whole run.
+                    List<WorkerProcess> candidates = mix != null && strike.killsVictim()
+                            ? workers.alive().stream().filter(w -> !SOAK_KEPT.contains(w.id())).toList()
+                            : workers.alive();
+                    Victim victim = awaitVictim(strike, candidates, next++, 5000);
                     if (victim == null) {
                         break;
                     }
-                    injected = inject(fault, victim, settings, server, ledger);
+                    injected = inject(strike, victim, settings, server, ledger, clientClock, faults.size());
                 }
                 if (injected != null) {
                     faults.add(injected);
-                    if (fault == Fault.KILL) {
+                    if (mix != null) {
+                        System.out.println("chaos: soak " + backend + ": " + strike.label() + " struck "
+                                + injected.worker());
+                    }
+                    if (strike.killsVictim()) {
                         String killed = injected.worker();
                         workers.alive().removeIf(w -> w.id().equals(killed));
                         int remaining = (int) ((endAt - System.currentTimeMillis()) / 1000);
@@ -144,8 +183,10 @@ public final class ChaosRun {
             }
         } finally {
             workers.all().forEach(WorkerProcess::close);
+            if (clientClock != null) {
+                clientClock.close();
+            }
         }
-        List<WorkerEvent> events = new ArrayList<>();
         workers.all().forEach(w -> events.addAll(w.events()));
         // Every worker is gone: once a lease (and a ZooKeeper session, as long) has run out,
         // whatever is still on the server is an orphan.
@@ -167,12 +208,19 @@ public final class ChaosRun {
         private final List<String> keys;
         private final Path dir;
         private final String classpath;
+        private final FakeClock.OffsetFile clientClock;
+        private final boolean proxied;
+        private final List<String> jvmOptions;
         private final List<WorkerProcess> all = new ArrayList<>();
         private final List<WorkerProcess> alive = new ArrayList<>();
 
         Workers(String backend, BackendServer server, String ledgerUrl, Fault fault, Workload workload, long seed,
-                Settings settings, List<String> keys, Path dir, String classpath) {
+                Settings settings, List<String> keys, Path dir, String classpath, FakeClock.OffsetFile clientClock,
+                boolean proxied, List<String> jvmOptions) {
             this.backend = backend;
+            this.clientClock = clientClock;
+            this.proxied = proxied || fault.throughProxy();
+            this.jvmOptions = List.copyOf(jvmOptions);
             this.server = server;
             this.ledgerUrl = ledgerUrl;
             this.fault = fault;
@@ -188,7 +236,7 @@ public final class ChaosRun {
             String id = "w" + all.size();
             List<ChaosProxy> proxies = new ArrayList<>();
             String target = server.target();
-            if (fault.throughProxy()) {
+            if (proxied) {
                 for (String endpoint : server.endpoints()) {
                     int colon = endpoint.lastIndexOf(':');
                     proxies.add(ChaosProxy.to(endpoint.substring(0, colon),
@@ -198,9 +246,9 @@ public final class ChaosRun {
             }
             long offset = fault == Fault.CLOCK_SKEW ? CLOCK_OFFSETS_MS[all.size() % CLOCK_OFFSETS_MS.length] : 0;
             WorkerProcess w = WorkerProcess.start(id, classpath, dir, List.of(backend, target, ledgerUrl, id,
-                    Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(settings.csMs()),
+                    Integer.toString(seconds), Long.toString(settings.leaseMs()), Long.toString(csMs(fault, settings)),
                     ChaosKeys.toArgument(keys), settings.workerLedgerArgument(), workload.label(),
-                    Long.toString(seed + 7919L * all.size())), proxies, offset);
+                    Long.toString(seed + 7919L * all.size())), proxies, offset, clientClock, jvmOptions);
             all.add(w);
             alive.add(w);
         }
@@ -232,6 +280,16 @@ public final class ChaosRun {
             }
             throw new IllegalStateException("worker JVMs did not start within " + timeoutMs + " ms; see " + dir);
         }
+    }
+
+    /**
+     * The workers' critical section in a run of {@code fault}: the settings', but at least one
+     * lease for {@link Fault#RENEW_STOP}, so that every hold lives through watchdog renewals
+     * (the first comes about a third of a lease after the grant, after a short critical section
+     * has ended) and one can be caught in its round trip.
+     */
+    static long csMs(Fault fault, Settings settings) {
+        return fault == Fault.RENEW_STOP ? Math.max(settings.csMs(), settings.leaseMs()) : settings.csMs();
     }
 
     /** A worker caught in the state the fault strikes, with the event that shows it (READ or WAIT). */
@@ -272,9 +330,14 @@ public final class ChaosRun {
         return null;
     }
 
-    /** Injects the fault; null when a pause landed after the victim had left its critical section. */
+    /**
+     * Injects the fault; null when it could not strike as asked (a pause landed after the
+     * victim had left its critical section, no renewal went out, the release never came).
+     * {@code round} counts the faults injected before (a clock jumps forward first in even rounds).
+     */
     private static InjectedFault inject(Fault fault, Victim victim, Settings settings, BackendServer server,
-                                        Ledger ledger) throws Exception {
+                                        Ledger ledger, FakeClock.OffsetFile clientClock, int round)
+            throws Exception {
         WorkerProcess worker = victim.worker();
         WorkerEvent state = victim.state();
         long at = System.currentTimeMillis();
@@ -316,9 +379,130 @@ public final class ChaosRun {
                 who = "server";
             }
             case LEADER_KILL -> who = "leader " + server.killLeaderAndRestart(1000);
+            case SILENT_PARTITION -> {
+                worker.proxies().forEach(ChaosProxy::silence);
+                try {
+                    Thread.sleep(settings.pauseMs());
+                } finally {
+                    // TCP recovers: the held bytes go out late, in order, on the same connections.
+                    worker.proxies().forEach(ChaosProxy::heal);
+                }
+            }
+            case RELEASE_KILL -> {
+                worker.proxies().forEach(ChaosProxy::holdReplies);
+                try {
+                    WorkerEvent releasing = awaitReleasing(worker, state, 3000);
+                    if (releasing == null) {
+                        return null;
+                    }
+                    // The release request goes out right after the line: wait until the proxy forwarded one.
+                    long seen = requestsForwarded(worker);
+                    long deadline = System.nanoTime() + 500_000_000L;
+                    while (requestsForwarded(worker) == seen && System.nanoTime() - deadline < 0) {
+                        Thread.sleep(1);
+                    }
+                    at = System.currentTimeMillis();
+                    worker.signal("KILL");
+                } finally {
+                    // The victim is dead: the held replies die with its connections.
+                    worker.proxies().forEach(ChaosProxy::heal);
+                }
+            }
+            case RENEW_STOP -> {
+                if (!stopDuringRenewal(worker, state, settings)) {
+                    return null;
+                }
+                at = System.currentTimeMillis();
+                try {
+                    Thread.sleep(settings.pauseMs());
+                } finally {
+                    worker.signal("CONT");
+                }
+            }
+            case SERVER_CLOCK_JUMP -> {
+                long jump = round % 2 == 0 ? SERVER_CLOCK_JUMP_MS : -SERVER_CLOCK_JUMP_MS;
+                server.jumpClock(jump);
+                try {
+                    Thread.sleep(settings.pauseMs() / 2);
+                } finally {
+                    server.jumpClock(0);
+                }
+                who = "server clock " + (jump > 0 ? "+" : "-") + jump / 1000 * Long.signum(jump) + " s and back";
+            }
+            case FAILOVER, FAILOVER_WAIT -> {
+                long[] promotedAt = new long[1];
+                who = server.failover(FAILOVER_LAG_MS, promotedAt);
+                // Recovery is timed from the promotion, not from the old master's rejoin.
+                return new InjectedFault(fault, who, state.key(), state.token(), at, promotedAt[0]);
+            }
+            case CLIENT_CLOCK_JUMP -> {
+                try {
+                    clientClock.set(CLIENT_CLOCK_JUMP_MS);
+                    Thread.sleep(settings.pauseMs() / 2);
+                    clientClock.set(-CLIENT_CLOCK_JUMP_MS);
+                    Thread.sleep(settings.pauseMs() / 2);
+                } finally {
+                    clientClock.set(0);
+                }
+                who = "every worker's clock";
+            }
             default -> throw new IllegalArgumentException("nothing to inject for " + fault);
         }
         return new InjectedFault(fault, who, state.key(), state.token(), at, System.currentTimeMillis());
+    }
+
+    private static long requestsForwarded(WorkerProcess worker) {
+        return worker.proxies().stream().mapToLong(ChaosProxy::requestsForwarded).sum();
+    }
+
+    /** The victim's RELEASING line for the lock of {@code read}, within {@code timeoutMs}, or null. */
+    private static WorkerEvent awaitReleasing(WorkerProcess worker, WorkerEvent read, long timeoutMs)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (System.nanoTime() - deadline < 0 && worker.isAlive()) {
+            WorkerEvent releasing = worker.releasing();
+            if (releasing != null && releasing.key().equals(read.key()) && releasing.token() == read.token()) {
+                return releasing;
+            }
+            Thread.sleep(1);
+        }
+        return null;
+    }
+
+    /**
+     * Holds the victim's replies until it sends a request before it starts to release (a
+     * renewal, a keep-alive, a ping), stops it with the reply in flight and then delivers the
+     * reply into the stopped process. False, with the victim running and its proxies healed,
+     * when no such request came within a lease or the request was its release.
+     */
+    private static boolean stopDuringRenewal(WorkerProcess worker, WorkerEvent read, Settings settings)
+            throws Exception {
+        long before = requestsForwarded(worker);
+        worker.proxies().forEach(ChaosProxy::holdReplies);
+        try {
+            long deadline = System.nanoTime() + settings.leaseMs() * 1_000_000L;
+            while (requestsForwarded(worker) == before && worker.releasing() == null
+                    && System.nanoTime() - deadline < 0) {
+                Thread.sleep(1);
+            }
+            if (requestsForwarded(worker) == before || worker.releasing() != null) {
+                return false;
+            }
+            worker.signal("STOP");
+            // Output the worker wrote before it stopped is parsed within a moment: a release
+            // that went out first is no renewal, not the fault asked for.
+            Thread.sleep(100);
+            boolean released = worker.events().stream().anyMatch(e -> e.type().equals("RELEASING")
+                    && e.at() >= read.at());
+            if (released) {
+                worker.signal("CONT");
+                return false;
+            }
+            return true;
+        } finally {
+            // The reply goes into the stopped process's socket: it reads it when continued.
+            worker.proxies().forEach(ChaosProxy::heal);
+        }
     }
 
     /** The classpath for worker JVMs: surefire's test classpath under a test, else this JVM's. */
@@ -329,7 +513,9 @@ public final class ChaosRun {
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
      * [--workloads basic,mixed] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
-     * [--command TEXT]} ({@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
+     * [--command TEXT] [--soak 30m [--soak-sample 1m]] [--chart-from RESULT.json]} ({@code --chart-from}:
+     * only the takeover chart of an earlier run's JSON, next to {@code --doc}; {@code --soak}: the {@link Soak} instead of
+     * the fault table, each backend for that long; {@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
      * default builtin)
      * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
      * names, printed, by default the time): every backend × workload × fault (those that apply;
@@ -347,6 +533,9 @@ public final class ChaosRun {
         Path out = Path.of("lock-chaos/target/chaos");
         Path doc = null;
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
+        java.time.Duration soak = null;
+        Path chartFrom = null;
+        java.time.Duration soakSample = java.time.Duration.ofMinutes(1);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
@@ -364,6 +553,9 @@ public final class ChaosRun {
                     i++;
                 }
                 case "--command" -> command = args[++i];
+                case "--chart-from" -> chartFrom = Path.of(args[++i]);
+                case "--soak" -> soak = Soak.parse(args[++i]);
+                case "--soak-sample" -> soakSample = Soak.parse(args[++i]);
                 default -> backends.add(args[i]);
             }
         }
@@ -371,6 +563,22 @@ public final class ChaosRun {
             backends.addAll(Backends.SUPPORTED);
         }
         Settings settings = new Settings(seconds, workers, 2, 2000, 300).withLedger(ledgerMode);
+        if (chartFrom != null) {
+            // Only the takeover chart of an earlier run's JSON, next to --doc (or in --out).
+            String json = Files.readString(chartFrom);
+            String date = json.replaceAll("(?s)^\\{\"date\":\"([^\"]+)\".*", "$1");
+            Path chart = (doc != null ? doc.resolveSibling(ReliabilityReport.TAKEOVER_SVG)
+                    : out.resolve(ReliabilityReport.TAKEOVER_SVG));
+            Files.createDirectories(chart.toAbsolutePath().getParent());
+            Files.writeString(chart, Charts.takeoverSvg(Charts.takeoverBarsFromJson(json),
+                    "Takeover after each fault (" + date + ")"));
+            System.out.println("chaos: wrote " + chart + " from " + chartFrom);
+            System.exit(0);
+        }
+        if (soak != null) {
+            // The soak writes its own result and picture; the report page stays as it is.
+            System.exit(Soak.run(backends, soak, soakSample, settings, seed, out, doc) ? 0 : 1);
+        }
         List<String> allKeys = keys(seed, Workload.MIXED, settings);
         System.out.println("chaos: keys drawn with --seed " + seed + ": " + allKeys.stream().map(ChaosKeys::quoted)
                 .toList());
@@ -416,9 +624,12 @@ public final class ChaosRun {
         Files.createDirectories(out);
         Files.writeString(out.resolve("result.json"), report.json());
         System.out.println("chaos: wrote " + out.resolve("result.json"));
+        Files.writeString(out.resolve(ReliabilityReport.TAKEOVER_SVG), report.takeoverSvg());
         if (doc != null) {
             Files.writeString(doc, report.markdown());
-            System.out.println("chaos: wrote " + doc);
+            Path chart = doc.resolveSibling(ReliabilityReport.TAKEOVER_SVG);
+            Files.writeString(chart, report.takeoverSvg());
+            System.out.println("chaos: wrote " + doc + " and " + chart);
         }
         boolean passed = errors.isEmpty() && results.stream().allMatch(RunResult::passed);
         System.out.println(passed ? "chaos: PASSED - every rule held in every run"

@@ -100,9 +100,11 @@ public final class ChaosWorker {
         }
         try (Ledger ledger = Ledger.connect(ledgerUrl, "postgres"); LockClient locks = builder.build()) {
             log("START", "-", 0, 0);
-            // Counted from here: a slow JVM or connection start-up must not eat the run.
-            long endAt = System.currentTimeMillis() + seconds * 1000;
-            while (System.currentTimeMillis() < endAt) {
+            startResourceSampler();
+            // Counted from here: a slow JVM or connection start-up must not eat the run. On the
+            // monotonic clock: a worker whose wall clock jumps (client-clock-jump) runs its time.
+            long endAt = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() - endAt < 0) {
                 List<String> mine = pick(keys, workload, random);
                 try {
                     cycle(locks, ledger, guard, worker, mine, csMillis, fenced, workload, lease, random);
@@ -210,6 +212,8 @@ public final class ChaosWorker {
             for (int i = held.size() - 1; i >= 0; i--) {
                 Held h = held.get(i);
                 sample(List.of(h));
+                // RELEASING tells the controller the release request is about to go out (release-kill).
+                log("RELEASING", h.key(), h.token(), 0);
                 try {
                     h.lease().close();
                     log("RELEASED", h.key(), h.token(), 0);
@@ -254,6 +258,57 @@ public final class ChaosWorker {
             boolean valid = h.lease().isValid();
             log(mono, wall, "VALID", h.key(), h.token(), valid ? 1 : 0);
         }
+    }
+
+    /** System property: sample this JVM's resources every so many millis (the soak); unset, none. */
+    static final String RESOURCE_EVERY_MS = "mortise.chaos.resourceEveryMs";
+
+    /** The resource lines a sampler logs, each with its figure as the value: what the soak plots. */
+    static final List<String> RESOURCES = List.of("HEAP_BYTES", "THREADS", "FDS", "SOCKETS");
+
+    /**
+     * With {@value #RESOURCE_EVERY_MS} set, a daemon thread logs this JVM's resources at that
+     * interval, the first at once: the heap in use right after a full collection
+     * ({@code System.gc()}, so garbage does not read as a leak), live threads, open file
+     * descriptors and, of those, sockets (its connections).
+     */
+    private static void startResourceSampler() {
+        String every = System.getProperty(RESOURCE_EVERY_MS);
+        if (every == null) {
+            return;
+        }
+        long millis = Long.parseLong(every);
+        Thread sampler = new Thread(() -> {
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            while (true) {
+                System.gc();
+                Runtime rt = Runtime.getRuntime();
+                long fds = 0;
+                long sockets = 0;
+                java.io.File[] open = new java.io.File("/proc/self/fd").listFiles();
+                for (java.io.File fd : open == null ? new java.io.File[0] : open) {
+                    fds++;
+                    try {
+                        if (java.nio.file.Files.readSymbolicLink(fd.toPath()).toString().startsWith("socket:")) {
+                            sockets++;
+                        }
+                    } catch (java.io.IOException e) {
+                        // Closed while listed: not counted as a socket.
+                    }
+                }
+                log("HEAP_BYTES", "-", 0, rt.totalMemory() - rt.freeMemory());
+                log("THREADS", "-", 0, threads.getThreadCount());
+                log("FDS", "-", 0, fds);
+                log("SOCKETS", "-", 0, sockets);
+                try {
+                    Thread.sleep(millis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "chaos-resources");
+        sampler.setDaemon(true);
+        sampler.start();
     }
 
     /** Last end of a slow listener's block, so at most one lease in two is spent blocked. */

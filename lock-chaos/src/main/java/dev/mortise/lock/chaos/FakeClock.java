@@ -1,36 +1,185 @@
 package dev.mortise.lock.chaos;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
- * A skewed wall clock for a worker JVM through libfaketime (Debian package {@code faketime}):
- * {@code LD_PRELOAD} of the library with a fixed offset: the wall clock
- * ({@code System.currentTimeMillis()}, {@code Instant.now()}) is that far off the machine's; the
- * monotonic clock ({@code System.nanoTime()}) is shifted by the same constant, so the intervals
- * it measures (leases, local validity) stay true, as they would on a host whose wall clock is
- * wrong.
+ * Wrong and jumping wall clocks for the processes of a chaos run.
+ *
+ * <ul>
+ *   <li>{@link #environment(long)}: a worker JVM whose wall clock is a fixed offset off the
+ *       machine's (libfaketime, Debian package {@code faketime}, {@code FAKETIME=+5.000s}).
+ *       libfaketime shifts the monotonic clock by the same constant, which changes no interval.</li>
+ *   <li>{@link OffsetFile}: a wall clock that jumps while the process runs. The offset lives in
+ *       a file the controller rewrites; the process re-reads it. Only the wall clock moves
+ *       ({@code CLOCK_REALTIME}, {@code gettimeofday}, {@code time}); the monotonic clock does
+ *       not, as with a real step of the system clock. JVMs and PostgreSQL get it through
+ *       libfaketime ({@link OffsetFile#libfaketimeEnvironment()}); redis-server through a small
+ *       LD_PRELOAD shim built from {@code clockjump.c} ({@link OffsetFile#shimEnvironment()}),
+ *       because libfaketime 0.9.10 aborts a jemalloc redis-server at start-up ("Unexpected
+ *       recursive calls to clock_gettime()").</li>
+ * </ul>
  */
 public final class FakeClock {
 
     private static final Path LIBRARY = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+
+    private static Path shim;
 
     private FakeClock() {
     }
 
     /** The environment that starts a process with its wall clock {@code offsetMillis} off. */
     public static Map<String, String> environment(long offsetMillis) {
-        if (!Files.isReadable(LIBRARY)) {
-            throw new IllegalStateException("clock-skew fault: " + LIBRARY + " is missing; install it with"
-                    + " 'apt-get install faketime' (or leave clock-skew out of --faults)");
-        }
-        // libfaketime takes seconds with a fraction: "+5.000s"
-        String offset = (offsetMillis >= 0 ? "+" : "-") + Math.abs(offsetMillis) / 1000 + "."
-                + String.format("%03d", Math.abs(offsetMillis) % 1000) + "s";
+        requireLibfaketime("clock-skew");
         // The monotonic clock moves by the same constant, which changes no interval the JVM
-        // measures with it. (FAKETIME_DONT_FAKE_MONOTONIC=1 would leave it alone, but makes a
-        // JVM start 10 times slower with this libfaketime.)
-        return Map.of("LD_PRELOAD", LIBRARY.toString(), "FAKETIME", offset);
+        // measures with it. (FAKETIME_DONT_FAKE_MONOTONIC=1 would leave it alone, but then
+        // FAKETIME_FORCE_MONOTONIC_FIX=0 is needed too, see OffsetFile.)
+        return Map.of("LD_PRELOAD", LIBRARY.toString(), "FAKETIME", format(offsetMillis));
+    }
+
+    /** An offset as libfaketime's files and {@code FAKETIME} take it, and the shim parses it: {@code +5.000s}. */
+    static String format(long offsetMillis) {
+        return (offsetMillis >= 0 ? "+" : "-") + Math.abs(offsetMillis) / 1000 + "."
+                + String.format(Locale.ROOT, "%03d", Math.abs(offsetMillis) % 1000) + "s";
+    }
+
+    private static void requireLibfaketime(String fault) {
+        if (!Files.isReadable(LIBRARY)) {
+            throw new IllegalStateException(fault + " fault: " + LIBRARY + " is missing; install it with"
+                    + " 'apt-get install faketime' (or leave " + fault + " out of --faults)");
+        }
+    }
+
+    /**
+     * The clock shim ({@code clockjump.c}, a resource of this module), compiled once per JVM with
+     * the machine's {@code cc}.
+     */
+    static synchronized Path shim() {
+        if (shim != null) {
+            return shim;
+        }
+        try {
+            Path dir = Files.createTempDirectory("mortise-clockjump-");
+            Path source = dir.resolve("clockjump.c");
+            try (InputStream in = FakeClock.class.getResourceAsStream("clockjump.c")) {
+                if (in == null) {
+                    throw new IllegalStateException("clockjump.c is missing from the lock-chaos jar");
+                }
+                Files.copy(in, source);
+            }
+            Path library = dir.resolve("libclockjump.so");
+            Process cc;
+            try {
+                cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
+                        .redirectErrorStream(true).start();
+            } catch (IOException e) {
+                throw new IllegalStateException("server-clock-jump on Redis needs a C compiler ('cc') to build the"
+                        + " clock shim; install gcc, or leave server-clock-jump out of --faults: " + e.getMessage(), e);
+            }
+            String out = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!cc.waitFor(60, TimeUnit.SECONDS) || cc.exitValue() != 0) {
+                throw new IllegalStateException("cc could not build the clock shim " + source + ":\n" + out);
+            }
+            // Readable by a server that runs as another user (PostgreSQL as 'postgres').
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxr-xr-x"));
+            shim = library;
+            return shim;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not build the clock shim: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while building the clock shim", e);
+        }
+    }
+
+    /**
+     * A wall-clock offset that running processes re-read: {@link #set} rewrites it atomically
+     * (a new file renamed over the old, so a reader never sees half a line). Readable by every
+     * user (a PostgreSQL server runs as {@code postgres}). Thread-safe.
+     */
+    public static final class OffsetFile implements AutoCloseable {
+
+        private final Path dir;
+        private final Path file;
+        private volatile long offsetMillis;
+
+        private OffsetFile(Path dir) {
+            this.dir = dir;
+            this.file = dir.resolve("offset.rc");
+        }
+
+        /** A new offset file at 0. */
+        public static OffsetFile create() {
+            try {
+                Path dir = Files.createTempDirectory("mortise-clock-");
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+                OffsetFile offset = new OffsetFile(dir);
+                offset.set(0);
+                return offset;
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not create a clock offset file: " + e.getMessage(), e);
+            }
+        }
+
+        /** Moves the wall clock of every process reading this file to {@code offsetMillis} off the machine's. */
+        public synchronized void set(long offsetMillis) {
+            try {
+                Path next = Files.createTempFile(dir, "offset", ".tmp");
+                Files.writeString(next, format(offsetMillis) + "\n", StandardCharsets.US_ASCII);
+                Files.setPosixFilePermissions(next, PosixFilePermissions.fromString("rw-r--r--"));
+                Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                this.offsetMillis = offsetMillis;
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not write the clock offset " + file + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** The offset last set, in millis. */
+        public long offsetMillis() {
+            return offsetMillis;
+        }
+
+        public Path path() {
+            return file;
+        }
+
+        /**
+         * libfaketime reading this file (JVMs, PostgreSQL). The monotonic clock is not faked
+         * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}), which with this libfaketime makes a JVM spin on
+         * its timed waits (one and a half cores per idle JVM) unless its monotonic fix is off
+         * ({@code FAKETIME_FORCE_MONOTONIC_FIX=0}); the file is re-read at most every second.
+         */
+        public Map<String, String> libfaketimeEnvironment() {
+            requireLibfaketime("clock-jump");
+            return Map.of("LD_PRELOAD", LIBRARY.toString(), "FAKETIME_TIMESTAMP_FILE", file.toString(),
+                    "FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1",
+                    "FAKETIME_FORCE_MONOTONIC_FIX", "0");
+        }
+
+        /** The clock shim reading this file (re-read at most every 10 ms): for redis-server. */
+        public Map<String, String> shimEnvironment() {
+            return Map.of("LD_PRELOAD", shim().toString(), "CLOCKJUMP_FILE", file.toString());
+        }
+
+        @Override
+        public void close() {
+            try {
+                Files.deleteIfExists(file);
+                Files.deleteIfExists(dir);
+            } catch (IOException e) {
+                // A temp file left behind is harmless.
+            }
+        }
     }
 }

@@ -131,7 +131,35 @@ public final class LedgerChecker {
         return new RunResult(backend, fault, workload, seed, keys, server, seconds, workers, leaseMs, faults.size(),
                 log.size(), accepted, rejected, staleAccepted, lostUpdates, falseGrantEvidence.size(), reused.size(),
                 overlaps(events), samples, validity.size(), clock, victimWritesRejected(fault, events, faults),
-                onLostFired(fault, events, faults), measuredTakeovers(events, faults, leaseMs), orphans, evidence);
+                onLostFired(fault, events, faults), measuredTakeovers(events, faults, leaseMs), orphans, evidence,
+                new FaultFigures(victimsRecovered(events, faults),
+                        events.stream().filter(e -> e.type().equals("LOST")).count(), acquireMillis(events),
+                        fault == Fault.CLIENT_CLOCK_JUMP ? events.stream()
+                                .mapToLong(e -> Math.abs(e.wallSkewMillis())).max().orElse(0) : 0));
+    }
+
+    /** Victims granted a lock again (any key) after their fault ended: they recovered. */
+    static long victimsRecovered(List<WorkerEvent> events, List<InjectedFault> faults) {
+        return faults.stream().filter(f -> events.stream().anyMatch(e -> e.type().equals("ACQUIRED")
+                && e.worker().equals(f.worker()) && e.at() >= f.endedAt())).count();
+    }
+
+    /** Per grant, millis from the worker's last WAIT for the key before it to the grant. */
+    static List<Long> acquireMillis(List<WorkerEvent> events) {
+        Map<String, Long> waitingSince = new HashMap<>();
+        List<Long> millis = new ArrayList<>();
+        for (WorkerEvent e : events) {
+            String slot = e.worker() + "\n" + e.key();
+            if (e.type().equals("WAIT")) {
+                waitingSince.put(slot, e.mono());
+            } else if (e.type().equals("ACQUIRED")) {
+                Long since = waitingSince.remove(slot);
+                if (since != null) {
+                    millis.add((e.mono() - since) / 1_000_000);
+                }
+            }
+        }
+        return millis;
     }
 
     /** A worker's hold of a key: from its ACQUIRED to the first event that ends the critical section. */
@@ -335,7 +363,8 @@ public final class LedgerChecker {
             return 0;
         }
         return faults.stream().filter(f -> events.stream().anyMatch(e -> (e.type().equals("LOST")
-                        || fault == Fault.NET_CUT && e.type().equals("RELEASE_FAILED"))
+                        || (fault == Fault.NET_CUT || fault == Fault.SILENT_PARTITION || fault == Fault.RENEW_STOP)
+                                && e.type().equals("RELEASE_FAILED"))
                 && e.worker().equals(f.worker()) && e.key().equals(f.key()) && e.token() == f.token())).count();
     }
 
@@ -372,6 +401,10 @@ public final class LedgerChecker {
     static List<Takeover> measuredTakeovers(List<WorkerEvent> events, List<InjectedFault> faults, long leaseMs) {
         List<Takeover> takeovers = new ArrayList<>();
         for (InjectedFault f : faults) {
+            if (f.fault().jumpsClock()) {
+                // Nothing was taken down: nothing to recover from.
+                continue;
+            }
             if (f.fault().target() == Fault.Target.SERVER) {
                 events.stream().filter(e -> e.type().equals("ACQUIRED") && e.at() >= f.endedAt())
                         .mapToLong(WorkerEvent::at).min()

@@ -39,6 +39,14 @@ public final class ReliabilityReport {
         this.keys = List.copyOf(keys);
     }
 
+    /** The takeover chart's file name, next to the Markdown page. */
+    public static final String TAKEOVER_SVG = "reliability-takeover.svg";
+
+    /** The takeover chart of these results ({@link Charts#takeoverSvg}). */
+    public String takeoverSvg() {
+        return Charts.takeoverSvg(Charts.takeoverBars(results), "Takeover after each fault (" + date + ")");
+    }
+
     /** The JSON result: settings, machine, and one object per backend × fault. */
     public String json() {
         return "{\"date\":\"" + date + "\",\"machine\":\"" + machine().replace("\"", "'") + "\",\"settings\":{"
@@ -120,6 +128,26 @@ public final class ReliabilityReport {
                     .append(" | ").append(r.orphans())
                     .append(" | ").append(r.verdict())
                     .append(" |\n");
+        }
+        md.append("\n![Takeover time per backend × fault](").append(TAKEOVER_SVG).append(")\n\n")
+                .append("The chart ([").append(TAKEOVER_SVG).append("](").append(TAKEOVER_SVG)
+                .append(")) is written with this page from the same runs: per backend × fault the median and ")
+                .append("slowest takeover, and the bound (the victim's lease + 1 s) where a holder died.\n");
+        List<RunResult> failovers = results.stream()
+                .filter(r -> r.fault() == Fault.FAILOVER || r.fault() == Fault.FAILOVER_WAIT).toList();
+        if (!failovers.isEmpty()) {
+            md.append("\n### What `WAIT` costs (Redis failover runs)\n\n");
+            md.append("Acquire: from a worker's request to its grant, contention and failed (withdrawn) attempts ")
+                    .append("included; writes: the work done in the run.\n\n");
+            md.append("| fault | server | writes | acquire p50 ms | acquire p99 ms | tokens reused | stale accepted | ")
+                    .append("lost updates | validity overlaps |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (RunResult r : failovers) {
+                md.append("| ").append(r.fault().label()).append(" | ").append(r.server()).append(" | ")
+                        .append(r.writeAttempts()).append(" | ").append(r.figures().acquirePercentile(50))
+                        .append(" | ").append(r.figures().acquirePercentile(99)).append(" | ")
+                        .append(r.reusedTokens()).append(" | ").append(r.staleWritesAccepted()).append(" | ")
+                        .append(r.lostUpdates()).append(" | ").append(r.validityOverlaps()).append(" |\n");
+            }
         }
         if (!errors.isEmpty()) {
             md.append("\n**Harness errors** (runs that could not complete; each fails the whole run):\n\n");
@@ -263,6 +291,79 @@ public final class ReliabilityReport {
             - **leader-kill** (etcd, ZooKeeper): kill -9 of the leader of a 3-member etcd cluster (found
               with `/v3/maintenance/status`), or shutdown of the leader of a 3-server ZooKeeper ensemble
               (curator-test, in the controller's JVM; found with `srvr`), restarted one second later.
+            - **silent-partition**: the holder's proxy keeps every connection open and forwards no byte
+              either way (new connections are accepted and not forwarded either) for twice the lease
+              + 1 s, then heals as TCP recovers from a partition shorter than its retransmission
+              timeout: the held bytes are delivered late, in order, on the same connections. Nothing
+              is closed, so the client learns only by time. Rules: the holder is told (its `onLost`,
+              or - as it is usually already releasing when the lease runs out, its release stuck in
+              the silence - its failed release), takeover within the lease + 1 s, the cut worker is
+              granted a lock again after the heal (otherwise **FAILED**), no orphan.
+            - **release-kill**: from the holder's read on, its proxy holds the server's replies; once
+              the worker logs `RELEASING` and the proxy has forwarded a request after it, the worker
+              is killed (-9) with the release's reply in flight, and a fresh worker replaces it. Rule:
+              no orphan beyond one lease (another waiter holds the key within the lease + 1 s; nothing
+              left at the end). Over JDBC the held reply may be a new connection's handshake, so the
+              release may not have been sent; the rule is the same.
+            - **renew-stop**: from the holder's read on, its proxy holds the server's replies; the first
+              request it forwards before the worker starts to release (a watchdog renewal, an etcd
+              keep-alive, a ZooKeeper ping) is caught in its round trip: the worker is stopped
+              (SIGSTOP), the reply is delivered into the stopped process, and it is continued after
+              twice the lease + 1 s. The late "renewed" reply must not revive the lease: rules as
+              pause. In this run the workers' critical section is one lease long (not the settings'),
+              so every hold lives through watchdog renewals.
+            - **server-clock-jump** (Redis, JDBC): the lock server's wall clock jumps while a worker
+              holds a lock - one round 30 s forward and back half a pause later, the next 30 s
+              backward and forward again - and its monotonic clock does not, as with an NTP or operator
+              step. Redis runs under an LD_PRELOAD shim (`clockjump.c`: libfaketime 0.9.10 aborts a
+              jemalloc redis-server at start-up), PostgreSQL under libfaketime, both re-reading an
+              offset file. etcd is left out (a Go binary reads the clock without libc, so no preload
+              reaches it) and ZooKeeper too (it runs in the controller's JVM). A forward jump expires
+              holds early - Redis key expiry and the JDBC backend's expiry are the server's wall
+              clock - so another worker may be granted a key whose holder's lease is still valid by
+              its own clock: **validity overlaps**, counted and marked UNSAFE with the verdict saying
+              so, while fencing must still refuse every stale write (**stale accepted** 0). Server-clock
+              tokens (`max(counter + 1, server µs)`) stay increasing across the backward jump.
+            - **client-clock-jump**: every worker's wall clock jumps 3 minutes forward, then 3 minutes
+              backward, then back, while a worker holds a lock (libfaketime with an offset file and
+              `FAKETIME_DONT_FAKE_MONOTONIC=1`: `currentTimeMillis` and `Instant.now()` jump,
+              `nanoTime` does not; events are timed on the monotonic clock). The core times leases on
+              the monotonic clock, so nothing may change: no lease lost (otherwise **FAILED**), no
+              validity overlap, no false grant, no stale write. The JSON's `wallSkewMs` is how far the
+              workers' own clocks were off at their events (about 180000: the jump bit; a run where
+              they never were 90 s off is **FAILED**).
+            - **failover** (Redis): a master, one replica and one Sentinel (quorum 1, down after 1 s),
+              no persistence; workers reach the master through the Sentinel. While a worker holds a
+              lock the replica is paused for 1 s (it falls behind while the master goes on granting),
+              the master is killed (-9), the replica continued and promoted, and the old master
+              restarted as the new one's replica. Grants the replica never received are lost: a key
+              can be granted again while its holder's lease is still valid (**validity overlaps**,
+              UNSAFE, the verdict says so), but server-clock tokens must not repeat (**tokens
+              reused** 0) and fencing must refuse every stale write. Takeover: from the pause to the
+              first grant after the promotion.
+            - **failover-wait** (Redis): the same with `waitForReplicas(1, 500 ms)`: a grant counts
+              only once the replica acknowledged it, so the promoted replica knows every hold. The
+              table "What `WAIT` costs" compares the two runs' acquire times.
+
+            ## The soak
+
+            `./scripts/chaos.sh --soak 30m` (not in CI; `./scripts/chaos.sh redis --soak 30m` for one
+            backend; `--soak-sample 1m` sets the interval) runs each backend in turn for that long: the
+            mixed workload (several keys held at once, explicit and extended leases, slow listeners) with
+            3 worker JVMs through proxies and, every round, a fault drawn at random from pause,
+            waiter-pause, kill, net-cut, waiter-cut, net-delay, server-kill, silent-partition,
+            release-kill and renew-stop (the faults that need no server of their own). Each worker JVM
+            logs, once a minute, its heap in use right after a full collection, its threads, its open
+            file descriptors and, of those, its sockets (connections). It fails (exit 1) on any non-zero
+            safety column, an orphan, or a leak: after two warm-up samples, the median of a worker's last
+            third of samples above the median of its first third by more than the slack (heap +50 % and
+            8 MiB; threads +20 % and 4; descriptors +20 % and 8; sockets +20 % and 4), judged for workers
+            with at least six samples after the warm-up. The kills (kill, release-kill) never strike the
+            first two workers, w0 and w1 - every other fault does - so their curves span the whole soak;
+            the third slot's workers are killed and replaced. The curves are drawn to
+            [reliability-soak.svg](reliability-soak.svg) next to this page (one line per worker JVM; a
+            killed worker's line ends and its replacement's starts), with the figures in
+            `lock-chaos/target/chaos/soak.json`.
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */

@@ -32,6 +32,7 @@ import java.util.List;
  *                             (server faults), where measured, each with the victim hold's lease
  * @param orphans              lock entries left on the server two leases after every worker ended (must be 0)
  * @param evidence             the log lines behind any violation, for the report
+ * @param figures              figures only some faults are judged by ({@link FaultFigures})
  */
 public record RunResult(String backend, Fault fault, Workload workload, long keysSeed, List<String> keys,
                         String server, int seconds, int workers, long leaseMs,
@@ -39,7 +40,21 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
                         long staleWritesAccepted, long lostUpdates, long falseGrants, long reusedTokens,
                         long overlaps, long validitySamples, long validityOverlaps, LedgerChecker.Clock clock,
                         long victimWritesRejected, long onLostFired, List<LedgerChecker.Takeover> takeovers,
-                        long orphans, List<String> evidence) {
+                        long orphans, List<String> evidence, FaultFigures figures) {
+
+    /** A result without the fault-specific figures ({@link FaultFigures#NONE}). */
+    public RunResult(String backend, Fault fault, Workload workload, long keysSeed, List<String> keys,
+                     String server, int seconds, int workers, long leaseMs,
+                     long faultsInjected, long writeAttempts, long acceptedWrites, long staleWritesAttempted,
+                     long staleWritesAccepted, long lostUpdates, long falseGrants, long reusedTokens,
+                     long overlaps, long validitySamples, long validityOverlaps, LedgerChecker.Clock clock,
+                     long victimWritesRejected, long onLostFired, List<LedgerChecker.Takeover> takeovers,
+                     long orphans, List<String> evidence) {
+        this(backend, fault, workload, keysSeed, keys, server, seconds, workers, leaseMs, faultsInjected,
+                writeAttempts, acceptedWrites, staleWritesAttempted, staleWritesAccepted, lostUpdates, falseGrants,
+                reusedTokens, overlaps, validitySamples, validityOverlaps, clock, victimWritesRejected, onLostFired,
+                takeovers, orphans, evidence, FaultFigures.NONE);
+    }
 
     /**
      * Whether the run's fault voids the validity guarantee, so a validity overlap there is
@@ -51,6 +66,21 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
      */
     public boolean validityGuaranteeVoid() {
         return fault == Fault.SERVER_KILL_VOLATILE;
+    }
+
+    /**
+     * Why validity overlaps are expected under this fault and what held regardless, for the
+     * verdict ({@code ""} where none is expected).
+     */
+    private String validityOverlapCause() {
+        String cause = switch (fault) {
+            case SERVER_CLOCK_JUMP -> "the server's clock jumped forward and expired holds early";
+            case FAILOVER -> "the failover lost grants the lagging replica never received";
+            default -> null;
+        };
+        return cause == null ? "" : " - " + cause + ", while the holders' leases were valid by their own clocks;"
+                + " fencing " + (staleWritesAccepted == 0 ? "held" : "did not hold") + ": " + staleWritesAccepted
+                + " stale write(s) accepted";
     }
 
     /** The takeover times in millis, in the order measured. */
@@ -79,13 +109,14 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
             broken.add(lostUpdates + " lost update(s)");
         }
         if (falseGrants > 0) {
-            broken.add(falseGrants + " false grant(s)");
+            broken.add(falseGrants + " false grant(s)" + (fault == Fault.FAILOVER
+                    ? " - the failover lost grants the lagging replica never received" : ""));
         }
         if (reusedTokens > 0) {
             broken.add(reusedTokens + " token(s) reused");
         }
         if (validityOverlaps > 0 && !validityGuaranteeVoid()) {
-            broken.add(validityOverlaps + " validity overlap(s)");
+            broken.add(validityOverlaps + " validity overlap(s)" + validityOverlapCause());
         }
         return broken;
     }
@@ -110,6 +141,19 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
         }
         if ((fault == Fault.PAUSE || fault == Fault.CLOCK_SKEW) && faultsInjected > 0 && staleWritesAttempted == 0) {
             broken.add("no stale write attempted: the pauses did not bite");
+        }
+        if (fault == Fault.SILENT_PARTITION && figures.victimsRecovered() < faultsInjected) {
+            broken.add("the cut worker acquired again after " + figures.victimsRecovered() + " of " + faultsInjected
+                    + " heals");
+        }
+        if (fault == Fault.CLIENT_CLOCK_JUMP && faultsInjected > 0
+                && figures.wallSkewMillis() < ChaosRun.CLIENT_CLOCK_JUMP_MS / 2) {
+            broken.add("the workers' wall clocks never jumped (off by at most " + figures.wallSkewMillis()
+                    + " ms): the fault did not bite (libfaketime?)");
+        }
+        if (fault == Fault.CLIENT_CLOCK_JUMP && figures.leasesLost() > 0) {
+            broken.add(figures.leasesLost() + " lease(s) lost although no fault took one: a wall-clock jump"
+                    + " reached lease time");
         }
         if (fault != Fault.NONE && faultsInjected == 0) {
             broken.add("no fault injected");
@@ -172,6 +216,9 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
                 + ",\"validitySamples\":" + validitySamples + ",\"validityOverlaps\":" + validityOverlaps
                 + ",\"validityClock\":\"" + clock + "\",\"validityGuaranteeVoid\":" + validityGuaranteeVoid()
                 + ",\"victimWritesRejected\":" + victimWritesRejected + ",\"onLostFired\":" + onLostFired
+                + ",\"victimsRecovered\":" + figures.victimsRecovered() + ",\"leasesLost\":" + figures.leasesLost()
+                + ",\"acquireP50Ms\":" + figures.acquirePercentile(50) + ",\"acquireP99Ms\":"
+                + figures.acquirePercentile(99) + ",\"wallSkewMs\":" + figures.wallSkewMillis()
                 + ",\"takeoverMillis\":" + takeoverMillis() + ",\"takeoverVictimLeaseMs\":"
                 + takeovers.stream().map(LedgerChecker.Takeover::victimLeaseMs).toList() + ",\"orphans\":" + orphans
                 + ",\"safe\":" + safe() + ",\"passed\":" + passed()

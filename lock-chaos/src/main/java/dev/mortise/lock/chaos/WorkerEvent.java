@@ -10,7 +10,8 @@ package dev.mortise.lock.chaos;
  *                   controller; a skewed worker's offset already taken out)
  * @param mono       the host's monotonic clock ({@code System.nanoTime()}) at the step; only
  *                   comparable across workers that run without libfaketime, which fakes it too
- * @param wallMicros as {@code at}, in microseconds
+ * @param wallMicros as {@code at}, in microseconds; for a worker whose wall clock jumps
+ *                   ({@link Fault#CLIENT_CLOCK_JUMP}) what its own clock read
  */
 public record WorkerEvent(String worker, long at, String type, String key, long token, long value, long mono,
                           long wallMicros) {
@@ -23,6 +24,22 @@ public record WorkerEvent(String worker, long at, String type, String key, long 
     /** The same event with its wall-clock times moved by {@code millis} (a skewed worker's clock, back to the machine's). */
     public WorkerEvent shifted(long millis) {
         return new WorkerEvent(worker, at + millis, type, key, token, value, mono, wallMicros + millis * 1000);
+    }
+
+    /**
+     * The same event with {@code at} rebuilt from its monotonic time plus {@code monoToWallNanos}
+     * (a worker whose wall clock jumps, back onto the machine's); {@code wallMicros} keeps what
+     * the worker's own wall clock read, so {@link #wallSkewMillis} shows the jump.
+     */
+    public WorkerEvent timedByMonotonic(long monoToWallNanos) {
+        long wallNanos = mono + monoToWallNanos;
+        return new WorkerEvent(worker, Math.floorDiv(wallNanos, 1_000_000L), type, key, token, value, mono,
+                wallMicros);
+    }
+
+    /** How far the worker's wall clock was off the machine's at this event ({@code wallMicros} against {@code at}). */
+    public long wallSkewMillis() {
+        return wallMicros / 1000 - at;
     }
 
     /** Parses an event line, or returns null for any other output. */

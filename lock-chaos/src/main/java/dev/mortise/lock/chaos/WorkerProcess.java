@@ -24,16 +24,19 @@ public final class WorkerProcess implements AutoCloseable {
     private final List<WorkerEvent> events = new CopyOnWriteArrayList<>();
     private final List<ChaosProxy> proxies;
     private final long clockOffsetMillis;
+    private final boolean timesFromMonotonic;
     private volatile WorkerEvent inCriticalSection;
     private volatile WorkerEvent waiting;
+    private volatile WorkerEvent releasing;
     private final Thread reader;
 
-    private WorkerProcess(String id, Process process, Path logFile, List<ChaosProxy> proxies, long clockOffsetMillis)
-            throws IOException {
+    private WorkerProcess(String id, Process process, Path logFile, List<ChaosProxy> proxies, long clockOffsetMillis,
+                          boolean timesFromMonotonic) throws IOException {
         this.id = id;
         this.process = process;
         this.proxies = List.copyOf(proxies);
         this.clockOffsetMillis = clockOffsetMillis;
+        this.timesFromMonotonic = timesFromMonotonic;
         PrintWriter out = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8), true);
         this.reader = new Thread(() -> pump(out), "chaos-reader-" + id);
         reader.setDaemon(true);
@@ -53,17 +56,35 @@ public final class WorkerProcess implements AutoCloseable {
      */
     public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs,
                                       List<ChaosProxy> proxies, long clockOffsetMillis) throws IOException {
+        return start(id, classpath, dir, workerArgs, proxies, clockOffsetMillis, null, List.of());
+    }
+
+    /**
+     * As above, and with {@code jumpingClock} (not null) the worker's wall clock follows that
+     * offset file ({@link Fault#CLIENT_CLOCK_JUMP}): its event times are then rebuilt from its
+     * monotonic clock, which libfaketime leaves alone there and which every process on the host
+     * reads alike, mapped onto the controller's wall clock. {@code jvmOptions} go to the worker JVM
+     * before its main class (the soak's {@code -Dmortise.chaos.resourceEveryMs=...}).
+     */
+    public static WorkerProcess start(String id, String classpath, Path dir, List<String> workerArgs,
+                                      List<ChaosProxy> proxies, long clockOffsetMillis,
+                                      FakeClock.OffsetFile jumpingClock, List<String> jvmOptions) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", classpath, ChaosWorker.class.getName()));
+                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classpath, ChaosWorker.class.getName()));
         command.addAll(workerArgs);
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(dir.resolve(id + ".err").toFile());
         if (clockOffsetMillis != 0) {
             builder.environment().putAll(FakeClock.environment(clockOffsetMillis));
         }
+        if (jumpingClock != null) {
+            builder.environment().putAll(jumpingClock.libfaketimeEnvironment());
+        }
         Process process = builder.start();
-        return Cleanup.register(new WorkerProcess(id, process, dir.resolve(id + ".out"), proxies, clockOffsetMillis));
+        return Cleanup.register(new WorkerProcess(id, process, dir.resolve(id + ".out"), proxies, clockOffsetMillis,
+                jumpingClock != null));
     }
 
     private void pump(PrintWriter out) {
@@ -79,15 +100,21 @@ public final class WorkerProcess implements AutoCloseable {
                 if (clockOffsetMillis != 0) {
                     event = event.shifted(-clockOffsetMillis);
                 }
+                if (timesFromMonotonic) {
+                    event = event.timedByMonotonic(MONO_TO_WALL_NANOS);
+                }
                 events.add(event);
                 switch (event.type()) {
                     case "WAIT" -> waiting = event;
                     case "ACQUIRED", "WAIT_TIMEOUT" -> waiting = null;
                     case "READ" -> inCriticalSection = event;
                     case "WRITE_OK", "WRITE_REJECTED" -> inCriticalSection = null;
+                    case "RELEASING" -> releasing = event;
+                    case "RELEASED", "RELEASE_FAILED" -> releasing = null;
                     case "ERROR" -> {
                         inCriticalSection = null;
                         waiting = null;
+                        releasing = null;
                     }
                     default -> { }
                 }
@@ -103,6 +130,17 @@ public final class WorkerProcess implements AutoCloseable {
 
     public long pid() {
         return process.pid();
+    }
+
+    /**
+     * The machine's wall clock minus its monotonic clock, in nanos, read once by the controller
+     * (whose clocks are not faked): maps a worker's monotonic reading onto the wall clock.
+     */
+    private static final long MONO_TO_WALL_NANOS = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+
+    /** The RELEASING event of the release the worker is in right now (request sent or about to be), or null. */
+    public WorkerEvent releasing() {
+        return releasing;
     }
 
     /** The READ event of the critical section the worker is in right now, or null. */

@@ -118,4 +118,71 @@ class ChaosProxyTest {
             assertThat(roundTrip(s, "fast")).isEqualTo("fast");
         }
     }
+
+    /** Nothing arrives within {@code millis}: the read times out (the connection stays open). */
+    private static void assertSilentFor(Socket s, int millis) throws IOException {
+        int before = s.getSoTimeout();
+        s.setSoTimeout(millis);
+        try {
+            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(java.net.SocketTimeoutException.class);
+        } finally {
+            s.setSoTimeout(before);
+        }
+    }
+
+    @Test
+    void aSilentPartitionForwardsNothingClosesNothingAndDeliversTheHeldBytesWhenHealed() throws IOException {
+        try (Socket open = connect()) {
+            assertThat(roundTrip(open, "before")).isEqualTo("before");
+            proxy.silence();
+            open.getOutputStream().write("during".getBytes());
+            open.getOutputStream().flush();
+            // No reply and no end of stream: the connection is open and dark.
+            assertSilentFor(open, 300);
+            assertThat(open.isClosed()).isFalse();
+            // A new connection is accepted and answered by nobody.
+            try (Socket fresh = connect()) {
+                fresh.getOutputStream().write("fresh".getBytes());
+                fresh.getOutputStream().flush();
+                assertSilentFor(fresh, 300);
+                proxy.heal();
+                // The held bytes go out late, in order, on both connections.
+                assertThat(new String(open.getInputStream().readNBytes(6))).isEqualTo("during");
+                assertThat(new String(fresh.getInputStream().readNBytes(5))).isEqualTo("fresh");
+            }
+            assertThat(roundTrip(open, "after")).isEqualTo("after");
+        }
+    }
+
+    @Test
+    void heldRepliesLetRequestsThroughAndArriveAfterTheHeal() throws IOException {
+        try (Socket s = connect()) {
+            assertThat(roundTrip(s, "warm")).isEqualTo("warm");
+            long forwarded = proxy.requestsForwarded();
+            proxy.holdReplies();
+            s.getOutputStream().write("ping".getBytes());
+            s.getOutputStream().flush();
+            // The request reaches the server (counted once written there); its echo is held.
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (proxy.requestsForwarded() == forwarded && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(proxy.requestsForwarded()).isGreaterThan(forwarded);
+            assertSilentFor(s, 300);
+            proxy.heal();
+            assertThat(new String(s.getInputStream().readNBytes(4))).isEqualTo("ping");
+        }
+    }
+
+    @Test
+    void aCutDuringASilenceDropsTheHeldBytesAndCloses() throws IOException {
+        try (Socket open = connect()) {
+            assertThat(roundTrip(open, "before")).isEqualTo("before");
+            proxy.silence();
+            open.getOutputStream().write("lost".getBytes());
+            open.getOutputStream().flush();
+            proxy.cut();
+            assertThat(readOrEnd(open)).isEqualTo(-1);
+        }
+    }
 }

@@ -26,6 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * deterministic enough to assert. Fails on any safety violation (stale write accepted, lost
  * update, false grant, token reused, validity overlap), an orphan, or a victim whose loss went unnoticed; the
  * takeover time is measured and reported but not asserted (a shared two-core machine).
+ * One run (Redis x silent-partition) strikes with issue 20's silent partition and checks the cut
+ * worker recovers after the heal.
  * One run (Redis x pause) uses the ledger fenced by {@code lock-fencing}'s guard instead of its
  * own conditional write ({@link LedgerMode#GUARD}). A last, shorter run with fencing switched
  * off checks that the checker does see the damage.
@@ -59,6 +61,20 @@ class ChaosSmokeTest {
                 Arguments.of("etcd", Fault.LEADER_KILL),
                 Arguments.of("zookeeper", Fault.PAUSE), Arguments.of("zookeeper", Fault.WAITER_PAUSE),
                 Arguments.of("zookeeper", Fault.WAITER_CUT), Arguments.of("zookeeper", Fault.LEADER_KILL));
+    }
+
+    /**
+     * Issue 20's silent partition on Redis: the holder's proxy goes dark both ways without
+     * closing anything, then delivers the held bytes late. The holder is told, nothing is
+     * orphaned and the cut worker is granted a lock again after the heal.
+     */
+    @Test
+    void aSilentPartitionIsSurvivedAndTheCutWorkerRecovers() throws Exception {
+        RunResult result = run("redis", Fault.SILENT_PARTITION, SETTINGS, "chaos-ci");
+
+        assertThat(result.faultsInjected()).as("a partition struck a holder").isPositive();
+        assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
+        assertThat(result.figures().victimsRecovered()).isEqualTo(result.faultsInjected());
     }
 
     /** The mixed workload (several keys at once, explicit leases, extends, slow listeners) under a pause. */

@@ -1,0 +1,40 @@
+package dev.mortise.lock.chaos;
+
+import java.util.List;
+
+/**
+ * Figures of a run that only some faults are judged by, next to {@link RunResult}'s.
+ *
+ * @param victimsRecovered victims that were granted a lock again after their fault ended
+ *                         (silent-partition: the cut worker must recover after the heal)
+ * @param leasesLost       LOST events of the run, every worker (client-clock-jump: must be 0,
+ *                         no fault takes a lease there)
+ * @param acquireMillis    per grant, millis from the worker's WAIT to its ACQUIRED (what a
+ *                         cycle pays for the lock, contention included), in the order granted
+ * @param wallSkewMillis   the largest distance, either way, between a worker's own wall clock
+ *                         and the machine's at an event (client-clock-jump: proof the clocks jumped)
+ */
+public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis) {
+
+    /** No figures: runs checked before these existed, hand-made results. */
+    public static final FaultFigures NONE = new FaultFigures(0, 0, List.of(), 0);
+
+    /** Without the wall-clock skew (a run whose workers' clocks do not jump). */
+    public FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis) {
+        this(victimsRecovered, leasesLost, acquireMillis, 0);
+    }
+
+    public FaultFigures {
+        acquireMillis = List.copyOf(acquireMillis);
+    }
+
+    /** The p-th percentile (nearest rank) of the acquire times, or -1 when there were none. */
+    public long acquirePercentile(double p) {
+        if (acquireMillis.isEmpty()) {
+            return -1;
+        }
+        List<Long> sorted = acquireMillis.stream().sorted().toList();
+        int rank = (int) Math.ceil(p / 100.0 * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    }
+}
