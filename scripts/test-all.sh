@@ -16,6 +16,9 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+# lock-chaos builds a tiny clock shim for redis-server (libfaketime aborts a jemalloc redis-server).
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+[ -f /usr/include/stdio.h ] || missing+=(libc6-dev)
 
 if [ ${#missing[@]} -gt 0 ] || ! command -v javac >/dev/null 2>&1; then
   sudo=""
