@@ -6,10 +6,25 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Free loopback ports, and a check whether one accepts connections. */
+/**
+ * Free loopback ports, and a check whether one accepts connections.
+ *
+ * <p>A port handed out is also claimed across JVMs with a file lock under
+ * {@code ${java.io.tmpdir}/mortise-ports}, held until this JVM exits, because test modules run
+ * in parallel ({@code mvnw -T 2}) and a port one JVM picked but whose server has not bound it
+ * yet looks free to the other.
+ */
 public final class FreePorts {
 
     private FreePorts() {
@@ -28,7 +43,7 @@ public final class FreePorts {
             } catch (IOException e) {
                 throw new UncheckedIOException("no free loopback port", e);
             }
-            if (HANDED_OUT.add(port)) {
+            if (HANDED_OUT.add(port) && claimAcrossJvms(port)) {
                 return port;
             }
         }
@@ -39,11 +54,35 @@ public final class FreePorts {
     public static int nextPair() {
         for (int i = 0; i < 50; i++) {
             int port = next();
-            if (port < 65535 && isFree(port + 1) && HANDED_OUT.add(port + 1)) {
+            if (port < 65535 && isFree(port + 1) && HANDED_OUT.add(port + 1) && claimAcrossJvms(port + 1)) {
                 return port;
             }
         }
         throw new IllegalStateException("no pair of free loopback ports found");
+    }
+
+    /** File locks this JVM holds on its ports; released by the OS when the JVM exits. */
+    private static final List<FileLock> CLAIMS = new CopyOnWriteArrayList<>();
+
+    private static boolean claimAcrossJvms(int port) {
+        try {
+            Path dir = Path.of(System.getProperty("java.io.tmpdir"), "mortise-ports");
+            Files.createDirectories(dir);
+            FileChannel channel = FileChannel.open(dir.resolve(Integer.toString(port)),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock();
+            if (lock == null) {
+                channel.close();
+                return false;
+            }
+            CLAIMS.add(lock);
+            return true;
+        } catch (OverlappingFileLockException e) {
+            return false;
+        } catch (IOException e) {
+            // A temp directory we cannot write: fall back to this JVM's own bookkeeping.
+            return true;
+        }
     }
 
     private static boolean isFree(int port) {
