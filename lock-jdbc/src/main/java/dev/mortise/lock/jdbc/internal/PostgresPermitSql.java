@@ -26,17 +26,21 @@ final class PostgresPermitSql implements PermitSql {
     /** Whether row {@code R} has an unexpired reader entry. */
     private static final String ANY_ENTRY = "EXISTS (SELECT 1 FROM jsonb_each(R.shared_holds) e"
             + " WHERE CAST(e.value AS BIGINT) > " + NOW_US + ")";
-    /** Whether row {@code R} is held by live permit holds only (every live reader entry has a count). */
-    private static final String PERMIT_HELD = "(R.lock_owner = " + SHARED_ROW + " AND R.expires_at > " + NOW
+    /**
+     * Whether row {@code R} is held by live permit holds only (every live reader entry has a count).
+     * Never NULL: a row whose hold was cleared (owner and expiry NULL) must read as free, not unknown.
+     */
+    private static final String PERMIT_HELD = "COALESCE(R.lock_owner = " + SHARED_ROW + " AND R.expires_at > " + NOW
             + " AND R.permits IS NOT NULL AND " + ANY_ENTRY + " AND NOT EXISTS (SELECT 1 FROM jsonb_each(R.shared_holds) e"
-            + " WHERE CAST(e.value AS BIGINT) > " + NOW_US + " AND R.permits -> 'holds' -> e.key IS NULL))";
+            + " WHERE CAST(e.value AS BIGINT) > " + NOW_US + " AND R.permits -> 'holds' -> e.key IS NULL), FALSE)";
     /** Whether row {@code R} is held otherwise: exclusively, or by a reader without permits. */
-    private static final String OTHER_HELD = "(R.lock_owner IS NOT NULL AND R.expires_at > " + NOW + " AND NOT "
-            + PERMIT_HELD + ")";
+    private static final String OTHER_HELD = "COALESCE(R.lock_owner IS NOT NULL AND R.expires_at > " + NOW + " AND NOT "
+            + PERMIT_HELD + ", FALSE)";
     private static final String STORED = "CAST(R.permits ->> 'limit' AS INT)";
     private static final String USED = "(SELECT COALESCE(SUM(CAST(R.permits -> 'holds' ->> e.key AS INT)), 0)"
             + " FROM jsonb_each(R.shared_holds) e WHERE CAST(e.value AS BIGINT) > " + NOW_US + ")";
-    private static final String MARKED = "(R.waiting_writer IS NOT NULL AND R.writer_waits_until > " + NOW + ")";
+    private static final String MARKED = "COALESCE(R.waiting_writer IS NOT NULL AND R.writer_waits_until > " + NOW
+            + ", FALSE)";
     /** The counts of row {@code R}'s live holds, as {@code {owner: count}}, or NULL if none. */
     private static final String LIVE_COUNTS = "(SELECT jsonb_object_agg(e.key, R.permits -> 'holds' -> e.key)"
             + " FROM jsonb_each(R.shared_holds) e WHERE CAST(e.value AS BIGINT) > " + NOW_US + ")";
