@@ -267,7 +267,7 @@ public final class JdbcLockBackend implements LockBackend {
         boolean anyShared = false;
         for (LockRequest request : requests) {
             if (request.takesPermits()) {
-                return null; // this backend keeps no native permits (supportsPermits is false): never sent
+                return null; // permit requests are taken one by one (no native batch of them)
             }
             checkOwner(request);
             parts.add(new BatchSql.Part(StoredKey.of(request.key(), keyColumnBytes), request.owner(), request.shared()));
