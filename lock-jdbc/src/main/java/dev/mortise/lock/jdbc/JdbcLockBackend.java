@@ -2,11 +2,13 @@ package dev.mortise.lock.jdbc;
 
 import dev.mortise.lock.FencingTokens;
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.jdbc.internal.BatchSql;
 import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.InspectSql;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
 import dev.mortise.lock.jdbc.internal.LockSql;
+import dev.mortise.lock.jdbc.internal.PermitSql;
 import dev.mortise.lock.jdbc.internal.JdbcWait;
 import dev.mortise.lock.jdbc.internal.ReleaseListener;
 import dev.mortise.lock.jdbc.internal.ReleaseSignals;
@@ -71,6 +73,8 @@ public final class JdbcLockBackend implements LockBackend {
     private final TableName table;
     private final LockSql sql;
     private final SharedSql shared;
+    /** Native semaphores, or null for a dialect without them (the core then uses one lock per permit). */
+    private final PermitSql permits;
     private final BatchSql batch;
     private final InspectSql inspection;
     private final JdbcCalls calls;
@@ -110,6 +114,8 @@ public final class JdbcLockBackend implements LockBackend {
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK, sql);
+        this.permits = Dialects.permitSql(dialect, table, queryTimeoutSeconds,
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.batch = Dialects.batchSql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.inspection = new InspectSql(dialect, table, queryTimeoutSeconds);
@@ -173,9 +179,72 @@ public final class JdbcLockBackend implements LockBackend {
         return true;
     }
 
+    /**
+     * Native semaphores on PostgreSQL (see docs/jdbc.md, "Semaphores"): a permit hold is a reader of the
+     * key's row that carries its count; the stored count lives in the row while holds do. False on
+     * MySQL/MariaDB and H2, where the core builds semaphores from one exclusive lock per permit.
+     */
+    @Override
+    public boolean supportsPermits() {
+        return permits != null;
+    }
+
+    /** One statement: changes the stored count if permit holds are live, and wakes recorded waiters. */
+    @Override
+    public void setPermits(String key, int limit) {
+        requirePermits(key);
+        String stored = StoredKey.of(key, keyColumnBytes).value();
+        calls.runIdempotent(key, "set the permit count of", c -> permitStatement(() -> {
+            permits.setPermits(c, stored, limit);
+            return null;
+        }));
+    }
+
+    private void requirePermits(String key) {
+        if (permits == null) {
+            throw new UnsupportedOperationException("backend 'jdbc' keeps no native semaphores on " + dialect
+                    + " (key '" + key + "'): the core builds them from one exclusive lock per permit");
+        }
+    }
+
+    /** One permit attempt; a refusal because live holds keep another count is thrown as a mismatch. */
+    private Attempt permitAttempt(LockRequest request, boolean follow, boolean record, long markMillis) {
+        requirePermits(request.key());
+        int[] mismatch = {0};
+        Attempt attempt = attempt(request, "acquire (permits)", (c, key, requestedAt) -> permitStatement(() -> {
+            PermitSql.Outcome outcome = permits.acquire(c, key, request.owner(), millis(request.lease()),
+                    request.permits().count(), request.permits().limit(), follow, record, markMillis, requestedAt);
+            mismatch[0] = outcome.mismatch();
+            return outcome.isGranted() ? new LockSql.Outcome(outcome.token(), -1)
+                    : new LockSql.Outcome(0, outcome.remainingMillis());
+        }));
+        if (!attempt.isGranted() && mismatch[0] > 0) {
+            throw new PermitCountMismatchException(request.key(), "jdbc", mismatch[0], request.permits().limit());
+        }
+        return attempt;
+    }
+
+    /** A statement of semaphores, whose failure on a table without the {@code permits} column names the DDL. */
+    private <T> T permitStatement(SqlWork<T> work) throws SQLException {
+        try {
+            return work.run();
+        } catch (SQLException e) {
+            if (!Schema.missingColumn(e)) {
+                throw e;
+            }
+            throw new SQLException("lock table '" + table + "' was created by a version of Mortise without native "
+                    + "semaphores and lacks their columns: run " + Schema.upgradeText(dialect, table)
+                    + " for the missing ones (or build the backend with createTableIfMissing(true), which adds them). "
+                    + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+        }
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         checkOwner(request);
+        if (request.takesPermits()) {
+            return permitAttempt(request, false, false, 0);
+        }
         if (request.shared()) {
             return attempt(request, "acquire (shared)", (c, key, requestedAt) ->
                     sharedStatement(() -> shared.acquireShared(c, key, request.owner(),
@@ -205,7 +274,7 @@ public final class JdbcLockBackend implements LockBackend {
         boolean anyShared = false;
         for (LockRequest request : requests) {
             if (request.takesPermits()) {
-                return null; // this backend keeps no native permits (supportsPermits is false): never sent
+                return null; // permit requests are taken one by one (no native batch of them)
             }
             checkOwner(request);
             parts.add(new BatchSql.Part(StoredKey.of(request.key(), keyColumnBytes), request.owner(), request.shared()));
@@ -298,6 +367,28 @@ public final class JdbcLockBackend implements LockBackend {
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         checkOwner(request);
         String stored = StoredKey.of(request.key(), keyColumnBytes).value();
+        if (request.takesPermits()) {
+            requirePermits(request.key());
+            return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
+                private boolean attempted;
+
+                @Override
+                public Attempt attempt(long markMillis) {
+                    // The first attempt is the request arriving (a count mismatch refuses it); later ones
+                    // are a waiting request, which follows the stored count (setPermits wakes it).
+                    boolean follow = attempted;
+                    attempted = true;
+                    return permitAttempt(request, follow, true, markMillis);
+                }
+
+                @Override
+                public void giveUp() {
+                    if (attempted) {
+                        forgetWaiter(request.key(), stored, request.owner());
+                    }
+                }
+            });
+        }
         if (request.shared()) {
             return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
                 private boolean attempted;
@@ -409,7 +500,7 @@ public final class JdbcLockBackend implements LockBackend {
                     request.shared());
         }
         if (outcome.isGranted()) {
-            Object state = request.shared() ? new SharedKey(key.value()) : key.value();
+            Object state = request.shared() ? new SharedKey(key.value(), request.takesPermits()) : key.value();
             return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(), requestedAt[0], state));
         }
         return Attempt.busy(outcome.remainingMillis() < 0 ? null : Duration.ofMillis(outcome.remainingMillis()));
@@ -526,6 +617,10 @@ public final class JdbcLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (grant.state() instanceof SharedKey key && key.permits()) {
+            return calls.run(grant.key(), "release (permits)", c -> permitStatement(
+                    () -> permits.release(c, key.stored(), grant.owner())));
+        }
         if (grant.state() instanceof SharedKey key) {
             return calls.run(grant.key(), "release (shared)", c -> sharedStatement(
                     () -> shared.releaseShared(c, key.stored(), grant.owner())));

@@ -3,6 +3,9 @@
 -- waiting writer; a table of the previous version gets them with ALTER TABLE (see docs/jdbc.md).
 -- waiters records who waits for the key ({owner: expiry µs}), so a release sends NOTIFY only then;
 -- a table without it keeps working (every release notifies) until ALTER TABLE … ADD COLUMN waiters JSONB.
+-- permits keeps a native semaphore's stored count and each permit hold's count
+-- ({"limit": n, "holds": {owner: count}}; NULL once the last holder leaves); a table without it keeps
+-- working for locks until ALTER TABLE … ADD COLUMN permits JSONB.
 -- Rows are never deleted by Mortise: release clears lock_owner and expires_at and keeps
 -- fencing_token, so tokens of one key only ever grow. COLLATE "C" makes key equality
 -- exact byte equality whatever the database's default collation is.
@@ -16,5 +19,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
     shared_holds  JSONB,
     waiting_writer VARCHAR(255),
     writer_waits_until TIMESTAMP(6) WITH TIME ZONE,
-    waiters       JSONB
+    waiters       JSONB,
+    permits       JSONB
 );

@@ -45,6 +45,19 @@ public final class Dialects {
     }
 
     /**
+     * The statements of native semaphores, numbering tokens as {@link #sql} does, or {@code null} for a
+     * dialect that keeps none (then the core builds semaphores from exclusive locks).
+     */
+    public static PermitSql permitSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
+                                      boolean serverClock) {
+        return switch (dialect) {
+            case POSTGRESQL -> new PostgresPermitSql(table, queryTimeoutSeconds,
+                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
+            case MYSQL, H2 -> null;
+        };
+    }
+
+    /**
      * The all-or-nothing multi-key acquire, numbering tokens as {@link #sql} and {@link #sharedSql} do
      * (each part takes the next token of its key's one counter).
      */

@@ -34,11 +34,15 @@ public final class Schema {
 
     /**
      * The columns added after shared locks, per dialect: PostgreSQL's record of waiters
-     * ({@link PgWaiters}). A table without them keeps working, at some cost (every release notifies).
+     * ({@link PgWaiters}) and its semaphores' counts ({@link PermitSql}; without it semaphore
+     * requests fail naming the ALTER TABLE). A table without them keeps working, at some cost (every release notifies).
      */
     private static List<String> laterColumns(JdbcDialect dialect) {
-        return dialect == JdbcDialect.POSTGRESQL ? List.of(PgWaiters.COLUMN) : List.of();
+        return dialect == JdbcDialect.POSTGRESQL ? List.of(PgWaiters.COLUMN, PERMITS_POSTGRES) : List.of();
     }
+
+    /** PostgreSQL's column of native semaphores: {@code {"limit": n, "holds": {owner: count}}}. */
+    public static final String PERMITS_POSTGRES = "permits JSONB";
 
     private static List<String> allAddedColumns(JdbcDialect dialect) {
         List<String> columns = new java.util.ArrayList<>(sharedColumns(dialect));
