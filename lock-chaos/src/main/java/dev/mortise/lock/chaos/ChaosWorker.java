@@ -244,8 +244,8 @@ public final class ChaosWorker {
      * critical section ({@code csMillis}, sampled), fenced write, all with token = epoch; like the
      * basic workload it does not look at its leadership again before the write, so a leader
      * paused or cut past its lease writes with a stale epoch and the ledger must refuse it. The
-     * grant is logged as ACQUIRED (token = epoch) by this thread when it first sees the epoch,
-     * before it reads; the term's end as LOST (revoked: lost) or RELEASED (stepped down,
+     * grant is logged as ACQUIRED (token = epoch, value = the monotonic time just before it asked
+     * for the epoch) by this thread when it first sees the epoch, before it reads; the term's end as LOST (revoked: lost) or RELEASED (stepped down,
      * closed) from the election's callback; WAIT when it contends (started, or revoked).
      */
     private static void lead(LockClient locks, Ledger ledger, JdbcFenceGuard guard, String worker, String key,
@@ -263,6 +263,9 @@ public final class ChaosWorker {
         int writesThisTerm = 0;
         try {
             while (System.nanoTime() - endAt < 0) {
+                // Read before asking: the ACQUIRED line carries it, so the checker orders elections
+                // only by windows that cannot overlap (LedgerChecker.epochRegressions).
+                long askedAt = System.nanoTime();
                 java.util.OptionalLong leading = election.epoch();
                 if (leading.isEmpty()) {
                     Thread.sleep(LEADER_POLL_MS);
@@ -270,7 +273,7 @@ public final class ChaosWorker {
                 }
                 long epoch = leading.getAsLong();
                 if (epoch != lastEpoch) {
-                    log("ACQUIRED", key, epoch, 0);
+                    log("ACQUIRED", key, epoch, askedAt);
                     lastEpoch = epoch;
                     writesThisTerm = 0;
                 }
