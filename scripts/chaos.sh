@@ -11,11 +11,15 @@
 # clock-skew and client-clock-jump), injects the faults and stops everything when done.
 #
 #   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies
-#                                               # with the basic workload, and x none, pause, waiter-pause, net-cut with
-#                                               # the mixed one; 30 s each
+#                                               # with the basic workload, x none, pause, waiter-pause, net-cut with
+#                                               # the mixed one, and x none, pause, kill, net-cut, server-kill,
+#                                               # leader-kill (etcd, zookeeper) with the leader one; 30 s each
 #   ./scripts/chaos.sh redis --seconds 20       # one backend
 #   ./scripts/chaos.sh jdbc --faults pause,clock-skew
 #   ./scripts/chaos.sh etcd --workloads mixed --seed 42   # the mixed workload only, key names of seed 42
+#   ./scripts/chaos.sh redis etcd zookeeper jdbc --workloads leader --seconds 20 --doc none --out /tmp/cl
+#                                               # leader election only (issue 18): one candidate per worker JVM,
+#                                               # the leader's writes fenced by its epoch; failover time per backend
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #   ./scripts/chaos.sh --ledger guard --faults pause,net-cut,clock-skew --seconds 20 \
 #       --out lock-chaos/target/chaos-guard --doc docs/RELIABILITY-fence-guard.md

@@ -80,6 +80,20 @@ class LeaderCheckerTest {
                 .contains("no leader elected");
     }
 
+    @Test
+    void theReportRendersALeaderRunInTheTableAndTheLeaderElectionSummary() {
+        RunResult r = result(0, new FaultFigures(0, 1, List.of(), 0, 3, 0, 0));
+        String md = new ReliabilityReport(List.of(r), List.of(), new ChaosRun.Settings(10, 3, 2, 1000, 300), "cmd", 7,
+                List.of("k")).markdown();
+
+        assertThat(md).contains("| redis | pause | leader | s |", "### Leader election (the `leader` workload)",
+                "| redis | pause | 3 | 2 | 0 | 0 | 0 | 1 / 1 | 1900 / 1900 (1) | safe |", "`leader` - leader election");
+        assertThat(r.toJson()).contains("\"workload\":\"leader\"", "\"elections\":3", "\"epochRegressions\":0",
+                "\"writesOutOfEpochOrder\":0");
+        assertThat(Workload.of("leader")).isEqualTo(Workload.LEADER);
+        assertThat(ChaosRun.keys(7, Workload.LEADER, new ChaosRun.Settings(10, 3, 2, 1000, 300))).hasSize(1);
+    }
+
     private static RunResult result(long staleAccepted, FaultFigures figures) {
         return new RunResult("redis", Fault.PAUSE, Workload.LEADER, 1, List.of("k"), "s", 10, 3, 1000, 1, 2,
                 1 + staleAccepted, 1 - staleAccepted, staleAccepted, 0, 0, 0, 1, 100, 0,
