@@ -48,10 +48,12 @@
 # Without --faults every fault runs; each is described in docs/RELIABILITY.md ("The faults").
 # Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
 # Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
-# extend, slow listeners). Key names are random Unicode drawn from --seed (default: the time; printed).
+# extend, slow listeners), leader (one leader-election candidate per worker, the leader writing
+# fenced by its epoch). Key names are random Unicode drawn from --seed (default: the time; printed).
 # Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
 # reused, a validity overlap (a holder's isValid() true after another grant of its key), an
-# orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s.
+# orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s, (leader) an
+# epoch that did not grow across elections or a leader write accepted out of epoch order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
