@@ -11,11 +11,15 @@
 # clock-skew and client-clock-jump), injects the faults and stops everything when done.
 #
 #   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies
-#                                               # with the basic workload, and x none, pause, waiter-pause, net-cut with
-#                                               # the mixed one; 30 s each
+#                                               # with the basic workload, x none, pause, waiter-pause, net-cut with
+#                                               # the mixed one, and x none, pause, kill, net-cut, server-kill,
+#                                               # leader-kill (etcd, zookeeper) with the leader one; 30 s each
 #   ./scripts/chaos.sh redis --seconds 20       # one backend
 #   ./scripts/chaos.sh jdbc --faults pause,clock-skew
 #   ./scripts/chaos.sh etcd --workloads mixed --seed 42   # the mixed workload only, key names of seed 42
+#   ./scripts/chaos.sh redis etcd zookeeper jdbc --workloads leader --seconds 20 --doc none --out /tmp/cl
+#                                               # leader election only (issue 18): one candidate per worker JVM,
+#                                               # the leader's writes fenced by its epoch; failover time per backend
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #   ./scripts/chaos.sh --ledger guard --faults pause,net-cut,clock-skew --seconds 20 \
 #       --out lock-chaos/target/chaos-guard --doc docs/RELIABILITY-fence-guard.md
@@ -44,10 +48,12 @@
 # Without --faults every fault runs; each is described in docs/RELIABILITY.md ("The faults").
 # Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
 # Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
-# extend, slow listeners). Key names are random Unicode drawn from --seed (default: the time; printed).
+# extend, slow listeners), leader (one leader-election candidate per worker, the leader writing
+# fenced by its epoch). Key names are random Unicode drawn from --seed (default: the time; printed).
 # Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
 # reused, a validity overlap (a holder's isValid() true after another grant of its key), an
-# orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s.
+# orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s, (leader) an
+# epoch that did not grow across elections or a leader write accepted out of epoch order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

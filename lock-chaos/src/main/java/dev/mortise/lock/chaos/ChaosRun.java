@@ -92,11 +92,17 @@ public final class ChaosRun {
 
     /**
      * The keys of a run: the first {@code settings.keys()} of {@link #MIXED_KEYS} names drawn
-     * from {@code seed} for the basic workload, all of them for the mixed one.
+     * from {@code seed} for the basic workload, all of them for the mixed one, the first for the
+     * leader one (its group's lock).
      */
     public static List<String> keys(long seed, Workload workload, Settings settings) {
         List<String> drawn = ChaosKeys.random(seed, Math.max(settings.keys(), MIXED_KEYS));
-        return workload == Workload.BASIC ? drawn.subList(0, settings.keys()) : drawn.subList(0, MIXED_KEYS);
+        return switch (workload) {
+            case BASIC -> drawn.subList(0, settings.keys());
+            case MIXED -> drawn.subList(0, MIXED_KEYS);
+            // One group, one leadership lock: the ledger's key is the lock's.
+            case LEADER -> drawn.subList(0, 1);
+        };
     }
 
     /**
@@ -512,7 +518,7 @@ public final class ChaosRun {
 
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
-     * [--workloads basic,mixed] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
+     * [--workloads basic,mixed,leader] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
      * [--command TEXT] [--soak 30m [--soak-sample 1m]] [--chart-from RESULT.json]} ({@code --chart-from}:
      * only the takeover chart of an earlier run's JSON, next to {@code --doc}; {@code --soak}: the {@link Soak} instead of
      * the fault table, each backend for that long; {@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
@@ -527,7 +533,7 @@ public final class ChaosRun {
         int seconds = 30;
         int workers = 3;
         List<Fault> faults = null;
-        List<Workload> workloads = List.of(Workload.BASIC, Workload.MIXED);
+        List<Workload> workloads = List.of(Workload.BASIC, Workload.MIXED, Workload.LEADER);
         long seed = System.currentTimeMillis();
         LedgerMode ledgerMode = LedgerMode.BUILTIN;
         Path out = Path.of("lock-chaos/target/chaos");

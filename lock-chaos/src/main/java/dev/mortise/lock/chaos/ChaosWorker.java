@@ -1,5 +1,7 @@
 package dev.mortise.lock.chaos;
 
+import dev.mortise.lock.LeaderElection;
+import dev.mortise.lock.LeadershipRevoked;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockClientBuilder;
 import dev.mortise.lock.LockEvent;
@@ -19,7 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * One worker process of a chaos run. It loops until its time is up: acquire a lock on one of
  * the keys (several at once in the {@link Workload#MIXED} workload), do a fenced read of each
  * key's value from the {@link Ledger}, sleep (the critical section, where the controller
- * injects its faults), write value + 1 carrying the fencing token, release.
+ * injects its faults), write value + 1 carrying the fencing token, release. In the
+ * {@link Workload#LEADER} workload it is instead one candidate of a leader election and runs
+ * those cycles only while it leads, with its epoch as the token ({@link #lead}).
  *
  * <p>It deliberately does <em>not</em> call {@code ensureValid()} before writing: the point is
  * to show that the storage-side token check alone rejects a holder that was paused past its
@@ -73,7 +77,7 @@ public final class ChaosWorker {
     public static void main(String[] args) throws Exception {
         if (args.length != 11) {
             System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs keys"
-                    + " fenced|guard|unfenced basic|mixed seed");
+                    + " fenced|guard|unfenced basic|mixed|leader seed");
             System.exit(2);
         }
         String backend = args[0];
@@ -104,7 +108,10 @@ public final class ChaosWorker {
             // Counted from here: a slow JVM or connection start-up must not eat the run. On the
             // monotonic clock: a worker whose wall clock jumps (client-clock-jump) runs its time.
             long endAt = System.nanoTime() + seconds * 1_000_000_000L;
-            while (System.nanoTime() - endAt < 0) {
+            if (workload == Workload.LEADER) {
+                lead(locks, ledger, guard, worker, keys.get(0), csMillis, fenced, endAt);
+            }
+            while (workload != Workload.LEADER && System.nanoTime() - endAt < 0) {
                 List<String> mine = pick(keys, workload, random);
                 try {
                     cycle(locks, ledger, guard, worker, mine, csMillis, fenced, workload, lease, random);
@@ -223,6 +230,90 @@ public final class ChaosWorker {
                 }
             }
         }
+    }
+
+    /** Writes a {@link Workload#LEADER} term makes before its leader steps down, so a run without faults elects too. */
+    static final int LEADER_WRITES_PER_TERM = 8;
+
+    /** How often a candidate that does not lead looks whether it was elected (the failover time's resolution). */
+    static final long LEADER_POLL_MS = 5;
+
+    /**
+     * The {@link Workload#LEADER} loop until {@code endAt}: one candidate of group {@code chaos}
+     * on the lock {@code key}. While {@code epoch()} says it leads it runs cycles of fenced read,
+     * critical section ({@code csMillis}, sampled), fenced write, all with token = epoch; like the
+     * basic workload it does not look at its leadership again before the write, so a leader
+     * paused or cut past its lease writes with a stale epoch and the ledger must refuse it. The
+     * grant is logged as ACQUIRED (token = epoch, value = the monotonic time just before it asked
+     * for the epoch) by this thread when it first sees the epoch, before it reads; the term's end as LOST (revoked: lost) or RELEASED (stepped down,
+     * closed) from the election's callback; WAIT when it contends (started, or revoked).
+     */
+    private static void lead(LockClient locks, Ledger ledger, JdbcFenceGuard guard, String worker, String key,
+                             long csMillis, boolean fenced, long endAt) throws Exception {
+        LeaderElection election = locks.leadership("chaos").key(key)
+                .onElected(epoch -> log("ELECTED", key, epoch, 0))
+                .onRevoked(revoked -> {
+                    boolean lost = revoked.reason() == LeadershipRevoked.Reason.LOST;
+                    log(lost ? "LOST" : "RELEASED", key, revoked.epoch(), 0);
+                    log("WAIT", key, 0, 0);
+                })
+                .start();
+        log("WAIT", key, 0, 0);
+        long lastEpoch = -1;
+        int writesThisTerm = 0;
+        try {
+            while (System.nanoTime() - endAt < 0) {
+                // Read before asking: the ACQUIRED line carries it, so the checker orders elections
+                // only by windows that cannot overlap (LedgerChecker.epochRegressions).
+                long askedAt = System.nanoTime();
+                java.util.OptionalLong leading = election.epoch();
+                if (leading.isEmpty()) {
+                    Thread.sleep(LEADER_POLL_MS);
+                    continue;
+                }
+                long epoch = leading.getAsLong();
+                if (epoch != lastEpoch) {
+                    log("ACQUIRED", key, epoch, askedAt);
+                    lastEpoch = epoch;
+                    writesThisTerm = 0;
+                }
+                try {
+                    Ledger.Read read = guard != null ? ledger.readGuarded(guard, key, epoch) : ledger.read(key, epoch);
+                    log("READ", key, epoch, read.value());
+                    sampleLeader(election, key, epoch);
+                    long until = System.nanoTime() + csMillis * 1_000_000;
+                    for (long left = csMillis; left > 0; left = (until - System.nanoTime()) / 1_000_000) {
+                        Thread.sleep(Math.min(SAMPLE_EVERY_MS, left));
+                        sampleLeader(election, key, epoch);
+                    }
+                    boolean accepted = guard != null
+                            ? ledger.writeGuarded(guard, key, epoch, worker, read.value(), read.value() + 1, read.at())
+                            : ledger.write(key, epoch, worker, read.value(), read.value() + 1, read.at(), fenced);
+                    log(accepted ? "WRITE_OK" : "WRITE_REJECTED", key, epoch, read.value() + 1);
+                    sampleLeader(election, key, epoch);
+                } catch (Exception e) {
+                    // The ledger failed (not the lock server: it is not behind the faults' proxies).
+                    log("ERROR", key, epoch, 0);
+                    System.err.println("worker " + worker + " leading " + ChaosKeys.quoted(key) + ": " + e);
+                    Thread.sleep(100);
+                }
+                if (++writesThisTerm >= LEADER_WRITES_PER_TERM && election.stepDown()) {
+                    log("STEP_DOWN", key, epoch, 0);
+                }
+            }
+        } finally {
+            // Fires onRevoked (RELEASED) if leading, so the term's end is logged before END.
+            election.close();
+        }
+    }
+
+    /** One VALID line for the term of {@code epoch}: 1 only while the election still leads with that epoch. */
+    private static void sampleLeader(LeaderElection election, String key, long epoch) {
+        long mono = System.nanoTime();
+        long wall = wallMicros();
+        // epoch(), not isLeader(): true only for this term, not for a later term of the same candidate.
+        boolean valid = election.epoch().orElse(-1) == epoch;
+        log(mono, wall, "VALID", key, epoch, valid ? 1 : 0);
     }
 
     /** An explicit or extended lease shorter than the default: half of it, but at least the 1 s etcd can honour. */

@@ -13,11 +13,23 @@ import java.util.List;
  *                         cycle pays for the lock, contention included), in the order granted
  * @param wallSkewMillis   the largest distance, either way, between a worker's own wall clock
  *                         and the machine's at an event (client-clock-jump: proof the clocks jumped)
+ * @param elections        leader workload: terms the candidates saw themselves elected in (ACQUIRED
+ *                         events, token = epoch); must be positive ({@link Workload#LEADER}), else 0
+ * @param epochRegressions leader workload: elections whose epoch was not above that of an election
+ *                         seen before them ({@link LedgerChecker#epochRegressions}; must be 0)
+ * @param writesOutOfEpochOrder leader workload: writes the ledger accepted with an epoch below one
+ *                         it had accepted before ({@link LedgerChecker#writesOutOfEpochOrder}; must be 0)
  */
-public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis) {
+public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis,
+                           long elections, long epochRegressions, long writesOutOfEpochOrder) {
 
     /** No figures: runs checked before these existed, hand-made results. */
     public static final FaultFigures NONE = new FaultFigures(0, 0, List.of(), 0);
+
+    /** Without the leader workload's figures (any other workload). */
+    public FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis) {
+        this(victimsRecovered, leasesLost, acquireMillis, wallSkewMillis, 0, 0, 0);
+    }
 
     /** Without the wall-clock skew (a run whose workers' clocks do not jump). */
     public FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis) {

@@ -18,8 +18,9 @@ import java.util.Map;
  */
 public final class LedgerChecker {
 
-    private record LogRow(long id, String key, String worker, long token, long valueRead, long valueWritten,
-                          boolean accepted, long writtenAt) {
+    /** One row of the ledger's log: a write attempt, accepted or not, as PostgreSQL logged it. */
+    record LogRow(long id, String key, String worker, long token, long valueRead, long valueWritten,
+                  boolean accepted, long writtenAt) {
     }
 
     private record Interval(String worker, long token, long from, long to) {
@@ -76,21 +77,17 @@ public final class LedgerChecker {
         // READ (its read raised the key's token) before the write landed. (b) compares worker
         // and database clocks on the same machine, and only counts reads logged before the
         // write, so it can miss a violation but never invent one.
-        long staleAccepted = 0;
-        Map<String, Long> highestLogged = new HashMap<>();
-        for (LogRow row : log) {
-            long highest = highestLogged.getOrDefault(row.key(), 0L);
-            boolean stale = row.accepted() && row.token() < highest;
-            if (!stale && row.accepted()) {
-                stale = events.stream().anyMatch(e -> e.type().equals("READ") && e.key().equals(row.key())
-                        && e.token() > row.token() && e.at() < row.writtenAt());
-            }
-            if (stale) {
-                staleAccepted++;
-                evidence.add("stale write accepted: ledger_log id " + row.id() + " " + row);
-            }
-            highestLogged.put(row.key(), Math.max(highest, row.token()));
-        }
+        List<String> stale = staleWritesAccepted(log, events);
+        long staleAccepted = stale.size();
+        evidence.addAll(stale);
+        // Leader election: epochs only grow across elections, and the ledger took the leaders' writes in epoch order.
+        // Not under clock-skew: libfaketime fakes the monotonic clock the order is judged on, per worker.
+        List<String> regressions = workload == Workload.LEADER && fault != Fault.CLOCK_SKEW ? epochRegressions(events)
+                : List.of();
+        List<String> outOfOrder = workload == Workload.LEADER ? writesOutOfEpochOrder(log) : List.of();
+        regressions.stream().limit(10).forEach(evidence::add);
+        outOfOrder.stream().limit(10).forEach(evidence::add);
+        long elections = events.stream().filter(e -> e.type().equals("ACQUIRED")).count();
 
         // Lost updates: each accepted write must have read the previous accepted value, and the
         // final value must equal the number of accepted increments.
@@ -135,7 +132,85 @@ public final class LedgerChecker {
                 new FaultFigures(victimsRecovered(events, faults),
                         events.stream().filter(e -> e.type().equals("LOST")).count(), acquireMillis(events),
                         fault == Fault.CLIENT_CLOCK_JUMP ? events.stream()
-                                .mapToLong(e -> Math.abs(e.wallSkewMillis())).max().orElse(0) : 0));
+                                .mapToLong(e -> Math.abs(e.wallSkewMillis())).max().orElse(0) : 0,
+                        workload == Workload.LEADER ? elections : 0, regressions.size(), outOfOrder.size()));
+    }
+
+    /**
+     * Stale writes accepted, two independent ways: (a) an accepted token below one the ledger had
+     * already logged for the key; (b) an accepted token below one some worker had already READ
+     * (its read raised the key's token) before the write landed. (b) compares worker and database
+     * clocks on the same machine, and only counts reads logged before the write, so it can miss a
+     * violation but never invent one. One evidence line per stale write.
+     */
+    static List<String> staleWritesAccepted(List<LogRow> log, List<WorkerEvent> events) {
+        List<String> found = new ArrayList<>();
+        Map<String, Long> highestLogged = new HashMap<>();
+        for (LogRow row : log) {
+            long highest = highestLogged.getOrDefault(row.key(), 0L);
+            boolean stale = row.accepted() && row.token() < highest;
+            if (!stale && row.accepted()) {
+                stale = events.stream().anyMatch(e -> e.type().equals("READ") && e.key().equals(row.key())
+                        && e.token() > row.token() && e.at() < row.writtenAt());
+            }
+            if (stale) {
+                found.add("stale write accepted: ledger_log id " + row.id() + " " + row);
+            }
+            highestLogged.put(row.key(), Math.max(highest, row.token()));
+        }
+        return found;
+    }
+
+    /**
+     * Leader workload: accepted writes, in the ledger's order, whose epoch is below one the ledger
+     * had already accepted for the key - a deposed leader's write taken after its successor's.
+     * Judged on the ledger's log alone, no clocks.
+     */
+    static List<String> writesOutOfEpochOrder(List<LogRow> log) {
+        List<String> found = new ArrayList<>();
+        Map<String, LogRow> highestAccepted = new HashMap<>();
+        for (LogRow row : log) {
+            if (!row.accepted()) {
+                continue;
+            }
+            LogRow highest = highestAccepted.get(row.key());
+            if (highest != null && row.token() < highest.token()) {
+                found.add("write accepted out of epoch order: " + row.worker() + "'s epoch " + row.token()
+                        + " (ledger_log id " + row.id() + ") after " + highest.worker() + "'s epoch " + highest.token()
+                        + " (id " + highest.id() + ") on " + ChaosKeys.quoted(row.key()));
+            } else {
+                highestAccepted.put(row.key(), row);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Leader workload: pairs of elections of one key where the later has an epoch not above the
+     * earlier's. A worker logs ACQUIRED (token = epoch) when it first sees its epoch, with the
+     * monotonic time read before it asked ({@code value}) and after ({@code mono}); an election
+     * counts as later only when it was first seen after the other's ACQUIRED was logged (its
+     * {@code value} after the other's {@code mono}), so a worker stopped between the two reads
+     * can hide a regression but never invent one. Monotonic times: not judged in
+     * {@link Fault#CLOCK_SKEW} runs, where libfaketime fakes them per worker (the ledger's order,
+     * {@link #writesOutOfEpochOrder}, still is).
+     */
+    static List<String> epochRegressions(List<WorkerEvent> events) {
+        List<WorkerEvent> elected = events.stream().filter(e -> e.type().equals("ACQUIRED"))
+                .sorted(Comparator.comparingLong(WorkerEvent::mono)).toList();
+        List<String> found = new ArrayList<>();
+        for (WorkerEvent later : elected) {
+            for (WorkerEvent earlier : elected) {
+                if (earlier != later && earlier.key().equals(later.key()) && earlier.mono() < later.value()
+                        && later.token() <= earlier.token()) {
+                    found.add("epoch regression: " + later.worker() + " elected with epoch " + later.token() + " at "
+                            + later.at() + " after " + earlier.worker() + " was elected with epoch "
+                            + earlier.token() + " at " + earlier.at() + " on " + ChaosKeys.quoted(later.key()));
+                    break;
+                }
+            }
+        }
+        return found;
     }
 
     /** Victims granted a lock again (any key) after their fault ended: they recovered. */

@@ -95,7 +95,7 @@ public final class ReliabilityReport {
                 .append(" ms, pause ").append(settings.pauseMs()).append(" ms\n");
         md.append("- Keys: drawn with seed ").append(keysSeed).append(" (`--seed ").append(keysSeed)
                 .append("` draws them again); basic runs use the first ").append(settings.keys())
-                .append(", mixed runs all ").append(keys.size()).append(":\n\n");
+                .append(", mixed runs all ").append(keys.size()).append(", leader runs the first:\n\n");
         md.append("  ```\n");
         keys.forEach(k -> md.append("  ").append(ChaosKeys.quoted(k)).append('\n'));
         md.append("  ```\n\n");
@@ -149,6 +149,28 @@ public final class ReliabilityReport {
                         .append(r.lostUpdates()).append(" | ").append(r.validityOverlaps()).append(" |\n");
             }
         }
+        List<RunResult> leaders = results.stream().filter(r -> r.workload() == Workload.LEADER).toList();
+        if (!leaders.isEmpty()) {
+            md.append("\n### Leader election (the `leader` workload)\n\n");
+            md.append("Failover: from the fault on the leader to the election of another candidate (count in ")
+                    .append("brackets), bounded by the lease + 1 s where the fault takes the leader down; server ")
+                    .append("faults: from the kill to the first election after it.\n\n");
+            md.append("| backend | fault | elections | leader writes | **stale accepted** | **epoch regressions** | ")
+                    .append("**accepted out of epoch order** | deposed leader's write rejected | failover p50 / max ms ")
+                    .append("| verdict |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            for (RunResult r : leaders) {
+                md.append("| ").append(r.backend()).append(" | ").append(r.fault().label()).append(" | ")
+                        .append(r.figures().elections()).append(" | ").append(r.writeAttempts()).append(" | ")
+                        .append(r.staleWritesAccepted()).append(" | ").append(r.figures().epochRegressions())
+                        .append(" | ").append(r.figures().writesOutOfEpochOrder()).append(" | ")
+                        .append(r.fault().holderLosesLease() ? r.victimWritesRejected() + " / " + r.faultsInjected()
+                                : "n/a")
+                        .append(" | ").append(r.takeoverMillis().isEmpty() ? "n/a"
+                                : r.takeoverPercentile(50) + " / " + r.takeoverPercentile(100)
+                                + " (" + r.takeoverMillis().size() + ")")
+                        .append(" | ").append(r.passed() ? "safe" : r.safe() ? "FAILED" : "**UNSAFE**").append(" |\n");
+            }
+        }
         if (!errors.isEmpty()) {
             md.append("\n**Harness errors** (runs that could not complete; each fails the whole run):\n\n");
             errors.forEach(e -> md.append("- `").append(e).append("`\n"));
@@ -200,6 +222,18 @@ public final class ReliabilityReport {
               and listeners; the other faults do not change with the lease mode. Key names for both are
               random and unrelated (listed above): any first character, ASCII punctuation, space, Latin,
               Greek, Cyrillic, Arabic, CJK, emoji; no shared prefix. Events carry them percent-encoded.
+              `leader` - leader election (`LockClient.leadership`): each worker JVM runs one candidate of
+              one group on the first key; only while it leads (`epoch()` present) does it loop fenced
+              read, critical section, write, all with its epoch (the leadership lease's fencing token) as
+              the token, and it steps down after 8 writes so terms change without faults too. A grant is
+              the worker seeing itself elected (token = epoch), a loss its term revoked as lost. The
+              holder faults strike the leader (the only worker in a critical section). It runs with no
+              fault, pause, kill, net-cut, server-kill and (etcd, ZooKeeper) leader-kill. Its own rules,
+              safety (**UNSAFE**): epochs strictly grow across elections (compared only between elections
+              seen one after the other), and the ledger never accepts a leader's write with an epoch below
+              one it accepted before; and at least one leader is elected (**FAILED**). Its takeover
+              column is the failover time: from the fault on the leader to the election of another
+              candidate, at most the lease + 1 s; the "Leader election" table sums it up per backend.
             - **server**: the lock server as run. Durable unless the fault says volatile.
             - **faults**: faults injected; the controller strikes only a victim in the right state (a
               pause that lands after the victim's write reached the ledger is not counted; another victim

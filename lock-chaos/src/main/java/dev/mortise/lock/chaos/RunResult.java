@@ -98,7 +98,9 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
 
     /**
      * The safety rules broken: a stale write accepted, an update lost, a false grant, a token
-     * granted twice, a holder that saw its lease valid after another grant (validity overlap).
+     * granted twice, (leader workload) an epoch that did not grow across elections or a leader's
+     * write accepted out of epoch order, a holder that saw its lease valid after another grant
+     * (validity overlap).
      */
     public List<String> safetyViolations() {
         List<String> broken = new ArrayList<>();
@@ -114,6 +116,12 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
         }
         if (reusedTokens > 0) {
             broken.add(reusedTokens + " token(s) reused");
+        }
+        if (figures.epochRegressions() > 0) {
+            broken.add(figures.epochRegressions() + " election(s) with an epoch not above an earlier one");
+        }
+        if (figures.writesOutOfEpochOrder() > 0) {
+            broken.add(figures.writesOutOfEpochOrder() + " leader write(s) accepted out of epoch order");
         }
         if (validityOverlaps > 0 && !validityGuaranteeVoid()) {
             broken.add(validityOverlaps + " validity overlap(s)" + validityOverlapCause());
@@ -154,6 +162,9 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
         if (fault == Fault.CLIENT_CLOCK_JUMP && figures.leasesLost() > 0) {
             broken.add(figures.leasesLost() + " lease(s) lost although no fault took one: a wall-clock jump"
                     + " reached lease time");
+        }
+        if (workload == Workload.LEADER && figures.elections() == 0) {
+            broken.add("no leader elected");
         }
         if (fault != Fault.NONE && faultsInjected == 0) {
             broken.add("no fault injected");
@@ -219,6 +230,8 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
                 + ",\"victimsRecovered\":" + figures.victimsRecovered() + ",\"leasesLost\":" + figures.leasesLost()
                 + ",\"acquireP50Ms\":" + figures.acquirePercentile(50) + ",\"acquireP99Ms\":"
                 + figures.acquirePercentile(99) + ",\"wallSkewMs\":" + figures.wallSkewMillis()
+                + ",\"elections\":" + figures.elections() + ",\"epochRegressions\":" + figures.epochRegressions()
+                + ",\"writesOutOfEpochOrder\":" + figures.writesOutOfEpochOrder()
                 + ",\"takeoverMillis\":" + takeoverMillis() + ",\"takeoverVictimLeaseMs\":"
                 + takeovers.stream().map(LedgerChecker.Takeover::victimLeaseMs).toList() + ",\"orphans\":" + orphans
                 + ",\"safe\":" + safe() + ",\"passed\":" + passed()

@@ -21,16 +21,34 @@ public enum Workload {
      * {@code onLost}: on a loss each blocks the notification thread for one lease. Run only
      * with the faults where it changes what is tested ({@link #appliesTo}).
      */
-    MIXED;
+    MIXED,
+    /**
+     * Leader election (issue 18): every worker JVM runs one candidate of one group
+     * ({@code LockClient.leadership}) on the run's one key; while it leads it loops read, critical
+     * section, write on the ledger, every read and write fenced by its epoch (the leadership
+     * lease's fencing token). A leader steps down after {@value ChaosWorker#LEADER_WRITES_PER_TERM}
+     * writes, so elections happen without faults too. The holder faults strike the leader (the
+     * only worker ever inside a critical section). Events: ACQUIRED when a worker sees itself
+     * elected (token = epoch), LOST / RELEASED when its term ends (lost / stepped down or
+     * closed), WAIT when it starts contending.
+     */
+    LEADER;
 
     /**
      * The faults a full run pairs with this workload: every fault with {@link #BASIC}; with
      * {@link #MIXED} no fault, a holder pause, a waiter pause and a holder's network cut - the
      * faults whose outcome depends on leases, extends and listeners - so the full run grows by
-     * 16 runs (about 10 minutes at 25 s each) rather than doubling.
+     * 16 runs (about 10 minutes at 25 s each) rather than doubling; with {@link #LEADER} no
+     * fault, a pause, a kill and a network cut of the leader, and a server (etcd, ZooKeeper: the
+     * cluster leader's) kill - the faults that force a failover or test the fencing by epoch.
      */
     public List<Fault> defaultFaults() {
-        return this == BASIC ? Fault.all() : List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT);
+        return switch (this) {
+            case BASIC -> Fault.all();
+            case MIXED -> List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT);
+            case LEADER -> List.of(Fault.NONE, Fault.PAUSE, Fault.KILL, Fault.NET_CUT, Fault.SERVER_KILL,
+                    Fault.LEADER_KILL);
+        };
     }
 
     /** Lower-case name for the command line and the report. */
@@ -38,12 +56,12 @@ public enum Workload {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The workload for a label ({@code basic}, {@code mixed}). */
+    /** The workload for a label ({@code basic}, {@code mixed}, {@code leader}). */
     public static Workload of(String label) {
         try {
             return valueOf(label.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown workload '" + label + "', expected basic or mixed", e);
+            throw new IllegalArgumentException("unknown workload '" + label + "', expected basic, mixed or leader", e);
         }
     }
 }

@@ -28,6 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * takeover time is measured and reported but not asserted (a shared two-core machine).
  * One run (Redis x silent-partition) strikes with issue 20's silent partition and checks the cut
  * worker recovers after the heal.
+ * One run (Redis x pause) runs issue 18's leader workload: candidates of one group, the leader's
+ * writes fenced by its epoch.
  * One run (Redis x pause) uses the ledger fenced by {@code lock-fencing}'s guard instead of its
  * own conditional write ({@link LedgerMode#GUARD}). A last, shorter run with fencing switched
  * off checks that the checker does see the damage.
@@ -130,6 +132,23 @@ class ChaosSmokeTest {
         assertThat(result.faultsInjected()).as("a fault struck").isPositive();
         assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
         assertThat(result.validitySamples()).as("holders sampled isValid()").isPositive();
+    }
+
+    /**
+     * Issue 18's leader workload on Redis: two candidates of one group, the leader writing to the
+     * ledger fenced by its epoch, paused past its lease. The other is elected, the deposed
+     * leader's write is refused, epochs grow, no leader write is accepted out of epoch order.
+     */
+    @Test
+    void theLeaderWorkloadFailsOverAndFencesTheDeposedLeadersWrite() throws Exception {
+        RunResult result = run("redis", Fault.PAUSE, Workload.LEADER, SETTINGS, "chaos-ci-leader");
+
+        assertThat(result.writeAttempts()).as("the leaders wrote").isPositive();
+        assertThat(result.faultsInjected()).as("a pause struck the leader").isPositive();
+        assertThat(result.untimedViolations()).as("rules broken; evidence: %s", result.evidence()).isEmpty();
+        assertThat(result.figures().elections()).as("a failover elected the other candidate").isGreaterThan(1);
+        assertThat(result.victimWritesRejected()).as("the deposed leader's write was refused").isPositive();
+        assertThat(result.staleWritesAccepted()).isZero();
     }
 
     /**
