@@ -319,7 +319,15 @@ public final class LettuceTransport implements RedisTransport {
             } catch (Exception e) {
                 // shut down below whatever the connections did
             }
-            client.shutdown(0, 2, TimeUnit.SECONDS);
+            // Bounded: Lettuce's own shutdown() waits on its future without a limit and has been seen
+            // to wait forever (redis/lettuce#2278; a CI run hung 23 min in a test's close).
+            try {
+                client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // the event loops end on their own; nothing of ours is left to wait for
+            }
         }
     }
 
