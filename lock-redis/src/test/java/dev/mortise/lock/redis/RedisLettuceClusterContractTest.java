@@ -59,7 +59,7 @@ class RedisLettuceClusterContractTest extends RedisClusterContractTest {
                 assertThat(connection.sync().ping()).as("the application's client stays open").isEqualTo("PONG");
             }
         } finally {
-            lettuce.shutdown();
+            LettuceShutdown.quietly(lettuce);
         }
     }
 }

@@ -100,7 +100,7 @@ class RedisLettuceLockBackendTest extends RedisLockBackendTest {
                         .isEqualTo(1);
             }
         } finally {
-            lettuce.shutdown();
+            LettuceShutdown.quietly(lettuce);
         }
     }
 
@@ -117,7 +117,7 @@ class RedisLettuceLockBackendTest extends RedisLockBackendTest {
             assertThatThrownBy(() -> RedisLockBackend.builder().lettuce(client).address(server.address()).build())
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("exactly one");
         } finally {
-            client.shutdown();
+            LettuceShutdown.quietly(client);
         }
         RedisClusterClient cluster = RedisClusterClient.create("redis://127.0.0.1:1");
         try {
@@ -126,7 +126,7 @@ class RedisLettuceLockBackendTest extends RedisLockBackendTest {
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("waitForReplicas")
                     .hasMessageContaining("Redisson");
         } finally {
-            cluster.shutdown();
+            LettuceShutdown.quietly(cluster);
         }
     }
 

@@ -1,0 +1,27 @@
+package dev.mortise.lock.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Shuts a test's Lettuce client down without risking a hung build: Lettuce's own
+ * {@code shutdown()} waits without a limit and has been seen to wait forever (redis/lettuce#2278).
+ */
+final class LettuceShutdown {
+
+    private LettuceShutdown() {
+    }
+
+    static void quietly(AbstractRedisClient client) {
+        if (client == null) {
+            return;
+        }
+        try {
+            client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // its event loops end on their own
+        }
+    }
+}
