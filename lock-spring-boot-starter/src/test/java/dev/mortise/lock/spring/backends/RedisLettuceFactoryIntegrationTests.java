@@ -112,6 +112,28 @@ class RedisLettuceFactoryIntegrationTests extends BackendIntegrationTestSupport 
     }
 
     /**
+     * The factory's database index is in its native client's RedisURI, so Mortise locks in that
+     * database (here 3), as the application's own commands do; database 0 stays empty.
+     */
+    @Test
+    void locksInTheFactorysDatabase() {
+        RedisClient probeClient = RedisClient.create(server.address());
+        try (StatefulRedisConnection<String, String> probe = probeClient.connect()) {
+            String key = "db:" + UUID.randomUUID();
+            runner().withPropertyValues("spring.data.redis.database=3").run(context -> {
+                try (LockLease lease = context.getBean(LockClient.class).acquire(key, Duration.ofSeconds(10))) {
+                    probe.sync().select(3);
+                    assertThat(probe.sync().keys("*" + key + "*")).as("the lock key in database 3").isNotEmpty();
+                    probe.sync().select(0);
+                    assertThat(probe.sync().keys("*" + key + "*")).as("nothing in database 0").isEmpty();
+                }
+            });
+        } finally {
+            probeClient.shutdown();
+        }
+    }
+
+    /**
      * Closing Mortise's backend closes only its own connections: the factory (and its native
      * client) still serves the application until Spring stops it, and shutting the context
      * down logs no error or warning.
