@@ -3,6 +3,8 @@ package dev.mortise.lock.spring.autoconfigure;
 import dev.mortise.lock.redis.RedisLockBackend;
 import dev.mortise.lock.redis.RedisLockBackendBuilder;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -24,7 +26,7 @@ class RedisBackendConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RedisLockBackend redisLockBackend(RedisLockProperties properties, ListableBeanFactory beans) {
+    RedisLockBackend redisLockBackend(RedisLockProperties properties, ConfigurableListableBeanFactory beans) {
         return build(properties, beans, "mortise.lock.redis");
     }
 
@@ -35,8 +37,11 @@ class RedisBackendConfiguration {
      */
     static RedisLockBackend build(RedisLockProperties properties, ListableBeanFactory beans, String prefix) {
         try {
-            RedisConnectionChoice choice = RedisConnectionChoice.choose(properties, prefix, beans,
-                    RedisBackendConfiguration.class.getClassLoader());
+            // The context's class loader: what the application has, not what the starter was loaded with.
+            ClassLoader classLoader = beans instanceof ConfigurableBeanFactory configurable
+                    && configurable.getBeanClassLoader() != null ? configurable.getBeanClassLoader()
+                    : RedisBackendConfiguration.class.getClassLoader();
+            RedisConnectionChoice choice = RedisConnectionChoice.choose(properties, prefix, beans, classLoader);
             RedisLockBackendBuilder builder = RedisLockBackend.builder();
             choice.applyTo(builder);
             if (choice.shared() == null) {
