@@ -65,13 +65,13 @@ public final class RedisLockBackendBuilder {
 
     /** One Redis server, {@code redis://host:port} or {@code rediss://host:port} for TLS. */
     public RedisLockBackendBuilder address(String address) {
-        this.address = RedissonClients.checkAddress(address, "address");
+        this.address = RedisSettings.checkAddress(address, "address");
         return this;
     }
 
     /** Seed nodes of a Redis Cluster; Redisson discovers the rest and follows resharding. */
     public RedisLockBackendBuilder clusterNodes(String... nodes) {
-        this.clusterNodes = RedissonClients.checkAddresses(nodes, "clusterNodes");
+        this.clusterNodes = RedisSettings.checkAddresses(nodes, "clusterNodes");
         return this;
     }
 
@@ -82,7 +82,7 @@ public final class RedisLockBackendBuilder {
                     + "'sentinel monitor <name> ...' (backend 'redis')");
         }
         this.sentinelMaster = masterName;
-        this.sentinels = RedissonClients.checkAddresses(sentinelAddresses, "sentinel addresses");
+        this.sentinels = RedisSettings.checkAddresses(sentinelAddresses, "sentinel addresses");
         return this;
     }
 
@@ -180,7 +180,7 @@ public final class RedisLockBackendBuilder {
      * timeout of the client the backend builds (Redisson or Lettuce).
      */
     public RedisLockBackendBuilder operationTimeout(Duration timeout) {
-        this.operationTimeout = RedissonClients.checkPositive(timeout, "operationTimeout");
+        this.operationTimeout = RedisSettings.checkPositive(timeout, "operationTimeout");
         return this;
     }
 
@@ -207,7 +207,7 @@ public final class RedisLockBackendBuilder {
                     + " (backend 'redis')");
         }
         this.replicas = replicas;
-        this.replicaTimeout = RedissonClients.checkPositive(timeout, "waitForReplicas timeout");
+        this.replicaTimeout = RedisSettings.checkPositive(timeout, "waitForReplicas timeout");
         return this;
     }
 
@@ -276,25 +276,38 @@ public final class RedisLockBackendBuilder {
                 where = "Redis via the supplied Lettuce " + (cluster ? "RedisClusterClient" : "RedisClient");
                 transport = LettuceClients.wrap(lettuceClient);
             } else {
-                where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels) + " (Lettuce)";
+                where = RedisSettings.describe(address, clusterNodes, sentinelMaster, sentinels) + " (Lettuce)";
                 transport = LettuceClients.build(address, clusterNodes, sentinelMaster, sentinels, username, password,
                         trustStore, trustStorePassword, operationTimeout, where);
             }
-        } else if (client != null) {
-            where = "Redis via the supplied RedissonClient";
-            transport = new RedissonTransport(client, false);
         } else {
-            Config built = config != null ? new Config(config) : RedissonClients.config(address, clusterNodes,
-                    sentinelMaster, sentinels, operationTimeout);
-            RedissonClients.security(built, username, password, trustStore, trustStorePassword);
-            if (customizer != null) {
-                customizer.accept(built);
-            }
-            where = RedissonClients.describe(address, clusterNodes, sentinelMaster, sentinels);
-            transport = new RedissonTransport(RedissonClients.create(built, where), true);
+            RedisSettings.requireRedisson("redis");
+            where = client != null ? "Redis via the supplied RedissonClient"
+                    : RedisSettings.describe(address, clusterNodes, sentinelMaster, sentinels);
+            transport = RedissonDriver.transport(this, where);
         }
         ScriptRunner runner = new ScriptRunner(transport, operationTimeout, RedisLockBackend.NAME, where);
         return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, transport.cluster(), replicas,
                 replicaTimeout, fair, fencingTokens == FencingTokens.SERVER_CLOCK));
+    }
+
+    /**
+     * The Redisson side of {@link #build()}: a class of its own so that Redisson's types load
+     * only when the Redisson driver is chosen (Redisson is an optional dependency).
+     */
+    private static final class RedissonDriver {
+
+        static RedisTransport transport(RedisLockBackendBuilder b, String where) {
+            if (b.client != null) {
+                return new RedissonTransport(b.client, false);
+            }
+            Config built = b.config != null ? new Config(b.config) : RedissonClients.config(b.address, b.clusterNodes,
+                    b.sentinelMaster, b.sentinels, b.operationTimeout);
+            RedissonClients.security(built, b.username, b.password, b.trustStore, b.trustStorePassword);
+            if (b.customizer != null) {
+                b.customizer.accept(built);
+            }
+            return new RedissonTransport(RedissonClients.create(built, where), true);
+        }
     }
 }

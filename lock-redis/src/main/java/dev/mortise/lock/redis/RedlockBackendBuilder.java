@@ -40,15 +40,15 @@ public final class RedlockBackendBuilder {
     private FencingTokens fencingTokens = FencingTokens.SERVER_CLOCK;
     private String username;
     private String password;
-    private Consumer<Config> customizer = c -> {
-    };
+    /** Null unless configure(...) was called: a lambda here would load Redisson's Config with the builder. */
+    private Consumer<Config> customizer;
 
     RedlockBackendBuilder() {
     }
 
     /** The masters, {@code redis://host:port} each; they must not replicate to one another. */
     public RedlockBackendBuilder nodes(String... addresses) {
-        List<String> checked = RedissonClients.checkAddresses(addresses, "Redlock nodes");
+        List<String> checked = RedisSettings.checkAddresses(addresses, "Redlock nodes");
         if (checked.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent masters (5 tolerates 2 failures), "
                     + "got " + checked.size() + "; for one server use RedisLockBackend (backend 'redlock')");
@@ -92,7 +92,7 @@ public final class RedlockBackendBuilder {
      * a dead node costs little. Also the response and connect timeout of built clients.
      */
     public RedlockBackendBuilder nodeTimeout(Duration timeout) {
-        this.nodeTimeout = RedissonClients.checkPositive(timeout, "nodeTimeout");
+        this.nodeTimeout = RedisSettings.checkPositive(timeout, "nodeTimeout");
         return this;
     }
 
@@ -165,6 +165,8 @@ public final class RedlockBackendBuilder {
         boolean lettuce = lettuceClients != null || driver == RedisDriver.LETTUCE;
         if (lettuce) {
             RedisLockBackendBuilder.requireLettuce(RedlockBackend.NAME);
+        } else {
+            RedisSettings.requireRedisson(RedlockBackend.NAME);
         }
         if (lettuce && (clients != null || customized)) {
             throw new IllegalStateException("clients(RedissonClient...) and configure(...) are Redisson's; with the "
@@ -185,10 +187,10 @@ public final class RedlockBackendBuilder {
                 // No retries either way: a node that fails this round is simply not counted.
                 transport = lettuce ? LettuceClients.build(addresses.get(i), null, null, null, username, password,
                         null, null, nodeTimeout, where)
-                        : new RedissonTransport(RedissonClients.create(nodeConfig(addresses.get(i)), where), true);
+                        : RedissonDriver.owned(this, addresses.get(i), where);
                 closers.add(transport::close);
             } else if (clients != null) {
-                transport = new RedissonTransport(clients.get(i), false);
+                transport = RedissonDriver.supplied(clients.get(i));
                 where = "Redlock node " + (i + 1) + " of " + count + " (supplied client)";
             } else {
                 transport = LettuceClients.wrap(lettuceClients.get(i));
@@ -202,16 +204,33 @@ public final class RedlockBackendBuilder {
         return new RedlockBackend(nodes, closers, nodeTimeout, driftFactor, driftFixed, keyPrefix);
     }
 
-    private Config nodeConfig(String address) {
-        Config config = new Config();
-        config.setLazyInitialization(true);
-        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, nodeTimeout.toMillis()));
-        // No retries: a node that fails this round is simply not counted.
-        config.useSingleServer().setAddress(address).setTimeout(millis).setConnectTimeout(millis).setRetryAttempts(0)
-                .setRetryDelay(new ConstantDelay(Duration.ofMillis(1))).setConnectionMinimumIdleSize(1)
-                .setSubscriptionConnectionMinimumIdleSize(0);
-        RedissonClients.security(config, username, password, null, null);
-        customizer.accept(config);
-        return config;
+    /**
+     * The Redisson side of {@link #build()}: a class of its own so that Redisson's types load
+     * only when the Redisson driver is chosen (Redisson is an optional dependency).
+     */
+    private static final class RedissonDriver {
+
+        static RedisTransport supplied(Object client) {
+            return new RedissonTransport((RedissonClient) client, false);
+        }
+
+        static RedisTransport owned(RedlockBackendBuilder b, String address, String where) {
+            return new RedissonTransport(RedissonClients.create(nodeConfig(b, address), where), true);
+        }
+
+        private static Config nodeConfig(RedlockBackendBuilder b, String address) {
+            Config config = new Config();
+            config.setLazyInitialization(true);
+            int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, b.nodeTimeout.toMillis()));
+            // No retries: a node that fails this round is simply not counted.
+            config.useSingleServer().setAddress(address).setTimeout(millis).setConnectTimeout(millis).setRetryAttempts(0)
+                    .setRetryDelay(new ConstantDelay(Duration.ofMillis(1))).setConnectionMinimumIdleSize(1)
+                    .setSubscriptionConnectionMinimumIdleSize(0);
+            RedissonClients.security(config, b.username, b.password, null, null);
+            if (b.customizer != null) {
+                b.customizer.accept(config);
+            }
+            return config;
+        }
     }
 }

@@ -6,7 +6,6 @@ import dev.mortise.lock.redis.RedisLockBackend;
 import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
 import io.etcd.jetcd.Client;
 import org.apache.curator.framework.CuratorFramework;
-import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -28,6 +27,7 @@ import javax.sql.DataSource;
  */
 @AutoConfiguration(before = MortiseLockAutoConfiguration.class, afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.redisson.spring.starter.RedissonAutoConfigurationV2",
         "org.redisson.spring.starter.RedissonAutoConfiguration"})
 @ConditionalOnBooleanProperty(name = "mortise.lock.enabled", matchIfMissing = true)
@@ -36,7 +36,7 @@ import javax.sql.DataSource;
 public final class MortiseLockBackendsAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({RedisLockBackend.class, RedissonClient.class})
+    @ConditionalOnClass(RedisLockBackend.class)
     static class RedisFactoryConfiguration {
 
         @Bean

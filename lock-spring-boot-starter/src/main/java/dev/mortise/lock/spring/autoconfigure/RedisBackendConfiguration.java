@@ -2,8 +2,9 @@ package dev.mortise.lock.spring.autoconfigure;
 
 import dev.mortise.lock.redis.RedisLockBackend;
 import dev.mortise.lock.redis.RedisLockBackendBuilder;
-import org.redisson.api.RedissonClient;
-import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -11,32 +12,39 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The Redis backend (lock-redis): over the application's {@link RedissonClient} bean if it
- * has one and no {@code mortise.lock.redis} connection is set, else over a client of its
- * own built from {@code mortise.lock.redis.*} (default {@code redis://127.0.0.1:6379}).
+ * The Redis backend (lock-redis), on the client {@code mortise.lock.redis.client} chooses (see
+ * {@link RedisConnectionChoice}): the application's {@code RedissonClient} bean or Spring Data
+ * Redis {@code LettuceConnectionFactory} when no {@code mortise.lock.redis} connection is set,
+ * else a client of its own built from {@code mortise.lock.redis.*} (default
+ * {@code redis://127.0.0.1:6379}) on Redisson or Lettuce. Needs lock-redis and either library.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass({RedisLockBackend.class, RedissonClient.class})
+@ConditionalOnClass(RedisLockBackend.class)
 @ConditionalOnLockBackend(value = "redis", clientType = "org.redisson.api.RedissonClient")
 @EnableConfigurationProperties(RedisLockProperties.class)
 class RedisBackendConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RedisLockBackend redisLockBackend(RedisLockProperties properties, ObjectProvider<RedissonClient> clients) {
-        boolean ownConnection = properties.getAddress() != null || !properties.getClusterNodes().isEmpty()
-                || properties.getSentinelMaster() != null;
-        RedissonClient shared = ownConnection ? null : clients.getIfUnique();
-        return build(properties, shared, "mortise.lock.redis");
+    RedisLockBackend redisLockBackend(RedisLockProperties properties, ConfigurableListableBeanFactory beans) {
+        return build(properties, beans, "mortise.lock.redis");
     }
 
-    /** Builds the backend from {@code properties} (bound at {@code prefix}), over {@code shared} if not null. */
-    static RedisLockBackend build(RedisLockProperties properties, RedissonClient shared, String prefix) {
+    /**
+     * Builds the backend from {@code properties} (bound at {@code prefix}), reusing a client bean
+     * of {@code beans} as {@code mortise.lock.redis.client} says, or building its own when
+     * {@code beans} is null (a backend declared by name).
+     */
+    static RedisLockBackend build(RedisLockProperties properties, ListableBeanFactory beans, String prefix) {
         try {
+            // The context's class loader: what the application has, not what the starter was loaded with.
+            ClassLoader classLoader = beans instanceof ConfigurableBeanFactory configurable
+                    && configurable.getBeanClassLoader() != null ? configurable.getBeanClassLoader()
+                    : RedisBackendConfiguration.class.getClassLoader();
+            RedisConnectionChoice choice = RedisConnectionChoice.choose(properties, prefix, beans, classLoader);
             RedisLockBackendBuilder builder = RedisLockBackend.builder();
-            if (shared != null) {
-                builder.client(shared);
-            } else {
+            choice.applyTo(builder);
+            if (choice.shared() == null) {
                 connect(builder, properties);
             }
             if (properties.getOperationTimeout() != null) {
@@ -49,8 +57,8 @@ class RedisBackendConfiguration {
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IllegalStateException("Cannot configure the 'redis' lock backend: " + dev.mortise.lock.spring.internal.SpringTerms.translate(e.getMessage())
-                    + ". Check " + prefix + ".* (one of address, cluster-nodes, sentinel-master), define a "
-                    + "RedissonClient bean, or set mortise.lock.redis.enabled=false.", e);
+                    + ". Check " + prefix + ".* (client; one of address, cluster-nodes, sentinel-master), define a "
+                    + "RedissonClient or LettuceConnectionFactory bean, or set " + prefix + ".enabled=false.", e);
         }
     }
 

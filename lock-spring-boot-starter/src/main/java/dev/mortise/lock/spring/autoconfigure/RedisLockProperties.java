@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Settings of the Redis lock backend ({@code mortise.lock.redis.*}), used when no {@code
- * RedissonClient} bean is reused. Give one of address, cluster-nodes or sentinel-master.
+ * Settings of the Redis lock backend ({@code mortise.lock.redis.*}): which client library it
+ * talks through ({@link #getClient() client}), and the connection of the client it builds when
+ * it does not reuse the application's ({@code RedissonClient} bean or Spring Data Redis {@code
+ * LettuceConnectionFactory}). Give one of address, cluster-nodes or sentinel-master.
  */
 @ConfigurationProperties("mortise.lock.redis")
 public class RedisLockProperties {
@@ -19,6 +21,15 @@ public class RedisLockProperties {
      * these properties, a RedissonClient bean, or lock-redis as the only backend module).
      */
     private boolean enabled = true;
+
+    /**
+     * Which Redis client the backend talks through: auto (the default: the application's
+     * RedissonClient bean, else its Spring Data Redis LettuceConnectionFactory, else a client of
+     * its own, Redisson if on the class path, else Lettuce), redisson or lettuce. Connection
+     * settings (address, cluster-nodes, sentinel-master) always make the backend build its own
+     * client, on this driver. See docs/spring-boot.md, "Redis backend".
+     */
+    private Client client = Client.AUTO;
 
     /**
      * One Redis server: redis://host:port, or rediss://host:port for TLS. Defaults to
@@ -75,6 +86,14 @@ public class RedisLockProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public Client getClient() {
+        return client;
+    }
+
+    public void setClient(Client client) {
+        this.client = client;
     }
 
     public String getAddress() {
@@ -147,5 +166,24 @@ public class RedisLockProperties {
 
     public void setFencingTokens(FencingTokens fencingTokens) {
         this.fencingTokens = fencingTokens;
+    }
+
+    /** The values of {@code mortise.lock.redis.client}. */
+    public enum Client {
+
+        /**
+         * The application's RedissonClient bean, else its LettuceConnectionFactory (Spring Data
+         * Redis), else a client of Mortise's own: Redisson if on the class path, else Lettuce.
+         */
+        AUTO,
+
+        /** Redisson (org.redisson:redisson): the RedissonClient bean if unique, else Mortise's own. */
+        REDISSON,
+
+        /**
+         * Lettuce (io.lettuce:lettuce-core): the native client of the application's
+         * LettuceConnectionFactory if unique, else Mortise's own.
+         */
+        LETTUCE
     }
 }

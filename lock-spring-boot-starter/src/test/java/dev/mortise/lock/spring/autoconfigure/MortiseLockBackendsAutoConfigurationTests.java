@@ -9,7 +9,13 @@ import io.etcd.jetcd.Client;
 import org.apache.curator.framework.CuratorFramework;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -17,12 +23,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The conditions of {@link MortiseLockBackendsAutoConfiguration}. Redis, etcd and
  * ZooKeeper clients connect lazily, so backends can be built here against ports nobody
  * listens on; the integration tests use real servers.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class MortiseLockBackendsAutoConfigurationTests {
 
     private static final String NOBODY_REDIS = "mortise.lock.redis.address=redis://127.0.0.1:1";
@@ -48,11 +56,68 @@ class MortiseLockBackendsAutoConfigurationTests {
         });
     }
 
+    /** Issue 19: without Redisson on the class path the Redis backend starts on Lettuce (auto). */
     @Test
-    void redisNeedsRedisson() {
-        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.backend=local")
-                .withClassLoader(new FilteredClassLoader(RedissonClient.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("redisLockBackend"));
+    void redisWithoutRedissonStartsOnLettuce() {
+        runner.withPropertyValues(NOBODY_REDIS)
+                .withClassLoader(new FilteredClassLoader("org.redisson"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RedisLockBackend.class));
+    }
+
+    @Test
+    void redisWithNeitherClientLibraryFailsNamingBoth() {
+        runner.withPropertyValues(NOBODY_REDIS)
+                .withClassLoader(new FilteredClassLoader("org.redisson", "io.lettuce"))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("needs a Redis client library on the class path")
+                        .hasStackTraceContaining("org.redisson:redisson")
+                        .hasStackTraceContaining("io.lettuce:lettuce-core")
+                        .hasStackTraceContaining("mortise.lock.redis.enabled=false"));
+    }
+
+    @Test
+    void clientLettuceWithoutLettuceFailsNamingTheDependencyAndTheProperty() {
+        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.redis.client=lettuce")
+                .withClassLoader(new FilteredClassLoader("io.lettuce"))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("mortise.lock.redis.client=lettuce needs io.lettuce:lettuce-core"));
+    }
+
+    @Test
+    void clientRedissonWithoutRedissonFailsNamingTheDependencyAndTheProperty() {
+        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.redis.client=redisson")
+                .withClassLoader(new FilteredClassLoader("org.redisson"))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("mortise.lock.redis.client=redisson needs org.redisson:redisson"));
+    }
+
+    /**
+     * An unknown client fails binding, and Spring Boot's start-up failure report (its bind
+     * failure analyzer, which only a SpringApplication runs) lists the valid values.
+     */
+    @Test
+    void unknownClientFailsListingTheValidOnes(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(UnknownClientApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatThrownBy(() -> application.run("--" + NOBODY_REDIS, "--mortise.lock.redis.client=jedis"))
+                .hasStackTraceContaining("Failed to bind properties under 'mortise.lock.redis.client'");
+        assertThat(output.getAll()).contains("mortise.lock.redis.client").contains("jedis")
+                .containsPattern("The following values are valid:\\s+AUTO\\s+LETTUCE\\s+REDISSON");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({MortiseLockBackendsAutoConfiguration.class, MortiseLockAutoConfiguration.class})
+    static class UnknownClientApplication {
+    }
+
+    /** A backend declared by name takes client too: lettuce on a class path without Redisson. */
+    @Test
+    void namedRedisBackendTakesTheClientProperty() {
+        runner.withPropertyValues(NOBODY_REDIS, "mortise.lock.backends.orders.type=redis",
+                        "mortise.lock.backends.orders.address=redis://127.0.0.1:1",
+                        "mortise.lock.backends.orders.client=lettuce", "mortise.lock.backend=redis")
+                .withClassLoader(new FilteredClassLoader("org.redisson"))
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
