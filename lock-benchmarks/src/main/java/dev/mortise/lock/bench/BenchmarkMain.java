@@ -32,8 +32,9 @@ import java.util.List;
  *               [--scenarios fence]   (fenced vs unfenced transaction, postgres group only; not in the default
  *                                      set: its figures are printed, not rendered into BENCHMARKS.md)
  *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
- *               [--durations 2000,1000]   (uncontended warm-up and measured milliseconds, after --quick if
- *                                          both: a short single-scenario run for development)
+ *               [--durations 2000,1000[,3000]]   (uncontended warm-up and measured milliseconds, and the
+ *                                          handoff run's; after --quick if both: a short single-scenario
+ *                                          run for development)
  *               [--command "the command line to print in the report"]
  * </pre>
  */
@@ -152,7 +153,8 @@ public final class BenchmarkMain {
                         String[] ms = list.get(++i).split(",");
                         Timing t = options.timing;
                         options.timing = new Timing(java.time.Duration.ofMillis(Long.parseLong(ms[0])),
-                                java.time.Duration.ofMillis(Long.parseLong(ms[1])), t.rounds(), t.handoff(),
+                                java.time.Duration.ofMillis(Long.parseLong(ms[1])), t.rounds(),
+                                ms.length > 2 ? java.time.Duration.ofMillis(Long.parseLong(ms[2])) : t.handoff(),
                                 t.leases(), t.leasePeriod(), t.periods(), t.smoke(), t.keySetMeasure());
                     }
                     default -> throw new IllegalArgumentException("unknown option " + list.get(i)
