@@ -46,6 +46,8 @@ public final class LockCommands {
     private final Duration waiterTtl;
     /** The lease of the requests, as sent: the same lease nearly every time. */
     private final MillisText leaseText = new MillisText();
+    /** The writer-waiting marker's TTL, as sent: the waiter TTL every time. */
+    private final MillisText markText = new MillisText();
 
     /**
      * @param cluster        whether keys of different slots must go in different script calls
@@ -94,7 +96,7 @@ public final class LockCommands {
         boolean mark = !markTtl.isZero();
         return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
-                leaseText.of(lease), clock, mark ? millis(markTtl) : "0",
+                leaseText.of(lease), clock, mark ? markText.of(markTtl) : "0",
                 mark ? millis(Duration.ofNanos(Deadlines.left(deadline))) : "0");
     }
 
