@@ -28,6 +28,16 @@ public final class Allocation {
         return null;
     }
 
+    /**
+     * CPU time this JVM's process has used so far, in ns (every thread: benchmark, I/O, GC, JIT);
+     * -1 if this JVM cannot tell. Printed per cycle beside the allocation: on a loaded machine it
+     * is steadier than throughput, though not as steady as allocation.
+     */
+    public static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
     /** Total bytes allocated by all threads since the JVM started; -1 if this JVM cannot tell. */
     public static long totalBytes() {
         return THREADS == null ? -1 : THREADS.getTotalThreadAllocatedBytes();

@@ -91,9 +91,10 @@ public final class UncontendedRun {
                             tally.latencies.size() / tally.seconds,
                             tally.allocated < 0 ? Double.NaN : (double) tally.allocated / tally.latencies.size());
                     results.add(result);
-                    notes.progress(String.format("  %-28s %d thr  p50 %8.1f µs  p99 %8.1f µs  %9.0f ops/s  %7.0f B/cycle",
+                    notes.progress(String.format(
+                            "  %-28s %d thr  p50 %8.1f µs  p99 %8.1f µs  %9.0f ops/s  %7.0f B/cycle  %6.1f CPU µs/cycle",
                             subject.id(), threads, result.p50(), result.p99(), result.opsPerSecond(),
-                            result.allocatedBytesPerCycle()));
+                            result.allocatedBytesPerCycle(), tally.cpuNanos / 1000.0 / tally.latencies.size()));
                 }
             }
         } finally {
@@ -113,6 +114,8 @@ public final class UncontendedRun {
         double seconds;
         /** Whole-JVM bytes allocated during the measured windows; negative if the JVM cannot tell. */
         long allocated;
+        /** This JVM's CPU time during the measured windows (progress line only). */
+        long cpuNanos;
         boolean failed;
     }
 
@@ -149,6 +152,7 @@ public final class UncontendedRun {
             worker.start();
         }
         long allocatedBefore = Allocation.totalBytes();
+        long cpuBefore = Allocation.processCpuNanos();
         startedAt[0] = System.nanoTime();
         start.countDown();
         for (Thread worker : workers) {
@@ -156,6 +160,7 @@ public final class UncontendedRun {
         }
         long elapsed = System.nanoTime() - startedAt[0];
         long allocatedAfter = Allocation.totalBytes();
+        long cpuAfter = Allocation.processCpuNanos();
         if (failure.get() != null) {
             throw failure.get();
         }
@@ -163,6 +168,7 @@ public final class UncontendedRun {
             tally.latencies.addAll(latencies);
         }
         tally.seconds += elapsed / 1e9;
+        tally.cpuNanos += cpuAfter - cpuBefore;
         // Includes the workers' own per-cycle garbage (the key string, a Latencies sample grown
         // now and then): the same for every subject, so rows compare.
         tally.allocated = allocatedBefore < 0 || tally.allocated < 0 ? -1
