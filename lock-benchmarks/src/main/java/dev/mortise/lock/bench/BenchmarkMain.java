@@ -32,6 +32,9 @@ import java.util.List;
  *               [--scenarios fence]   (fenced vs unfenced transaction, postgres group only; not in the default
  *                                      set: its figures are printed, not rendered into BENCHMARKS.md)
  *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
+ *               [--durations 2000,1000[,3000]]   (uncontended warm-up and measured milliseconds, and the
+ *                                          handoff run's; after --quick if both: a short single-scenario
+ *                                          run for development)
  *               [--command "the command line to print in the report"]
  * </pre>
  */
@@ -146,6 +149,14 @@ public final class BenchmarkMain {
                     case "--out" -> options.out = Path.of(list.get(++i));
                     case "--command" -> options.command = list.get(++i);
                     case "--subjects" -> options.subjects = List.of(list.get(++i).split(","));
+                    case "--durations" -> {
+                        String[] ms = list.get(++i).split(",");
+                        Timing t = options.timing;
+                        options.timing = new Timing(java.time.Duration.ofMillis(Long.parseLong(ms[0])),
+                                java.time.Duration.ofMillis(Long.parseLong(ms[1])), t.rounds(),
+                                ms.length > 2 ? java.time.Duration.ofMillis(Long.parseLong(ms[2])) : t.handoff(),
+                                t.leases(), t.leasePeriod(), t.periods(), t.smoke(), t.keySetMeasure());
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + list.get(i)
                             + "; see the Javadoc of BenchmarkMain");
                 }

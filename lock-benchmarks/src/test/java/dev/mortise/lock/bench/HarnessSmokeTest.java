@@ -25,7 +25,10 @@ class HarnessSmokeTest {
 
         assertThat(report.findings).isEmpty();
         assertThat(report.uncontended).extracting(r -> r.threads()).containsExactly(1, 8);
-        assertThat(report.uncontended).allSatisfy(r -> assertThat(r.cycles()).isPositive());
+        assertThat(report.uncontended).allSatisfy(r -> {
+            assertThat(r.cycles()).isPositive();
+            assertThat(r.allocatedBytesPerCycle()).isPositive(); // HotSpot measures thread allocation
+        });
         assertThat(report.manyLeases).singleElement().satisfies(r -> {
             assertThat(r.renewCallsPerPeriod()).isPositive();
             assertThat(r.heapBytesPerLease()).isPositive();
@@ -38,9 +41,9 @@ class HarnessSmokeTest {
         assertThat(report.keySets.get(0).reads()).isPositive();
         String markdown = Files.readString(out.resolve("BENCHMARKS.md"));
         assertThat(markdown).contains("# Mortise benchmarks", "Quick run", "In-process backend, 1 thread",
-                "**Mortise**", "## Read-write locks", "## Multi-key locks");
+                "**Mortise**", "## Read-write locks", "## Multi-key locks", "| B/cycle |");
         assertThat(out.resolve("benchmarks/results.json")).isNotEmptyFile();
-        assertThat(out.resolve("benchmarks/uncontended.csv")).isNotEmptyFile();
+        assertThat(Files.readString(out.resolve("benchmarks/uncontended.csv"))).contains("alloc_bytes_per_cycle");
         assertThat(out.resolve("benchmarks/latency.png")).isNotEmptyFile();
         assertThat(out.resolve("benchmarks/keysets.csv")).isNotEmptyFile();
     }

@@ -122,7 +122,11 @@ public final class MarkdownWriter {
         line("");
         line("Each thread cycles through 1,000 keys of its own (no two threads want the same lock): acquire with "
                 + "the library's default renewed lease, release at once. p50/p99 are per cycle; ops/s is "
-                + "cycles per second over all threads. Ratios compare with the group's floor "
+                + "cycles per second over all threads. B/cycle is the bytes the whole JVM allocated on the heap "
+                + "during the measured windows (`ThreadMXBean.getTotalThreadAllocatedBytes`: the benchmark "
+                + "threads, the client's I/O and scheduler threads, and a small idle background of the other "
+                + "subjects' clients, the same for every row) divided by the cycles; unlike the times it is "
+                + "stable on a loaded machine. Ratios compare with the group's floor "
                 + "(_italic_ rows) and with the best peer in the same table.");
         line("");
         for (String group : groups()) {
@@ -136,12 +140,14 @@ public final class MarkdownWriter {
                 Optional<UncontendedResult> bestThroughput = Ratios.bestPeerThroughput(cell);
                 line("### " + title(group) + ", " + threads + (threads == 1 ? " thread" : " threads"));
                 line("");
-                line("| library | p50 µs | p99 µs | ops/s | p50 ÷ floor | p50 ÷ best peer | ops/s ÷ best peer |");
-                line("|---|---:|---:|---:|---:|---:|---:|");
+                line("| library | p50 µs | p99 µs | ops/s | B/cycle | p50 ÷ floor | p50 ÷ best peer | ops/s ÷ best peer |");
+                line("|---|---:|---:|---:|---:|---:|---:|---:|");
                 for (UncontendedResult r : cell) {
                     boolean isFloor = r.role() == Role.FLOOR;
-                    line(String.format("| %s | %.1f | %.1f | %,.0f | %s | %s | %s |", name(r.label(), r.role()),
+                    line(String.format("| %s | %.1f | %.1f | %,.0f | %s | %s | %s | %s |", name(r.label(), r.role()),
                             r.p50(), r.p99(), r.opsPerSecond(),
+                            Double.isNaN(r.allocatedBytesPerCycle()) ? "—"
+                                    : String.format("%,.0f", r.allocatedBytesPerCycle()),
                             isFloor ? "—" : Ratios.ratio(r.p50(), floor.map(UncontendedResult::p50).orElse(Double.NaN)),
                             isFloor ? "—" : Ratios.ratio(r.p50(),
                                     bestLatency.map(UncontendedResult::p50).orElse(Double.NaN)),

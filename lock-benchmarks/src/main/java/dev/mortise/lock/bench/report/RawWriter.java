@@ -17,11 +17,11 @@ public final class RawWriter {
     public static void write(RunReport report, Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("results.json"), json(report), StandardCharsets.UTF_8);
-        StringBuilder csv = new StringBuilder("group,id,label,role,threads,cycles,seconds,p50_us,p99_us,ops_per_s\n");
+        StringBuilder csv = new StringBuilder("group,id,label,role,threads,cycles,seconds,p50_us,p99_us,ops_per_s,alloc_bytes_per_cycle\n");
         for (UncontendedResult r : report.uncontended) {
             csv.append(String.join(",", r.group(), r.id(), quote(r.label()), r.role().name(),
                     Integer.toString(r.threads()), Long.toString(r.cycles()), num(r.seconds()), num(r.p50()),
-                    num(r.p99()), num(r.opsPerSecond()))).append('\n');
+                    num(r.p99()), num(r.opsPerSecond()), num(r.allocatedBytesPerCycle()))).append('\n');
         }
         Files.writeString(dir.resolve("uncontended.csv"), csv, StandardCharsets.UTF_8);
         StringBuilder handoff = new StringBuilder(

@@ -2,7 +2,12 @@ package dev.mortise.lock.bench.report;
 
 import dev.mortise.lock.bench.subject.Role;
 
-/** One subject's uncontended acquire+release cycle at one thread count. Latencies in µs. */
+/**
+ * One subject's uncontended acquire+release cycle at one thread count. Latencies in µs;
+ * {@code allocatedBytesPerCycle} is the whole JVM's heap allocation during the measured windows
+ * divided by the cycles (NaN if the JVM cannot tell).
+ */
 public record UncontendedResult(String group, String id, String label, Role role, int threads, long cycles,
-                                double seconds, double p50, double p99, double opsPerSecond) {
+                                double seconds, double p50, double p99, double opsPerSecond,
+                                double allocatedBytesPerCycle) {
 }

@@ -88,10 +88,13 @@ public final class UncontendedRun {
                     UncontendedResult result = new UncontendedResult(group, subject.id(), subject.label(),
                             subject.role(), threads, tally.latencies.size(), tally.seconds,
                             tally.latencies.percentileMicros(50), tally.latencies.percentileMicros(99),
-                            tally.latencies.size() / tally.seconds);
+                            tally.latencies.size() / tally.seconds,
+                            tally.allocated < 0 ? Double.NaN : (double) tally.allocated / tally.latencies.size());
                     results.add(result);
-                    notes.progress(String.format("  %-28s %d thr  p50 %8.1f µs  p99 %8.1f µs  %9.0f ops/s",
-                            subject.id(), threads, result.p50(), result.p99(), result.opsPerSecond()));
+                    notes.progress(String.format(
+                            "  %-28s %d thr  p50 %8.1f µs  p99 %8.1f µs  %9.0f ops/s  %7.0f B/cycle  %6.1f CPU µs/cycle",
+                            subject.id(), threads, result.p50(), result.p99(), result.opsPerSecond(),
+                            result.allocatedBytesPerCycle(), tally.cpuNanos / 1000.0 / tally.latencies.size()));
                 }
             }
         } finally {
@@ -109,6 +112,10 @@ public final class UncontendedRun {
     private static final class Tally {
         final Latencies latencies = new Latencies();
         double seconds;
+        /** Whole-JVM bytes allocated during the measured windows; negative if the JVM cannot tell. */
+        long allocated;
+        /** This JVM's CPU time during the measured windows (progress line only). */
+        long cpuNanos;
         boolean failed;
     }
 
@@ -144,12 +151,16 @@ public final class UncontendedRun {
             workers.add(worker);
             worker.start();
         }
+        long allocatedBefore = Allocation.totalBytes();
+        long cpuBefore = Allocation.processCpuNanos();
         startedAt[0] = System.nanoTime();
         start.countDown();
         for (Thread worker : workers) {
             worker.join();
         }
         long elapsed = System.nanoTime() - startedAt[0];
+        long allocatedAfter = Allocation.totalBytes();
+        long cpuAfter = Allocation.processCpuNanos();
         if (failure.get() != null) {
             throw failure.get();
         }
@@ -157,5 +168,10 @@ public final class UncontendedRun {
             tally.latencies.addAll(latencies);
         }
         tally.seconds += elapsed / 1e9;
+        tally.cpuNanos += cpuAfter - cpuBefore;
+        // Includes the workers' own per-cycle garbage (the key string, a Latencies sample grown
+        // now and then): the same for every subject, so rows compare.
+        tally.allocated = allocatedBefore < 0 || tally.allocated < 0 ? -1
+                : tally.allocated + (allocatedAfter - allocatedBefore);
     }
 }

@@ -39,7 +39,8 @@ import java.util.function.Supplier;
  *
  * <p>Per call it builds the command's arguments and output and nothing else: the script's SHA-1
  * (and source) are encoded once per script ({@link LuaScript#shaBytes()}), keys and arguments
- * are written by Lettuce's {@link StringCodec} straight into the network buffer, and the future
+ * are written straight from the {@link ScriptCall} into the network buffer ({@link ScriptArgs};
+ * on a Cluster, Lettuce's own argument list, which it routes by), and the future
  * handed back is Lettuce's own command (no adapter, no thread hop: it completes on Lettuce's
  * I/O thread; see {@link RedisTransport} for what runs there).
  *
@@ -143,24 +144,29 @@ public final class LettuceTransport implements RedisTransport {
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> CompletableFuture<T> dispatch(BaseRedisAsyncCommands<String, String> async, ScriptCall call,
-                                                     boolean eval) {
-        List<Object> keys = call.keys();
-        Object[] values = call.args();
-        CommandArgs<String, String> args = new CommandArgs<>(CODEC)
-                .add(eval ? call.script().sourceBytes() : call.script().shaBytes())
-                .add(keys.size());
-        for (Object key : keys) {
-            args.addKey((String) key); // a key argument: on a Cluster the first one picks the node
-        }
-        for (Object value : values) {
-            args.addValue(value instanceof String s ? s : String.valueOf(value));
-        }
+    private <T> CompletableFuture<T> dispatch(BaseRedisAsyncCommands<String, String> async, ScriptCall call,
+                                              boolean eval) {
+        CommandArgs<String, String> args = cluster ? clusterArgs(call, eval) : new ScriptArgs(call, eval);
         CommandOutput<String, String, ?> output = call.returnType() == ScriptReturn.LIST
                 ? new NestedMultiOutput<>(CODEC) : new IntegerOutput<>(CODEC);
         // Lettuce's command is itself the CompletableFuture: handed out as is.
         return (CompletableFuture<T>) async.dispatch(eval ? CommandType.EVAL : CommandType.EVALSHA, output, args)
                 .toCompletableFuture();
+    }
+
+    /** Lettuce's own argument list: a Cluster connection routes by the first key argument in it. */
+    private static CommandArgs<String, String> clusterArgs(ScriptCall call, boolean eval) {
+        List<Object> keys = call.keys();
+        CommandArgs<String, String> args = new CommandArgs<>(CODEC)
+                .add(eval ? call.script().sourceBytes() : call.script().shaBytes())
+                .add(keys.size());
+        for (Object key : keys) {
+            args.addKey((String) key); // a key argument: the first one picks the node
+        }
+        for (Object value : call.args()) {
+            args.addValue(value instanceof String s ? s : String.valueOf(value));
+        }
+        return args;
     }
 
     /**
@@ -179,7 +185,7 @@ public final class LettuceTransport implements RedisTransport {
         return batch(ready, calls, replicas, replicaTimeout, eval);
     }
 
-    private static CompletableFuture<BatchReply> batch(Commands c, List<ScriptCall> calls, int replicas,
+    private CompletableFuture<BatchReply> batch(Commands c, List<ScriptCall> calls, int replicas,
                                                        Duration replicaTimeout, boolean eval) {
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size());
         CompletableFuture<Long> synced;

@@ -44,6 +44,10 @@ public final class LockCommands {
     private final String clock;
     private final ReleaseChannels channels;
     private final Duration waiterTtl;
+    /** The lease of the requests, as sent: the same lease nearly every time. */
+    private final MillisText leaseText = new MillisText();
+    /** The writer-waiting marker's TTL, as sent: the waiter TTL every time. */
+    private final MillisText markText = new MillisText();
 
     /**
      * @param cluster        whether keys of different slots must go in different script calls
@@ -92,14 +96,14 @@ public final class LockCommands {
         boolean mark = !markTtl.isZero();
         return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
-                millis(lease), clock, mark ? millis(markTtl) : "0",
+                leaseText.of(lease), clock, mark ? markText.of(markTtl) : "0",
                 mark ? millis(Duration.ofNanos(Deadlines.left(deadline))) : "0");
     }
 
     private ScriptCall acquireSharedCall(RedisKeys keys, String owner, Duration lease) {
         return ScriptCall.of(Scripts.ACQUIRE_SHARED, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
-                millis(lease), clock);
+                leaseText.of(lease), clock);
     }
 
     private static String millis(Duration duration) {
@@ -323,7 +327,7 @@ public final class LockCommands {
                 // enqueue: a retry of a waiting request, which follows the stored count (see ACQUIRE_PERMITS)
                 return ScriptCall.of(Scripts.ACQUIRE_PERMITS, ScriptReturn.LIST,
                         List.of(keys.lock(), keys.fence(), keys.cancelled(request.owner()), keys.readers()),
-                        request.owner(), millis(request.lease()), clock, Integer.toString(request.permits().count()),
+                        request.owner(), leaseText.of(request.lease()), clock, Integer.toString(request.permits().count()),
                         Integer.toString(request.permits().limit()), enqueue ? "1" : "0");
             }
             if (request.shared()) {
@@ -332,7 +336,7 @@ public final class LockCommands {
             return acquireCall(keys, request.owner(), request.lease(), enqueue ? waiterTtl : Duration.ZERO, deadline);
         }
         return ScriptCall.of(FairScripts.ACQUIRE, ScriptReturn.LIST, fairKeys(keys, request.owner()),
-                request.owner(), millis(request.lease()), enqueue ? "1" : "0", millis(waiterTtl), clock,
+                request.owner(), leaseText.of(request.lease()), enqueue ? "1" : "0", millis(waiterTtl), clock,
                 request.shared() ? "S" : "X");
     }
 

@@ -11,63 +11,64 @@ import dev.mortise.lock.spi.KeyEncoding;
  * tag, so every name of a key lives in one cluster slot, and no user key can choose another
  * slot or meet another key's names.
  *
- * <p>Only the lock name is kept: it is what every held lease needs (renewal, release), and
- * this object travels with each grant, so the other names are derived from it on demand.
- * Immutable and thread-safe.
+ * <p>Only the prefix and the braced tag {@code {<enc>}} are kept, and each name is built on
+ * demand in one step ({@code prefix + kind + tag}: one string, no builder): an acquire sends
+ * five names once each and a release two, so caching them would allocate as much as it saves,
+ * and this object travels with each grant for the whole lease, so keeping only the tag (not
+ * the full lock name) is also the smaller per-lease footprint. Immutable and thread-safe.
  */
 public final class RedisKeys {
 
-    private static final String LOCK = ":lock:";
-
     private final String prefix;
-    private final String lock;
+    /** {@code "{" + enc + "}"}: the hash tag shared by every name of the key. */
+    private final String tag;
     private final int slot;
 
-    private RedisKeys(String prefix, String lock, int slot) {
+    private RedisKeys(String prefix, String tag, int slot) {
         this.prefix = prefix;
-        this.lock = lock;
+        this.tag = tag;
         this.slot = slot;
     }
 
     /** Encodes {@code key} injectively under {@code prefix} (which must contain no brace). */
     public static RedisKeys of(String prefix, String key) {
-        String tag = encode(key);
-        return new RedisKeys(prefix, prefix + LOCK + "{" + tag + "}", Crc16.slot(tag));
+        String enc = encode(key);
+        return new RedisKeys(prefix, "{" + enc + "}", Crc16.slot(enc));
     }
 
     /** The key holding the owner, with the lease as its TTL. */
     public String lock() {
-        return lock;
+        return prefix + ":lock:" + tag;
     }
 
     /** The counter of fencing tokens; never expires. */
     public String fence() {
-        return named(":fence:");
+        return prefix + ":fence:" + tag;
     }
 
     /** Where release is published. */
     public String channel() {
-        return named(":released:");
+        return prefix + ":released:" + tag;
     }
 
     /** Shared holds: a hash owner → "expiry-ms:token", whose PTTL is the latest expiry. */
     public String readers() {
-        return named(":readers:");
+        return prefix + ":readers:" + tag;
     }
 
     /** Non-fair mode: the markers of waiting exclusive requests, a hash owner → deadline-ms. */
     public String writers() {
-        return named(":writers:");
+        return prefix + ":writers:" + tag;
     }
 
     /** Fair mode: waiting owners by arrival. */
     public String queue() {
-        return named(":queue:");
+        return prefix + ":queue:" + tag;
     }
 
     /** Fair mode: each waiting owner's deadline and lease. */
     public String waiters() {
-        return named(":waiters:");
+        return prefix + ":waiters:" + tag;
     }
 
     /**
@@ -76,7 +77,7 @@ public final class RedisKeys {
      * the attempt it cleans up after still wins. It expires by itself.
      */
     public String cancelled(String owner) {
-        return named(":cancelled:") + ":" + owner;
+        return prefix + ":cancelled:" + tag + ":" + owner;
     }
 
     /** The Redis Cluster slot of all of them. */
@@ -84,26 +85,19 @@ public final class RedisKeys {
         return slot;
     }
 
-    /** {@code <prefix><kind>{<enc>}}, copied from the lock name's braced tag. */
-    private String named(String kind) {
-        int tag = prefix.length() + LOCK.length();
-        return new StringBuilder(lock.length() - LOCK.length() + kind.length())
-                .append(prefix).append(kind).append(lock, tag, lock.length()).toString();
-    }
-
     @Override
     public boolean equals(Object o) {
-        return o instanceof RedisKeys other && lock.equals(other.lock);
+        return o instanceof RedisKeys other && tag.equals(other.tag) && prefix.equals(other.prefix);
     }
 
     @Override
     public int hashCode() {
-        return lock.hashCode();
+        return 31 * prefix.hashCode() + tag.hashCode();
     }
 
     @Override
     public String toString() {
-        return lock;
+        return lock();
     }
 
     /**

@@ -1,0 +1,68 @@
+package dev.mortise.lock.redis.internal;
+
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@link ScriptArgs} writes exactly the bytes Lettuce's own {@link CommandArgs} writes for the same call. */
+class ScriptArgsTest {
+
+    private static String lettuce(ScriptCall call, boolean eval) {
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8)
+                .add(eval ? call.script().sourceBytes() : call.script().shaBytes()).add(call.keys().size());
+        call.keys().forEach(k -> args.addKey((String) k));
+        for (Object v : call.args()) {
+            args.addValue(String.valueOf(v));
+        }
+        return encoded(args) + "#" + args.count();
+    }
+
+    private static String ours(ScriptCall call, boolean eval) {
+        ScriptArgs args = new ScriptArgs(call, eval);
+        return encoded(args) + "#" + args.count();
+    }
+
+    private static String encoded(CommandArgs<String, String> args) {
+        ByteBuf buf = Unpooled.buffer(8);
+        args.encode(buf);
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void sameBytesAsLettuceForEvalShaAndEval() {
+        ScriptCall call = ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+                List.of("m:lock:{k}", "m:fence:{k}", "m:cancelled:{k}:o", "m:readers:{k}", "m:writers:{k}"),
+                "owner-1", "30000", "1", "0", "0");
+        assertThat(ours(call, false)).isEqualTo(lettuce(call, false));
+        assertThat(ours(call, true)).isEqualTo(lettuce(call, true));
+    }
+
+    @Test
+    void sameBytesForMultiByteTextManyKeysAndNoKeys() {
+        List<Object> keys = new ArrayList<>();
+        for (int i = 0; i < 123; i++) {
+            keys.add("k" + i);
+        }
+        ScriptCall many = ScriptCall.of(Scripts.RENEW, ScriptReturn.LIST, keys, "é€😀", "", 42L, "x".repeat(1000));
+        assertThat(ours(many, false)).isEqualTo(lettuce(many, false));
+        ScriptCall none = ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of());
+        assertThat(ours(none, false)).isEqualTo(lettuce(none, false));
+    }
+
+    @Test
+    void digitsOfEveryMagnitude() {
+        for (int value : new int[] {0, 9, 10, 99, 100, 12345, Integer.MAX_VALUE}) {
+            ByteBuf buf = Unpooled.buffer(1);
+            ScriptArgs.digits(buf, value);
+            assertThat(buf.toString(StandardCharsets.US_ASCII)).isEqualTo(Integer.toString(value));
+        }
+    }
+}
