@@ -127,7 +127,7 @@ public final class MarkdownWriter {
                 + "threads, the client's I/O and scheduler threads, and a small idle background of the other "
                 + "subjects' clients, the same for every row) divided by the cycles; unlike the times it is "
                 + "stable on a loaded machine. Ratios compare with the group's floor "
-                + "(_italic_ rows) and with the best peer in the same table.");
+                + "(_italic_ rows; a Lettuce row with the floor on Lettuce) and with the best peer in the same table.");
         line("");
         for (String group : groups()) {
             for (int threads : new int[] {1, 8}) {
@@ -135,7 +135,6 @@ public final class MarkdownWriter {
                 if (cell.isEmpty()) {
                     continue;
                 }
-                Optional<UncontendedResult> floor = Ratios.floor(cell);
                 Optional<UncontendedResult> bestLatency = Ratios.bestPeerLatency(cell);
                 Optional<UncontendedResult> bestThroughput = Ratios.bestPeerThroughput(cell);
                 line("### " + title(group) + ", " + threads + (threads == 1 ? " thread" : " threads"));
@@ -148,7 +147,8 @@ public final class MarkdownWriter {
                             r.p50(), r.p99(), r.opsPerSecond(),
                             Double.isNaN(r.allocatedBytesPerCycle()) ? "—"
                                     : String.format("%,.0f", r.allocatedBytesPerCycle()),
-                            isFloor ? "—" : Ratios.ratio(r.p50(), floor.map(UncontendedResult::p50).orElse(Double.NaN)),
+                            isFloor ? "—" : Ratios.ratio(r.p50(),
+                                    Ratios.floorFor(cell, r).map(UncontendedResult::p50).orElse(Double.NaN)),
                             isFloor ? "—" : Ratios.ratio(r.p50(),
                                     bestLatency.map(UncontendedResult::p50).orElse(Double.NaN)),
                             isFloor ? "—" : Ratios.ratio(r.opsPerSecond(),

@@ -21,6 +21,22 @@ public final class Ratios {
         return cell.stream().filter(r -> r.role() == Role.FLOOR).findFirst();
     }
 
+    /**
+     * The floor a row is compared with: the floor on the same transport when the cell has one (a
+     * {@code -lettuce} subject against {@code floor-…-lettuce}), else the cell's first floor.
+     */
+    public static Optional<UncontendedResult> floorFor(List<UncontendedResult> cell, UncontendedResult row) {
+        if (row.id().endsWith("-lettuce")) {
+            Optional<UncontendedResult> same = cell.stream()
+                    .filter(r -> r.role() == Role.FLOOR && r.id().endsWith("-lettuce")).findFirst();
+            if (same.isPresent()) {
+                return same;
+            }
+        }
+        return cell.stream().filter(r -> r.role() == Role.FLOOR && !r.id().endsWith("-lettuce")).findFirst()
+                .or(() -> floor(cell));
+    }
+
     public static Optional<UncontendedResult> bestPeerLatency(List<UncontendedResult> cell) {
         return cell.stream().filter(r -> r.role() == Role.PEER).min(Comparator.comparingDouble(UncontendedResult::p50));
     }

@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * Checks the targets of issue 9 against what this run measured. A target whose inputs were
+ * Checks the targets of issues 9 and 19 against what this run measured. A target whose inputs were
  * not measured says so instead of guessing.
  */
 public final class Targets {
@@ -35,6 +35,24 @@ public final class Targets {
                 "redis/floor-ping", 1.0);
         handoffVsLatency(checks, "Redis contended handoff p50 ≤ 1.0× one PING round trip (fair mode)",
                 "redis/mortise-fair", "redis/floor-ping", 1.0);
+        // Issue 19: each driver against the floor on its own transport, and the peers at 8 threads.
+        latency(checks, "Redis (Lettuce) acquire+release ≤ 1.05× two raw EVALSHA on Lettuce (p50, 1 thread)",
+                "redis", 1, "redis/mortise-lettuce", "redis/floor-evalsha-lettuce", 1.05);
+        for (String ours : List.of("redis/mortise", "redis/mortise-lettuce")) {
+            String driver = ours.endsWith("-lettuce") ? " (Lettuce)" : " (Redisson)";
+            throughputVsPeer(checks, "Redis" + driver + " throughput ≥ 1.0× RedisLockRegistry, best mode (8 threads)",
+                    "redis", 8, ours, bestOf("redis", 8, "redis/si-spin", "redis/si-pubsub"), 1.0);
+            throughputVsPeer(checks, "Redis" + driver + " throughput ≥ 0.8× ShedLock SET NX/DEL (8 threads)",
+                    "redis", 8, ours, "redis/shedlock", 0.8);
+            throughputVsPeer(checks, "Redis" + driver + " throughput ≥ 1.3× Redisson RLock (8 threads)",
+                    "redis", 8, ours, "redis/redisson-rlock", 1.3);
+            for (int threads : new int[] {2, 8}) {
+                handoffVsBestPeer(checks, "Redis" + driver + " contended handoff cross-JVM p50 ≤ 1.0× best peer ("
+                        + threads + " threads)", ours, threads);
+            }
+        }
+        latency(checks, "PostgreSQL acquire+release ≤ 1.3× two statements (p50, 1 thread)", "postgres", 1,
+                "postgres/mortise", "postgres/floor-statements", 1.3);
         latency(checks, "etcd acquire+release ≤ 1.1× two raw puts (p50, 1 thread)", "etcd", 1,
                 "etcd/mortise", "etcd/floor-put", 1.1);
         latency(checks, "etcd ahead of jetcd's Lock RPC (p50, 1 thread)", "etcd", 1, "etcd/mortise",
@@ -80,15 +98,51 @@ public final class Targets {
 
     private void throughputVsPeer(List<Check> checks, String target, String group, int threads, String peer,
                                   double factor) {
-        Optional<UncontendedResult> a = find(group, threads, group + "/mortise");
+        throughputVsPeer(checks, target, group, threads, group + "/mortise", peer, factor);
+    }
+
+    /** The id among {@code ids} with the highest throughput in this run's cell, or the first if none ran. */
+    private String bestOf(String group, int threads, String... ids) {
+        String best = ids[0];
+        double ops = -1;
+        for (String id : ids) {
+            Optional<UncontendedResult> r = find(group, threads, id);
+            if (r.isPresent() && r.get().opsPerSecond() > ops) {
+                ops = r.get().opsPerSecond();
+                best = id;
+            }
+        }
+        return best;
+    }
+
+    private void throughputVsPeer(List<Check> checks, String target, String group, int threads, String ours,
+                                  String peer, double factor) {
+        Optional<UncontendedResult> a = find(group, threads, ours);
         Optional<UncontendedResult> b = find(group, threads, peer);
         if (a.isEmpty() || b.isEmpty()) {
             checks.add(new Check(target, "not measured in this run", "n/a"));
             return;
         }
         double ratio = a.get().opsPerSecond() / b.get().opsPerSecond();
-        checks.add(new Check(target, String.format("%.0f vs %.0f ops/s: %.2f×", a.get().opsPerSecond(),
-                b.get().opsPerSecond(), ratio), verdict(ratio >= factor)));
+        checks.add(new Check(target, String.format("%.0f vs %.0f ops/s (%s): %.2f×", a.get().opsPerSecond(),
+                b.get().opsPerSecond(), b.get().label(), ratio), verdict(ratio >= factor)));
+    }
+
+    /** The cross-JVM handoff p50 of {@code id} at {@code threads} against the best peer's at the same count. */
+    private void handoffVsBestPeer(List<Check> checks, String target, String id, int threads) {
+        String group = id.substring(0, id.indexOf('/'));
+        Optional<HandoffResult> a = report.handoffs.stream().filter(r -> r.id().equals(id) && r.threads() == threads
+                && r.crossHandoffs() > 0).findFirst();
+        Optional<HandoffResult> b = report.handoffs.stream().filter(r -> r.group().equals(group)
+                && r.threads() == threads && r.role() == Role.PEER && r.crossHandoffs() > 0)
+                .min(java.util.Comparator.comparingDouble(HandoffResult::crossP50));
+        if (a.isEmpty() || b.isEmpty()) {
+            checks.add(new Check(target, "not measured in this run", "n/a"));
+            return;
+        }
+        double ratio = a.get().crossP50() / b.get().crossP50();
+        checks.add(new Check(target, String.format("%.0f µs vs %.0f µs (%s): %.2f×", a.get().crossP50(),
+                b.get().crossP50(), b.get().label(), ratio), verdict(ratio <= 1.0)));
     }
 
     /** The two-thread run (one waiter in each JVM) of a Mortise subject: the handoff the targets speak of. */
