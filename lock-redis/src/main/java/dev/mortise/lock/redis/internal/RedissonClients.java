@@ -7,49 +7,14 @@ import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ConstantDelay;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.URL;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 
-/** Argument checks and Redisson configuration shared by the Redis and Redlock builders. */
+/** Redisson configuration shared by the Redis and Redlock builders (the argument checks are in RedisSettings). */
 public final class RedissonClients {
 
     private RedissonClients() {
-    }
-
-    /** {@code redis://host:port} or {@code rediss://host:port}. */
-    public static String checkAddress(String address, String what) {
-        if (address == null || address.isBlank()) {
-            throw new IllegalArgumentException(what + " must not be blank: give redis://host:port (backend 'redis')");
-        }
-        try {
-            URI uri = new URI(address.trim());
-            if (!("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme())) || uri.getHost() == null
-                    || uri.getPort() <= 0 || uri.getPort() > 65535) {
-                throw new URISyntaxException(address, "not redis://host:port");
-            }
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(what + " '" + address + "' is not a Redis address: write "
-                    + "redis://host:port (or rediss://host:port for TLS) (backend 'redis')", e);
-        }
-        return address.trim();
-    }
-
-    public static List<String> checkAddresses(String[] addresses, String what) {
-        if (addresses == null || addresses.length == 0) {
-            throw new IllegalArgumentException(what + " needs at least one redis://host:port address (backend 'redis')");
-        }
-        return Arrays.stream(addresses).map(a -> checkAddress(a, what)).toList();
-    }
-
-    public static Duration checkPositive(Duration duration, String what) {
-        if (duration == null || duration.isZero() || duration.isNegative()) {
-            throw new IllegalArgumentException(what + " must be positive, was " + duration + " (backend 'redis')");
-        }
-        return duration;
     }
 
     /** A lazily connecting Config for one of the three modes, with timeouts that fit the operation timeout. */
@@ -88,20 +53,6 @@ public final class RedissonClients {
             config.setSslTruststore(trustStore);
             config.setSslTruststorePassword(trustPassword);
         }
-    }
-
-    public static String describe(String address, List<String> clusterNodes, String sentinelMaster,
-                                  List<String> sentinels) {
-        if (address != null) {
-            return "Redis at " + address;
-        }
-        if (clusterNodes != null) {
-            return "Redis Cluster via " + String.join(",", clusterNodes);
-        }
-        if (sentinelMaster != null) {
-            return "Redis master '" + sentinelMaster + "' via Sentinels " + String.join(",", sentinels);
-        }
-        return "Redis from the supplied Redisson Config";
     }
 
     /** Creates the client; Redisson's own failures become a {@link LockBackendException}. */
