@@ -53,7 +53,9 @@ public final class Dialects {
         return switch (dialect) {
             case POSTGRESQL -> new PostgresPermitSql(table, queryTimeoutSeconds,
                     first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
-            case MYSQL, H2 -> null;
+            case MYSQL -> new MySqlPermitSql(table, queryTimeoutSeconds,
+                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
+            case H2 -> null;
         };
     }
 

@@ -34,12 +34,19 @@ public final class Schema {
 
     /**
      * The columns added after shared locks, per dialect: PostgreSQL's record of waiters
-     * ({@link PgWaiters}) and its semaphores' counts ({@link PermitSql}; without it semaphore
+     * ({@link PgWaiters}) and the semaphores' counts on PostgreSQL and MySQL/MariaDB ({@link PermitSql}; without it semaphore
      * requests fail naming the ALTER TABLE). A table without them keeps working, at some cost (every release notifies).
      */
     private static List<String> laterColumns(JdbcDialect dialect) {
-        return dialect == JdbcDialect.POSTGRESQL ? List.of(PgWaiters.COLUMN, PERMITS_POSTGRES) : List.of();
+        return switch (dialect) {
+            case POSTGRESQL -> List.of(PgWaiters.COLUMN, PERMITS_POSTGRES);
+            case MYSQL -> List.of(PERMITS_MYSQL);
+            case H2 -> List.of();
+        };
     }
+
+    /** MySQL's/MariaDB's column of native semaphores: {@code {"limit": n, "holds": [[owner, count], …], "g": …}}. */
+    public static final String PERMITS_MYSQL = "permits JSON";
 
     /** PostgreSQL's column of native semaphores: {@code {"limit": n, "holds": {owner: count}}}. */
     public static final String PERMITS_POSTGRES = "permits JSONB";
