@@ -55,6 +55,11 @@ abstract class JdbcSemaphoreTest {
     /** The DDL of a table of the previous version: everything but the {@code permits} column. */
     protected abstract String previousDdl(String table);
 
+    /** Statements of a refused attempt: one, or two where the refusal's answer takes a second read (H2). */
+    protected int statementsOfARefusedAttempt() {
+        return 1;
+    }
+
     @AfterEach
     void closeAll() throws Exception {
         for (int i = closeables.size() - 1; i >= 0; i--) {
@@ -88,7 +93,8 @@ abstract class JdbcSemaphoreTest {
 
         recording.statements.clear();
         assertThat(semaphore.tryAcquire(1, Duration.ZERO, LEASE)).isEmpty();
-        assertThat(recording.statements).as("statements of a refused tryAcquire").hasSize(1);
+        assertThat(recording.statements).as("statements of a refused tryAcquire")
+                .hasSize(statementsOfARefusedAttempt());
 
         recording.statements.clear();
         semaphore.setPermits(6);

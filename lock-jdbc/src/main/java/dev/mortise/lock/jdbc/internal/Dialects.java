@@ -55,7 +55,8 @@ public final class Dialects {
                     first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
             case MYSQL -> new MySqlPermitSql(table, queryTimeoutSeconds,
                     first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
-            case H2 -> null;
+            case H2 -> new H2PermitSql(table, queryTimeoutSeconds,
+                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
         };
     }
 

@@ -5,14 +5,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * MySQL and MariaDB semaphores: the row's {@code permits} column, a JSON
@@ -107,12 +102,10 @@ final class MySqlPermitSql implements PermitSql {
     private static final String SET_PERMITS = "UPDATE ${table} SET permits = JSON_SET(permits, '$.limit', :lim)"
             + " WHERE lock_key = :k AND " + HELD;
 
-    private static final Pattern NAME = Pattern.compile(":([a-z]+)");
-
     private final int queryTimeoutSeconds;
-    private final Named acquire;
-    private final Named release;
-    private final Named setPermits;
+    private final NamedSql acquire;
+    private final NamedSql release;
+    private final NamedSql setPermits;
 
     MySqlPermitSql(TableName table, int queryTimeoutSeconds, String first, String next) {
         this.queryTimeoutSeconds = queryTimeoutSeconds;
@@ -136,16 +129,16 @@ final class MySqlPermitSql implements PermitSql {
                 .replace("{NOW_US}", NOW_US)
                 .replace("{NOW}", NOW)
                 .replace("${table}", table.sql());
-        this.acquire = Named.of(sql);
-        this.release = Named.of(RELEASE.replace("${table}", table.sql()));
-        this.setPermits = Named.of(SET_PERMITS.replace("${table}", table.sql()));
+        this.acquire = NamedSql.of(sql);
+        this.release = NamedSql.of(RELEASE.replace("${table}", table.sql()));
+        this.setPermits = NamedSql.of(SET_PERMITS.replace("${table}", table.sql()));
     }
 
     @Override
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, int count, int limit,
                            boolean follow, boolean record, long markMillis, long[] requestedAt) throws SQLException {
         String grant = UUID.randomUUID().toString();
-        try (PreparedStatement statement = connection.prepareStatement(acquire.sql,
+        try (PreparedStatement statement = connection.prepareStatement(acquire.sql(),
                 java.sql.Statement.RETURN_GENERATED_KEYS)) {
             statement.setQueryTimeout(queryTimeoutSeconds);
             Map<String, Object> values = new HashMap<>(Map.of("k", key(key.value()), "o", owner, "lease", leaseMillis,
@@ -191,39 +184,9 @@ final class MySqlPermitSql implements PermitSql {
         return key.getBytes(StandardCharsets.UTF_8);
     }
 
-    private PreparedStatement prepare(Connection connection, Named sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql.sql);
+    private PreparedStatement prepare(Connection connection, NamedSql sql) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql.sql());
         statement.setQueryTimeout(queryTimeoutSeconds);
         return statement;
-    }
-
-    /** SQL written with {@code :name} parameters (they repeat), turned into positional ones. */
-    private record Named(String sql, List<String> names) {
-
-        static Named of(String text) {
-            List<String> names = new ArrayList<>();
-            Matcher m = NAME.matcher(text);
-            StringBuilder out = new StringBuilder();
-            while (m.find()) {
-                names.add(m.group(1));
-                m.appendReplacement(out, "?");
-            }
-            m.appendTail(out);
-            return new Named(out.toString(), names);
-        }
-
-        void bind(PreparedStatement statement, Map<String, Object> values) throws SQLException {
-            for (int i = 0; i < names.size(); i++) {
-                if (!values.containsKey(names.get(i))) {
-                    throw new IllegalStateException("no value for :" + names.get(i));
-                }
-                Object value = values.get(names.get(i));
-                if (value == null) {
-                    statement.setNull(i + 1, Types.VARCHAR);
-                } else {
-                    statement.setObject(i + 1, value);
-                }
-            }
-        }
     }
 }
