@@ -19,8 +19,8 @@ import java.util.Map;
  * writes (H2 locks the row, so concurrent attempts are checked one after the other) and whose SETs
  * all read the row as it was; it answers the granted row through {@code FINAL TABLE}. A refused
  * attempt takes a second primary-key read for the stored count (a mismatch) and the time until the
- * first live hold expires, as the shared acquire does. Waiters poll (and are woken in-process), so
- * {@code record} is not used. Not fair: whichever attempt comes first and fits is granted.
+ * first live hold expires, as the shared acquire does. Waiters poll with backoff, so {@code record}
+ * is not used. Not fair: whichever attempt comes first and fits is granted.
  */
 final class H2PermitSql implements PermitSql {
 

@@ -23,8 +23,7 @@ import java.util.UUID;
  * columns assigned before it, so {@code permits} is assigned first, deciding on the row as it was, and
  * when it grants it writes this attempt's own random {@code g}; every later assignment asks whether
  * {@code permits} now carries that {@code g}. The row lock of the upsert orders concurrent attempts.
- * There is no record of waiters here: waiters poll (and are woken in-process), so {@code record} is
- * not used. Not fair: whichever attempt comes first and fits is granted.
+ * There is no record of waiters here: waiters poll with backoff, so {@code record} is not used. Not fair: whichever attempt comes first and fits is granted.
  */
 final class MySqlPermitSql implements PermitSql {
 
