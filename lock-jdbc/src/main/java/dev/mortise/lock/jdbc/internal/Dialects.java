@@ -45,8 +45,8 @@ public final class Dialects {
     }
 
     /**
-     * The statements of native semaphores, numbering tokens as {@link #sql} does, or {@code null} for a
-     * dialect that keeps none (then the core builds semaphores from exclusive locks).
+     * The statements of native semaphores, numbering tokens as {@link #sql} does (each grant takes the
+     * next token of its key's one counter). Every dialect has them.
      */
     public static PermitSql permitSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
                                       boolean serverClock) {
