@@ -180,9 +180,9 @@ public final class JdbcLockBackend implements LockBackend {
     }
 
     /**
-     * Native semaphores on PostgreSQL (see docs/jdbc.md, "Semaphores"): a permit hold is a reader of the
-     * key's row that carries its count; the stored count lives in the row while holds do. False on
-     * MySQL/MariaDB and H2, where the core builds semaphores from one exclusive lock per permit.
+     * Native semaphores on every dialect (see docs/jdbc.md, "Semaphores"): a permit hold is a reader of
+     * the key's row that carries its count in the row's {@code permits} column, where the stored count
+     * lives while holds do. Always true.
      */
     @Override
     public boolean supportsPermits() {

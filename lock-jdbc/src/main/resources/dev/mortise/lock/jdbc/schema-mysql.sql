@@ -3,7 +3,8 @@
 -- or ignore trailing spaces and make two keys one lock. Times are UTC (UTC_TIMESTAMP(6)),
 -- so sessions in different time zones agree on expiry. Rows are never deleted by Mortise.
 -- shared_holds, waiting_writer and writer_waits_until hold read (shared) locks and the marker of a
--- waiting writer; a table of the previous version gets them with ALTER TABLE (see docs/jdbc.md).
+-- waiting writer; permits holds native semaphores' counts. A table of a previous version gets them
+-- with ALTER TABLE (see docs/jdbc.md).
 CREATE TABLE IF NOT EXISTS ${table} (
     lock_key      VARBINARY(255) NOT NULL PRIMARY KEY,
     lock_owner    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -13,5 +14,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
     original_key  TEXT CHARACTER SET utf8mb4,
     shared_holds  JSON,
     waiting_writer VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    writer_waits_until DATETIME(6)
+    writer_waits_until DATETIME(6),
+    permits       JSON
 ) ENGINE = InnoDB;

@@ -45,15 +45,18 @@ public final class Dialects {
     }
 
     /**
-     * The statements of native semaphores, numbering tokens as {@link #sql} does, or {@code null} for a
-     * dialect that keeps none (then the core builds semaphores from exclusive locks).
+     * The statements of native semaphores, numbering tokens as {@link #sql} does (each grant takes the
+     * next token of its key's one counter). Every dialect has them.
      */
     public static PermitSql permitSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
                                       boolean serverClock) {
         return switch (dialect) {
             case POSTGRESQL -> new PostgresPermitSql(table, queryTimeoutSeconds,
                     first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
-            case MYSQL, H2 -> null;
+            case MYSQL -> new MySqlPermitSql(table, queryTimeoutSeconds,
+                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
+            case H2 -> new H2PermitSql(table, queryTimeoutSeconds,
+                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
         };
     }
 

@@ -34,12 +34,22 @@ public final class Schema {
 
     /**
      * The columns added after shared locks, per dialect: PostgreSQL's record of waiters
-     * ({@link PgWaiters}) and its semaphores' counts ({@link PermitSql}; without it semaphore
+     * ({@link PgWaiters}) and every dialect's semaphore counts ({@link PermitSql}; without it semaphore
      * requests fail naming the ALTER TABLE). A table without them keeps working, at some cost (every release notifies).
      */
     private static List<String> laterColumns(JdbcDialect dialect) {
-        return dialect == JdbcDialect.POSTGRESQL ? List.of(PgWaiters.COLUMN, PERMITS_POSTGRES) : List.of();
+        return switch (dialect) {
+            case POSTGRESQL -> List.of(PgWaiters.COLUMN, PERMITS_POSTGRES);
+            case MYSQL -> List.of(PERMITS_MYSQL);
+            case H2 -> List.of(PERMITS_H2);
+        };
     }
+
+    /** MySQL's/MariaDB's column of native semaphores: {@code {"limit": n, "holds": [[owner, count], …], "g": …}}. */
+    public static final String PERMITS_MYSQL = "permits JSON";
+
+    /** H2's column of native semaphores: the stored count, then each hold's count as 10 digits and its owner. */
+    public static final String PERMITS_H2 = "permits CHARACTER VARYING ARRAY";
 
     /** PostgreSQL's column of native semaphores: {@code {"limit": n, "holds": {owner: count}}}. */
     public static final String PERMITS_POSTGRES = "permits JSONB";
