@@ -198,6 +198,18 @@ public final class JdbcLockBackend implements LockBackend {
             permits.setPermits(c, stored, limit);
             return null;
         }));
+        wakeLocalPermitWaiters(stored);
+    }
+
+    /**
+     * Without a release listener (MySQL/MariaDB, H2, or {@code listenForReleases(false)}) waiters
+     * poll; this backend's own permit waiters (each acquisition is its own owner, so they wait
+     * here rather than in the core's gate) are woken at once by its own releases and count changes.
+     */
+    private void wakeLocalPermitWaiters(String storedKey) {
+        if (listener == null) {
+            signals.fire(storedKey);
+        }
     }
 
     private void requirePermits(String key) {
@@ -618,8 +630,12 @@ public final class JdbcLockBackend implements LockBackend {
     @Override
     public boolean release(Grant grant) {
         if (grant.state() instanceof SharedKey key && key.permits()) {
-            return calls.run(grant.key(), "release (permits)", c -> permitStatement(
+            boolean released = calls.run(grant.key(), "release (permits)", c -> permitStatement(
                     () -> permits.release(c, key.stored(), grant.owner())));
+            if (released) {
+                wakeLocalPermitWaiters(key.stored());
+            }
+            return released;
         }
         if (grant.state() instanceof SharedKey key) {
             return calls.run(grant.key(), "release (shared)", c -> sharedStatement(
