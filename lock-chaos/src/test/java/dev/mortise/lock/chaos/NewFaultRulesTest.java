@@ -33,6 +33,20 @@ class NewFaultRulesTest {
     }
 
     @Test
+    void aCutLeaderThatStepsDownInItsTermWasNotLeftUntold() {
+        InjectedFault cut = new InjectedFault(Fault.NET_CUT, "w0", "k", 7, 1000, 6000);
+        List<WorkerEvent> steppedDown = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 7),
+                ev("w0", 4200, "RELEASED", "k", 7), ev("w1", 4300, "ACQUIRED", "k", 9));
+        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.LEADER, steppedDown, List.of(cut))).isEqualTo(1);
+        // Only a leader's own step-down counts, and only for the term the fault struck.
+        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.BASIC, steppedDown, List.of(cut))).isZero();
+        assertThat(LedgerChecker.onLostFired(Fault.PAUSE, Workload.LEADER, steppedDown,
+                List.of(new InjectedFault(Fault.PAUSE, "w0", "k", 7, 1000, 6000)))).isZero();
+        List<WorkerEvent> otherTerm = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 5));
+        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.LEADER, otherTerm, List.of(cut))).isZero();
+    }
+
+    @Test
     void aSilentPartitionFailsWhenTheCutWorkerNeverRecovers() {
         RunResult stuck = result(Fault.SILENT_PARTITION, 0, 1, new FaultFigures(0, 1, List.of()));
         assertThat(stuck.safe()).isTrue();
