@@ -19,7 +19,7 @@ public enum Workload {
      * default lease with an {@code extend} to a longer or a shorter lease after the ledger read.
      * The client has a slow {@link dev.mortise.lock.LockListener} and every lease a slow
      * {@code onLost}: on a loss each blocks the notification thread for one lease. Run only
-     * with the faults where it changes what is tested ({@link #appliesTo}).
+     * with the faults where it changes what is tested ({@link #defaultFaults}).
      */
     MIXED,
     /**
