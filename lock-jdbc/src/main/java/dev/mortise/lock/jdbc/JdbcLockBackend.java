@@ -112,8 +112,12 @@ public final class JdbcLockBackend implements LockBackend {
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
         this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
+        this.listener = builder.listen
+                ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds,
+                builder.operationTimeout) : null;
+        // a backend that hears no NOTIFY polls, so its waits record no interest that would make releases notify
         this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK, sql);
+                builder.fencingTokens == FencingTokens.SERVER_CLOCK, sql, listener != null);
         this.permits = Dialects.permitSql(dialect, table, queryTimeoutSeconds,
                 builder.fencingTokens == FencingTokens.SERVER_CLOCK);
         this.batch = Dialects.batchSql(dialect, table, queryTimeoutSeconds,
@@ -138,9 +142,6 @@ public final class JdbcLockBackend implements LockBackend {
         this.unconfirmed = new UnconfirmedGrants(sql, shared, calls, builder.operationTimeout);
         this.pushedPollNanos = builder.pushedPollInterval.toNanos();
         this.listenStartNanos = builder.operationTimeout.toNanos();
-        this.listener = builder.listen
-                ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds,
-                builder.operationTimeout) : null;
         this.waits = new JdbcWait(listener, signals, pushedPollNanos, builder.operationTimeout.toNanos());
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
@@ -390,12 +391,12 @@ public final class JdbcLockBackend implements LockBackend {
                     // are a waiting request, which follows the stored count (setPermits wakes it).
                     boolean follow = attempted;
                     attempted = true;
-                    return permitAttempt(request, follow, true, markMillis);
+                    return permitAttempt(request, follow, shared.recordsWaiters(), markMillis);
                 }
 
                 @Override
                 public void giveUp() {
-                    if (attempted) {
+                    if (attempted && shared.recordsWaiters()) {
                         forgetWaiter(request.key(), stored, request.owner());
                     }
                 }

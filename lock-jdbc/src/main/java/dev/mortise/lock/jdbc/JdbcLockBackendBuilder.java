@@ -109,6 +109,8 @@ public final class JdbcLockBackendBuilder {
     /**
      * Whether waiters on PostgreSQL are woken by {@code LISTEN/NOTIFY} (default true). From
      * the first wait until the backend is closed, it holds one connection of the data source.
+     * With {@code false} this backend's waiters poll and record no interest in the row, so the
+     * releases they wait for send no {@code NOTIFY} (unless a listening backend waits too).
      */
     public JdbcLockBackendBuilder listenForReleases(boolean listen) {
         this.listen = listen;

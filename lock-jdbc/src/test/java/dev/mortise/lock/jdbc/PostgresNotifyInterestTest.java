@@ -207,6 +207,56 @@ class PostgresNotifyInterestTest {
     }
 
     /**
+     * A backend built with {@code listenForReleases(false)} polls and can hear no notification, so its
+     * waiting writers, readers and permit requests record no interest: the releases they wait for
+     * send no NOTIFY. A listening waiter beside them still gets its one.
+     */
+    @Test
+    void waitersThatDoNotListenRecordNoInterest() throws Exception {
+        LockClient holder = client();
+        LockClient deaf = LockClient.builder(JdbcLockBackend.builder(TestDatabases.postgres())
+                .listenForReleases(false).build()).build();
+        closeables.add(deaf);
+        String writerKey = "interest:deaf:writer:" + UUID.randomUUID();
+        String readerKey = "interest:deaf:reader:" + UUID.randomUUID();
+        dev.mortise.lock.LockSemaphore permits = holder.semaphore("interest:deaf:permits:" + UUID.randomUUID(), 1);
+        dev.mortise.lock.LockSemaphore deafPermits = deaf.semaphore(permits.name(), 1);
+        LockLease writerHeld = holder.acquire(LockSpec.of(writerKey).lease(POLL));
+        LockLease readerHeld = holder.acquire(LockSpec.of(readerKey).lease(POLL));
+        dev.mortise.lock.PermitLease permitHeld = permits.acquire(1, Duration.ofSeconds(5), POLL);
+        CompletableFuture<LockLease> writer = CompletableFuture.supplyAsync(
+                () -> deaf.acquire(LockSpec.of(writerKey).lease(POLL).waitFor(Duration.ofMinutes(2))));
+        CompletableFuture<LockLease> reader = CompletableFuture.supplyAsync(
+                () -> deaf.acquire(LockSpec.of(readerKey).shared().lease(POLL).waitFor(Duration.ofMinutes(2))));
+        CompletableFuture<dev.mortise.lock.PermitLease> permit = CompletableFuture.supplyAsync(
+                () -> deafPermits.acquire(1, Duration.ofMinutes(2), POLL));
+        Thread.sleep(1000);
+        String rows = waitersOf(writerKey) + "; " + waitersOf(readerKey);
+        writerHeld.close();
+        readerHeld.close();
+        permitHeld.close();
+        CompletableFuture.runAsync(() -> writer.join().close()).get(60, TimeUnit.SECONDS);
+        CompletableFuture.runAsync(() -> reader.join().close()).get(60, TimeUnit.SECONDS);
+        CompletableFuture.runAsync(() -> permit.join().close()).get(60, TimeUnit.SECONDS);
+        assertThat(notifies(writerKey, 1000)).as("a release only a polling writer waited for (%s)", rows).isZero();
+        assertThat(notifies(readerKey, 0)).as("a release only a polling reader waited for (%s)", rows).isZero();
+        assertThat(notifies(permits.permitsKey(), 0)).as("a permit release only a polling request waited for").isZero();
+
+        LockClient listener = client();
+        LockLease held = holder.acquire(LockSpec.of(writerKey).lease(POLL));
+        // each closes as soon as it is granted, so whichever comes second is not kept waiting
+        CompletableFuture<Void> polling = CompletableFuture.runAsync(
+                () -> deaf.acquire(LockSpec.of(writerKey).lease(POLL).waitFor(Duration.ofMinutes(2))).close());
+        CompletableFuture<Void> listening = CompletableFuture.runAsync(
+                () -> listener.acquire(LockSpec.of(writerKey).lease(POLL).waitFor(Duration.ofMinutes(2))).close());
+        Thread.sleep(1000);
+        held.close();
+        CompletableFuture.allOf(polling, listening).get(90, TimeUnit.SECONDS);
+        assertThat(notifies(writerKey, 1000)).as("a listening waiter beside a polling one is still woken")
+                .isGreaterThanOrEqualTo(1);
+    }
+
+    /**
      * A table created before the {@code waiters} column: waits still work and are woken (every release
      * notifies, as before), and {@code createTableIfMissing(true)} adds the column, after which a
      * release nobody waits for is silent.

@@ -29,14 +29,16 @@ public final class Dialects {
     /**
      * The statements for shared holds and waiting writers, numbering tokens as {@link #sql} does
      * (a reader's grant takes the next token of the same counter); {@code sql} is this backend's
-     * {@link #sql}, whose record of the table's columns they share.
+     * {@link #sql}, whose record of the table's columns they share. {@code recordWaiters}: whether
+     * waiting requests record themselves so releases notify them (PostgreSQL, when this backend
+     * listens for releases; a backend that polls records nothing).
      */
     public static SharedSql sharedSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
-                                      boolean serverClock, LockSql sql) {
+                                      boolean serverClock, LockSql sql, boolean recordWaiters) {
         return switch (dialect) {
             case POSTGRESQL -> new PostgresSharedSql(table, queryTimeoutSeconds,
                     first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS),
-                    ((PostgresLockSql) sql).waiters());
+                    ((PostgresLockSql) sql).waiters(), recordWaiters);
             case MYSQL -> new MySqlSharedSql(table, queryTimeoutSeconds,
                     first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
             case H2 -> new H2SharedSql(table, queryTimeoutSeconds,

@@ -180,11 +180,17 @@ final class PostgresSharedSql extends SharedTemplate {
     private final String acquireMarking;
     private final String acquireMarkingUnrecorded;
     private final PgWaiters waiters;
+    private final boolean record;
 
-    /** @param waiters whether the table records waiters, shared with this backend's {@link PostgresLockSql} */
-    PostgresSharedSql(TableName table, int queryTimeoutSeconds, String first, String next, PgWaiters waiters) {
+    /**
+     * @param waiters whether the table records waiters, shared with this backend's {@link PostgresLockSql}
+     * @param record  whether this backend's waiting requests record themselves (it listens for releases)
+     */
+    PostgresSharedSql(TableName table, int queryTimeoutSeconds, String first, String next, PgWaiters waiters,
+                      boolean record) {
         super(table, queryTimeoutSeconds);
         this.waiters = waiters;
+        this.record = record;
         this.acquireShared = sql(ACQUIRE_SHARED.formatted(SHARED, first, NOW, LEASE, EXPIRY_US, next, LIVE_SHARED,
                 PRUNED.formatted("l.shared_holds"), BUSY_REMAINING));
         String ok = "((l.lock_owner IS NULL OR l.expires_at <= " + NOW + " OR l.lock_owner = " + SHARED + ")"
@@ -224,6 +230,9 @@ final class PostgresSharedSql extends SharedTemplate {
     @Override
     public LockSql.Outcome acquireSharedWaiting(Connection connection, StoredKey key, String owner, long leaseMillis,
                                                long markMillis, long[] requestedAt) throws SQLException {
+        if (!record) {
+            return acquireShared(connection, key, owner, leaseMillis, requestedAt);
+        }
         return waiters.run(withColumn -> {
             if (!withColumn) {
                 return acquireShared(connection, key, owner, leaseMillis, requestedAt);
@@ -248,7 +257,8 @@ final class PostgresSharedSql extends SharedTemplate {
     public LockSql.Outcome acquireMarking(Connection connection, StoredKey key, String owner, long leaseMillis,
                                           long markMillis, long[] requestedAt) throws SQLException {
         return waiters.run(withColumn -> {
-            try (PreparedStatement statement = prepare(connection, withColumn ? acquireMarking
+            boolean recorded = withColumn && record;
+            try (PreparedStatement statement = prepare(connection, recorded ? acquireMarking
                     : acquireMarkingUnrecorded)) {
                 int index = 1;
                 statement.setString(index++, key.value());
@@ -256,7 +266,7 @@ final class PostgresSharedSql extends SharedTemplate {
                 statement.setLong(index++, leaseMillis);
                 statement.setString(index++, key.original());
                 statement.setLong(index++, markMillis);
-                if (withColumn) {
+                if (recorded) {
                     statement.setLong(index++, markMillis);
                 }
                 statement.setString(index, owner);
@@ -279,7 +289,7 @@ final class PostgresSharedSql extends SharedTemplate {
 
     @Override
     public boolean recordsWaiters() {
-        return true;
+        return record;
     }
 
     @Override

@@ -47,9 +47,10 @@ public interface SharedSql {
     }
 
     /**
-     * Whether this dialect records waiting requests in the row ({@link #acquireSharedWaiting},
-     * {@link #acquireMarking}), so that a shared wait that ends without a grant should
-     * {@link #forgetWaiter} (PostgreSQL).
+     * Whether this backend's waiting requests record themselves in the row ({@link #acquireSharedWaiting},
+     * {@link #acquireMarking}, permit attempts), so that a wait that ends without a grant should
+     * {@link #forgetWaiter}: PostgreSQL when the backend listens for releases; a backend that polls
+     * records nothing, so releases nobody listens for send no NOTIFY.
      */
     default boolean recordsWaiters() {
         return false;
