@@ -84,6 +84,11 @@ public final class BackendServer implements AutoCloseable {
         return "master :" + group.failover(lagMillis, promotedAt);
     }
 
+    /** The launcher of the lock server (a lock-tck {@code ServerProcess}, a Curator server or cluster, ...). */
+    AutoCloseable server() {
+        return server;
+    }
+
     /**
      * A durable Redis or PostgreSQL whose wall clock follows an offset file, for
      * {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim, PostgreSQL through
@@ -92,9 +97,9 @@ public final class BackendServer implements AutoCloseable {
     private static BackendServer withJumpingClock(String backend) {
         FakeClock.OffsetFile clock = FakeClock.OffsetFile.create();
         try {
-            ClockJumpServer server = switch (backend) {
-                case "redis" -> new ClockJumpServer(new RedisServer().persistent(), clock.shimEnvironment());
-                case "jdbc" -> new ClockJumpServer(new PostgresServer().durable(), clock.libfaketimeEnvironment());
+            ServerProcess server = switch (backend) {
+                case "redis" -> new RedisServer().persistent().environment(clock.shimEnvironment());
+                case "jdbc" -> new PostgresServer().durable().environment(clock.libfaketimeEnvironment());
                 default -> throw new IllegalArgumentException("server-clock-jump runs on redis and jdbc, not on "
                         + backend + " (etcd is a Go binary, which reads the clock without libc; ZooKeeper runs"
                         + " in the controller's JVM)");
@@ -119,11 +124,6 @@ public final class BackendServer implements AutoCloseable {
                     + " for server-clock-jump");
         }
         clock.set(offsetMillis);
-    }
-
-    /** The launcher itself, unwrapped from a {@link ClockJumpServer}. */
-    private AutoCloseable launcher() {
-        return server instanceof ClockJumpServer jumping ? jumping.inner() : server;
     }
 
     /** Starts the server {@code backend} locks on for a run of {@code fault}, and waits until it is ready. */
@@ -338,12 +338,12 @@ public final class BackendServer implements AutoCloseable {
         if (server instanceof RedisFailover group) {
             return group.lockKeys();
         }
-        if (launcher() instanceof RedisServer redis) {
+        if (server instanceof RedisServer redis) {
             // Lock keys carry the lease as TTL; "mortise" is the backend's default key prefix.
             String reply = redis.command("EVAL", "return #redis.call('keys', ARGV[1])", "0", "mortise:lock:*");
             return Long.parseLong(reply.substring(1));
         }
-        if (launcher() instanceof PostgresServer postgres) {
+        if (server instanceof PostgresServer postgres) {
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), "");
                  java.sql.Statement s = c.createStatement();
                  java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM mortise_locks"

@@ -64,10 +64,8 @@ class FakeClockTest {
         }
     }
 
-    private static RedisServer redisOf(BackendServer server) throws Exception {
-        java.lang.reflect.Method launcher = BackendServer.class.getDeclaredMethod("launcher");
-        launcher.setAccessible(true);
-        return (RedisServer) launcher.invoke(server);
+    private static RedisServer redisOf(BackendServer server) {
+        return (RedisServer) server.server();
     }
 
     /** Prints the wall clock minus the monotonic clock (ms) every 50 ms, until killed. */

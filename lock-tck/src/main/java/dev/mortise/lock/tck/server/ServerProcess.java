@@ -73,6 +73,21 @@ public abstract class ServerProcess implements AutoCloseable {
     }
 
     private boolean prepared;
+    private final java.util.Map<String, String> environment = new java.util.LinkedHashMap<>();
+
+    /**
+     * Adds variables to the server process's environment from its next start on (for example
+     * {@code LD_PRELOAD} and the settings of a clock library, so the server runs on a wall clock a
+     * test moves). They are set by {@code env} right before the server itself, after any
+     * {@code setpriv ... --} that drops to the server's user: a preload library loaded by the
+     * root-owned {@code setpriv} would create its shared memory as root, which the server then may
+     * not open (libfaketime: "sem_open failed ... Permission denied"). Not for the one-time
+     * {@link #prepare()} commands.
+     */
+    public ServerProcess environment(java.util.Map<String, String> variables) {
+        environment.putAll(variables);
+        return this;
+    }
 
     /** Starts the server and waits until it is ready. */
     public ServerProcess start() {
@@ -90,7 +105,8 @@ public abstract class ServerProcess implements AutoCloseable {
                 prepare();
                 prepared = true;
             }
-            ProcessBuilder builder = new ProcessBuilder(command()).directory(dir.toFile()).redirectErrorStream(true)
+            ProcessBuilder builder = new ProcessBuilder(withEnvironment(command())).directory(dir.toFile())
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()));
             process = builder.start();
         } catch (IOException e) {
@@ -100,6 +116,19 @@ public abstract class ServerProcess implements AutoCloseable {
             throw new IllegalStateException("interrupted while preparing " + name, e);
         }
         return this;
+    }
+
+    /** {@code command} with {@code env K=V ...} in front of the server's own program. */
+    private List<String> withEnvironment(List<String> command) {
+        if (environment.isEmpty()) {
+            return command;
+        }
+        List<String> result = new java.util.ArrayList<>(command);
+        List<String> env = new java.util.ArrayList<>(List.of("env"));
+        environment.forEach((k, v) -> env.add(k + "=" + v));
+        int at = result.get(0).endsWith("setpriv") ? result.indexOf("--") + 1 : 0;
+        result.addAll(at, env);
+        return result;
     }
 
     /** Waits until a launched server is ready, failing with the end of its log. */
