@@ -16,7 +16,8 @@ public enum RedisDriver {
     /**
      * Lettuce ({@code io.lettuce:lettuce-core} on the classpath): one multiplexed connection for
      * every command plus one for pub/sub, no pool, no retries of its own beyond reconnecting.
-     * Single server, Sentinel and Cluster; {@code waitForReplicas} not yet on a Cluster.
+     * Single server, Sentinel and Cluster, {@code waitForReplicas} on all three (on a Cluster each
+     * master's writes and their {@code WAIT} go out on that master's own connection).
      */
     LETTUCE
 }

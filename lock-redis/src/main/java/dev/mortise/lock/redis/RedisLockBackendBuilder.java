@@ -197,6 +197,8 @@ public final class RedisLockBackendBuilder {
     /**
      * Replication safety: a grant or renewal counts only after {@code replicas} replicas
      * acknowledged it ({@code WAIT replicas timeout}, sent with the script in one pipeline).
+     * On a Redis Cluster (either driver) {@code replicas} is per master: each master that took a
+     * write must have that many replicas acknowledge it.
      * A grant that is not acknowledged in time is withdrawn and reported as a
      * {@link dev.mortise.lock.LockBackendException}. Narrows, but does not close, the window in
      * which a failover loses a lock: see {@code docs/redis.md}.
@@ -268,10 +270,6 @@ public final class RedisLockBackendBuilder {
         if (lettuce) {
             requireLettuce("redis");
             boolean cluster = lettuceClient != null ? LettuceClients.isCluster(lettuceClient) : clusterNodes != null;
-            if (cluster && replicas > 0) {
-                throw new IllegalStateException("waitForReplicas(...) on a Redis Cluster is not supported by the "
-                        + "Lettuce driver yet; use the Redisson driver (the default) for it (backend 'redis')");
-            }
             if (lettuceClient != null) {
                 where = "Redis via the supplied Lettuce " + (cluster ? "RedisClusterClient" : "RedisClient");
                 transport = LettuceClients.wrap(lettuceClient);

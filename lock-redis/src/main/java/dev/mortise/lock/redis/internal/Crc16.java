@@ -33,6 +33,22 @@ final class Crc16 {
         return crc & 16383;
     }
 
+    /**
+     * The slot of a whole key, as Redis Cluster computes it: of the hash tag (the text between the
+     * first {@code '{'} and the first {@code '}'} after it) when that is not empty, otherwise of
+     * the whole key; UTF-8 bytes.
+     */
+    static int keySlot(String key) {
+        int open = key.indexOf('{');
+        if (open >= 0) {
+            int close = key.indexOf('}', open + 1);
+            if (close > open + 1) {
+                return slot(key.substring(open + 1, close));
+            }
+        }
+        return slot(key);
+    }
+
     private static int slotOfBytes(String tag) {
         int crc = 0;
         for (byte b : tag.getBytes(StandardCharsets.UTF_8)) {

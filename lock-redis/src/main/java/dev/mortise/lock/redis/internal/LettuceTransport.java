@@ -2,12 +2,15 @@ package dev.mortise.lock.redis.internal;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
@@ -19,9 +22,12 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.Executor;
@@ -34,7 +40,8 @@ import java.util.function.Supplier;
  * of the backend (no pool: Lettuce pipelines concurrent commands on it), and one pub/sub
  * connection for the release channels, both opened on first use without blocking the caller.
  * On a {@link RedisClusterClient} the command connection routes each script by the slot of its
- * first KEY (Lettuce follows {@code MOVED}/{@code ASK}); Sentinel, TLS and ACL come with the
+ * first KEY (Lettuce follows {@code MOVED}/{@code ASK}), except a batch with {@code WAIT}, which
+ * goes to each master's own connection ({@link #sendBatch}); Sentinel, TLS and ACL come with the
  * client's {@link RedisURI}.
  *
  * <p>Per call it builds the command's arguments and output and nothing else: the script's SHA-1
@@ -143,10 +150,19 @@ public final class LettuceTransport implements RedisTransport {
         });
     }
 
-    @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> dispatch(BaseRedisAsyncCommands<String, String> async, ScriptCall call,
                                               boolean eval) {
-        CommandArgs<String, String> args = cluster ? clusterArgs(call, eval) : new ScriptArgs(call, eval);
+        return dispatch(async, call, eval, cluster);
+    }
+
+    /**
+     * @param routed whether {@code async} is a Cluster connection, which routes by Lettuce's own
+     *               argument list; a single node's connection takes {@link ScriptArgs}
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> CompletableFuture<T> dispatch(BaseRedisAsyncCommands<String, String> async, ScriptCall call,
+                                                     boolean eval, boolean routed) {
+        CommandArgs<String, String> args = routed ? clusterArgs(call, eval) : new ScriptArgs(call, eval);
         CommandOutput<String, String, ?> output = call.returnType() == ScriptReturn.LIST
                 ? new NestedMultiOutput<>(CODEC) : new IntegerOutput<>(CODEC);
         // Lettuce's command is itself the CompletableFuture: handed out as is.
@@ -172,8 +188,16 @@ public final class LettuceTransport implements RedisTransport {
     /**
      * The calls go out back to back on the shared connection (Lettuce pipelines them; on a Cluster
      * each to its slot's node); {@code WAIT} follows on the same connection, which on a single
-     * server or Sentinel group is the one the writes went on. (Cluster with replicas is refused
-     * when the backend is built.)
+     * server or Sentinel group is the one the writes went on.
+     *
+     * <p>On a Cluster with {@code replicas} above 0 the shared connection will not do: it sends a
+     * keyless {@code WAIT} to any node, and {@code WAIT} counts the replicas of the node it reaches.
+     * So the calls are grouped by the master that Lettuce's topology gives for the slot of each
+     * call's first key, and each group goes out on that master's own connection, followed there
+     * by {@code WAIT} ({@link #nodeBatch}); the batch counts the fewest replicas over the masters
+     * ({@link BatchParts}). A batch is one call today for an attempt, and one call per slot (so
+     * possibly several masters) for {@code renewAll}. Without replicas nothing changes: the shared
+     * connection routes each call by itself.
      */
     @Override
     public CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
@@ -186,16 +210,28 @@ public final class LettuceTransport implements RedisTransport {
     }
 
     private CompletableFuture<BatchReply> batch(Commands c, List<ScriptCall> calls, int replicas,
-                                                       Duration replicaTimeout, boolean eval) {
-        List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size());
-        CompletableFuture<Long> synced;
-        // Sent from one thread, one after the other: they reach the connection in this order, so
-        // WAIT follows the writes it waits for (and counts any other writes sent before it too).
-        for (ScriptCall call : calls) {
-            replies.add(dispatch(c.async(), call, eval));
+                                                Duration replicaTimeout, boolean eval) {
+        if (cluster && replicas > 0) {
+            return clusterBatch((StatefulRedisClusterConnection<String, String>) c.connection(), calls, replicas,
+                    replicaTimeout, eval);
         }
-        synced = replicas == 0 ? CompletableFuture.completedFuture(0L)
-                : c.async().dispatch(CommandType.WAIT, new IntegerOutput<>(CODEC), new CommandArgs<>(CODEC)
+        return batch(c.async(), calls, replicas, replicaTimeout, eval, cluster);
+    }
+
+    /**
+     * Sends {@code calls} and then, with {@code replicas}, {@code WAIT} on {@code async}, from this
+     * thread one after the other: they reach the connection in this order, so WAIT follows the
+     * writes it waits for (and counts any other writes sent before it too).
+     */
+    private static CompletableFuture<BatchReply> batch(BaseRedisAsyncCommands<String, String> async,
+                                                       List<ScriptCall> calls, int replicas, Duration replicaTimeout,
+                                                       boolean eval, boolean routed) {
+        List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size());
+        for (ScriptCall call : calls) {
+            replies.add(dispatch(async, call, eval, routed));
+        }
+        CompletableFuture<Long> synced = replicas == 0 ? CompletableFuture.completedFuture(0L)
+                : async.dispatch(CommandType.WAIT, new IntegerOutput<>(CODEC), new CommandArgs<>(CODEC)
                         .add(replicas).add(Math.max(1, replicaTimeout.toMillis()))).toCompletableFuture();
         return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenCombine(synced, (none, n) -> {
             List<Object> values = new ArrayList<>(replies.size());
@@ -204,6 +240,64 @@ public final class LettuceTransport implements RedisTransport {
             }
             return new BatchReply(values, n == null ? 0 : (int) Math.min(Integer.MAX_VALUE, n));
         });
+    }
+
+    /** Groups the calls by the master of their slot and sends each group with its {@code WAIT} to that master. */
+    private CompletableFuture<BatchReply> clusterBatch(StatefulRedisClusterConnection<String, String> connection,
+                                                       List<ScriptCall> calls, int replicas, Duration replicaTimeout,
+                                                       boolean eval) {
+        Partitions partitions = connection.getPartitions();
+        Map<String, List<Integer>> byMaster = new LinkedHashMap<>();
+        for (int i = 0; i < calls.size(); i++) {
+            String key = BatchParts.routingKey(calls.get(i));
+            int slot = Crc16.keySlot(key);
+            RedisClusterNode master = partitions.getMasterBySlot(slot);
+            if (master == null) {
+                refreshTopology();
+                return CompletableFuture.failedFuture(new RedisException("the Lettuce topology of the Redis "
+                        + "Cluster names no master for slot " + slot + " of '" + ScriptRunner.abbreviate(key)
+                        + "' (cluster not ok, or topology stale); nothing was sent. The topology is being "
+                        + "refreshed: retry, and check CLUSTER INFO if it persists"));
+            }
+            byMaster.computeIfAbsent(master.getNodeId(), id -> new ArrayList<>()).add(i);
+        }
+        return BatchParts.join(calls, byMaster,
+                (nodeId, part) -> nodeBatch(connection, nodeId, part, replicas, replicaTimeout, eval));
+    }
+
+    /**
+     * Sends {@code calls} and their {@code WAIT} on the connection of master {@code nodeId}. That
+     * connection does not follow redirections: a {@code MOVED} or {@code ASK} (the slot moved, or
+     * is moving, since Lettuce last read the topology) fails the batch instead of running the
+     * write on another node than the one {@code WAIT} asks, and the topology is refreshed so the
+     * next attempt goes to the right master.
+     */
+    private CompletableFuture<BatchReply> nodeBatch(StatefulRedisClusterConnection<String, String> connection,
+                                                    String nodeId, List<ScriptCall> calls, int replicas,
+                                                    Duration replicaTimeout, boolean eval) {
+        return connection.getConnectionAsync(nodeId)
+                .thenCompose(node -> batch(node.async(), calls, replicas, replicaTimeout, eval, false))
+                .exceptionallyCompose(failure -> {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    String message = String.valueOf(cause.getMessage());
+                    if (!message.startsWith("MOVED") && !message.startsWith("ASK")) {
+                        return CompletableFuture.failedFuture(cause);
+                    }
+                    refreshTopology();
+                    return CompletableFuture.failedFuture(new RedisException("master " + nodeId + " answered '"
+                            + message + "' for '" + ScriptRunner.abbreviate(calls.get(0).routingKey())
+                            + "': its slot moved since Lettuce read the Cluster topology, so the write did not run "
+                            + "there and nothing is counted as replicated. The topology is being refreshed: retry",
+                            cause));
+                });
+    }
+
+    /** Re-reads the Cluster topology in the background (the next batch routes by it). */
+    private void refreshTopology() {
+        if (client instanceof RedisClusterClient clusterClient && !closed) {
+            clusterClient.refreshPartitionsAsync();
+        }
     }
 
     // ---- release channels -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,12 +23,20 @@ import java.util.function.Consumer;
  * Redisson to the routing key's slot), batches through {@link RBatch} (with {@code WAIT} as
  * {@link BatchOptions#sync}), release channels through {@link RTopic} (Redisson shares one
  * subscription per channel among its listeners and unsubscribes when the last goes). Thread-safe.
+ *
+ * <p>On a Cluster, Redisson sends a batch's {@code WAIT} to every node the batch writes to, but
+ * reports the <em>sum</em> of their answers ({@link BatchResult#getSyncedSlaves()}): a batch over
+ * three masters whose one lagging replica answers 0 while the other two answer 1 would read as 2
+ * replicas. So a batch with {@code waitForReplicas} whose calls span several slots is sent as one
+ * {@link RBatch} per slot (each on one node, its count that node's own), all at once, and counts
+ * the fewest ({@link BatchParts}).
  */
 public final class RedissonTransport implements RedisTransport {
 
     private final RedissonClient client;
     private final RScript script;
     private final boolean owned;
+    private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** @param owned whether {@link #close()} shuts the client down (the backend built it) */
@@ -35,6 +44,7 @@ public final class RedissonTransport implements RedisTransport {
         this.client = client;
         this.script = client.getScript(StringCodec.INSTANCE); // stateless: one for all calls
         this.owned = owned;
+        this.cluster = client.getConfig().isClusterConfig();
     }
 
     @Override
@@ -45,6 +55,18 @@ public final class RedissonTransport implements RedisTransport {
     @Override
     public CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
                                                    boolean eval) {
+        if (cluster && replicas > 0 && calls.size() > 1) {
+            Map<Integer, List<Integer>> slots = BatchParts.bySlot(calls);
+            if (slots.size() > 1) {
+                return BatchParts.join(calls, slots, (slot, part) -> batch(part, replicas, replicaTimeout, eval));
+            }
+        }
+        return batch(calls, replicas, replicaTimeout, eval);
+    }
+
+    /** One {@link RBatch}; with {@code replicas}, its synced count is one node's only if its calls share a node. */
+    private CompletableFuture<BatchReply> batch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
+                                                boolean eval) {
         BatchOptions options = replicas == 0 ? BatchOptions.defaults()
                 : BatchOptions.defaults().sync(replicas, replicaTimeout);
         RBatch batch = client.createBatch(options);
@@ -109,7 +131,7 @@ public final class RedissonTransport implements RedisTransport {
 
     @Override
     public boolean cluster() {
-        return client.getConfig().isClusterConfig();
+        return cluster;
     }
 
     @Override
