@@ -145,6 +145,58 @@ final class RedisClusterFixture implements AutoCloseable {
     }
 
     /**
+     * With replicas: moves the slot of {@code key}, empty, from master {@code from} to master {@code to} the
+     * way a resharding does ({@code IMPORTING}, {@code MIGRATING}, then {@code NODE} on the target,
+     * the source and the other masters; the target bumps its config epoch, so the replicas learn
+     * it over the cluster bus), and waits until every member redirects the slot to {@code to}.
+     * A client that read the topology before keeps sending the slot to {@code from}.
+     */
+    void moveEmptySlotOf(String key, RedisServer from, RedisServer to) throws Exception {
+        int slot = slotOf(key);
+        String fromId = from.command("CLUSTER", "MYID");
+        String toId = to.command("CLUSTER", "MYID");
+        String s = Integer.toString(slot);
+        expectOk(to.command("CLUSTER", "SETSLOT", s, "IMPORTING", fromId));
+        expectOk(from.command("CLUSTER", "SETSLOT", s, "MIGRATING", toId));
+        String keys = from.command("CLUSTER", "COUNTKEYSINSLOT", s);
+        if (!keys.equals(":0")) {
+            throw new IllegalStateException("slot " + slot + " is not empty on " + from + ": " + keys);
+        }
+        expectOk(to.command("CLUSTER", "SETSLOT", s, "NODE", toId));
+        expectOk(from.command("CLUSTER", "SETSLOT", s, "NODE", toId));
+        for (RedisServer master : masters) {
+            if (master != from && master != to) {
+                expectOk(master.command("CLUSTER", "SETSLOT", s, "NODE", toId));
+            }
+        }
+        String redirect = "-MOVED " + slot + " 127.0.0.1:" + to.port();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (RedisServer node : nodes) {
+            if (node == to) {
+                continue;
+            }
+            while (!node.command("EXISTS", key).equals(redirect)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(node + " still does not redirect slot " + slot + " to " + to
+                            + ": " + node.command("EXISTS", key));
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static void expectOk(String reply) {
+        if (!reply.equals("+OK")) {
+            throw new IllegalStateException("CLUSTER SETSLOT answered " + reply);
+        }
+    }
+
+    /** Keys the server holds in {@code slot} on {@code master}. */
+    static long keysInSlot(RedisServer master, int slot) throws IOException {
+        return Long.parseLong(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot)).substring(1));
+    }
+
+    /**
      * Sends {@code READONLY} and then {@code command} on one connection to {@code replica}, so a
      * replica answers for its own copy instead of redirecting to its master; returns the
      * command's reply as {@link RedisServer#command} does (first line, or a bulk string's value).

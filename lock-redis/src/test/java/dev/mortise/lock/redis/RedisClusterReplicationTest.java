@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The replication-safety option ({@code WAIT}) on a real Redis Cluster of three masters with one
@@ -51,6 +52,17 @@ class RedisClusterReplicationTest {
     /** A builder on the driver under test (Redisson here; the Lettuce subclass overrides it). */
     RedisLockBackendBuilder builder() {
         return RedisLockBackend.builder();
+    }
+
+    /**
+     * Whether a write the old master redirects ({@code MOVED}) is never counted by that master's
+     * {@code WAIT}. Not with Redisson 4.7: it re-sends the redirected script to the new master
+     * without a {@code WAIT} there and reports the old master's answer (seen here: granted with the
+     * new master's only replica SIGSTOPped; with {@code waitForReplicas(2)} it reported 1, so one
+     * {@code WAIT}, the old master's). Not ours to fix in Redisson; documented in docs/redis.md.
+     */
+    boolean redirectedWritesAreNeverCountedByTheOldMaster() {
+        return false;
     }
 
     private LockBackend backend(int replicas, Duration timeout) {
@@ -197,6 +209,58 @@ class RedisClusterReplicationTest {
             awaitReplicaUp(replica);
             for (Grant grant : grants) {
                 assertThat(backend.release(grant)).isTrue();
+            }
+        }
+    }
+
+    /**
+     * A slot moved to another master after the client read the topology: the client still sends
+     * the write to the old master. With the new master's replica paused, no attempt may come back
+     * granted (the old master redirects; a write that ran on the new master has no replica); once
+     * the replica is back, an attempt is granted on the new master and is on its replica.
+     */
+    @Test
+    void aSlotMovedBehindTheClientsBackIsNeverCountedAsReplicated() throws Exception {
+        assumeTrue(redirectedWritesAreNeverCountedByTheOldMaster(), "Redisson 4.7 counts the old master's WAIT "
+                + "for a write it redirected to the new master (see redirectedWritesAreNeverCountedByTheOldMaster)");
+        RedisServer from = cluster.masters().get(1);
+        RedisServer to = cluster.masters().get(2);
+        RedisServer toReplica = cluster.replicaOf(to);
+        try (LockClient client = client(1, Duration.ofMillis(500))) {
+            client.acquire(keyOn(from, "warm-up-"), SLACK).close(); // topology read, node connections open
+            client.acquire(keyOn(to, "warm-up-"), SLACK).close();
+            String key;
+            do {
+                key = keyOn(from, "moved-");
+            } while (RedisClusterFixture.keysInSlot(from, cluster.slotOf(keys(key).lock())) != 0);
+            String lock = keys(key).lock();
+            cluster.moveEmptySlotOf(lock, from, to);
+            toReplica.pause();
+            try {
+                String moved = key;
+                assertThatThrownBy(() -> client.tryAcquire(moved)).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining(key).hasMessageContaining("'redis'");
+                assertThat(client.heldLocks()).isEmpty();
+            } finally {
+                toReplica.resume();
+            }
+            awaitReplicaUp(toReplica);
+            LockLease lease = null;
+            long deadline = System.nanoTime() + SLACK.toNanos();
+            while (lease == null) {
+                try {
+                    lease = client.tryAcquire(key).orElseThrow();
+                } catch (LockBackendException e) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
+                }
+            }
+            try (LockLease held = lease) {
+                assertThat(to.command("EXISTS", lock)).as("held on the new master").isEqualTo(":1");
+                assertThat(RedisClusterFixture.readOnReplica(toReplica, "EXISTS", lock)).as("and on its replica")
+                        .isEqualTo(":1");
             }
         }
     }
