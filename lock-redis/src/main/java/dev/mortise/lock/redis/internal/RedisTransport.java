@@ -31,7 +31,11 @@ public interface RedisTransport {
 
     /**
      * Sends the calls pipelined (one round trip per node), then, with {@code replicas} above 0,
-     * {@code WAIT replicas replicaTimeout} on the same connection as the writes it waits for.
+     * {@code WAIT replicas replicaTimeout} on the same connection as the writes it waits for. On a
+     * Cluster the calls may span several slots and masters ({@code renewAll} sends one call per
+     * slot in one batch): each master that took writes gets its own {@code WAIT}, and
+     * {@link BatchReply#syncedReplicas()} is the fewest over them, never a sum. A write must never
+     * be counted by the {@code WAIT} of a node that did not take it.
      */
     CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
                                             boolean eval);
