@@ -275,7 +275,14 @@ public final class LettuceTransport implements RedisTransport {
     private CompletableFuture<BatchReply> nodeBatch(StatefulRedisClusterConnection<String, String> connection,
                                                     String nodeId, List<ScriptCall> calls, int replicas,
                                                     Duration replicaTimeout, boolean eval) {
-        return connection.getConnectionAsync(nodeId)
+        CompletableFuture<StatefulRedisConnection<String, String>> master;
+        try {
+            master = connection.getConnectionAsync(nodeId);
+        } catch (RuntimeException e) { // a node the topology no longer knows: Lettuce may throw at once
+            refreshTopology();
+            return CompletableFuture.failedFuture(e);
+        }
+        return master
                 .thenCompose(node -> batch(node.async(), calls, replicas, replicaTimeout, eval, false))
                 .exceptionallyCompose(failure -> {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
