@@ -301,6 +301,7 @@ public final class RedisLockBackendBuilder {
             }
             Config built = b.config != null ? new Config(b.config) : RedissonClients.config(b.address, b.clusterNodes,
                     b.sentinelMaster, b.sentinels, b.operationTimeout);
+            RedissonClients.scriptsAsSent(built);
             RedissonClients.security(built, b.username, b.password, b.trustStore, b.trustStorePassword);
             if (b.customizer != null) {
                 b.customizer.accept(built);

@@ -226,6 +226,7 @@ public final class RedlockBackendBuilder {
             config.useSingleServer().setAddress(address).setTimeout(millis).setConnectTimeout(millis).setRetryAttempts(0)
                     .setRetryDelay(new ConstantDelay(Duration.ofMillis(1))).setConnectionMinimumIdleSize(1)
                     .setSubscriptionConnectionMinimumIdleSize(0);
+            RedissonClients.scriptsAsSent(config);
             RedissonClients.security(config, b.username, b.password, null, null);
             if (b.customizer != null) {
                 b.customizer.accept(config);

@@ -270,6 +270,36 @@ class RedisLockBackendTest {
         assertThat(server.command("EXISTS", keys.lock())).isEqualTo(":0");
     }
 
+    /**
+     * A script the server no longer knows costs one {@code EVAL} after the {@code EVALSHA} that
+     * learned so, and nothing more. Redisson 4's {@code useScriptCache} (on by default) used to turn
+     * that {@code EVAL} into another {@code EVALSHA}, a {@code SCRIPT LOAD} and a third
+     * {@code EVALSHA}: four requests for the first use of each script on a client Mortise built.
+     */
+    @Test
+    void aScriptTheServerLostCostsOneEvalAndNothingElse() throws Exception {
+        try (RedisServer own = new RedisServer()) {
+            own.start();
+            LockClient a = client(own);
+            a.acquire(key, SLACK).close(); // connects and caches both scripts
+            assertThat(own.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
+            assertThat(own.command("CONFIG", "RESETSTAT")).isEqualTo("+OK");
+            a.acquire(key, SLACK).close();
+            java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+            for (String line : RedisCli.run(own.port(), "INFO", "commandstats").split("\n")) {
+                if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
+                    int at = line.indexOf("calls=") + "calls=".length();
+                    calls.put(line.substring("cmdstat_".length(), line.indexOf(':')),
+                            Long.parseLong(line.substring(at, line.indexOf(',', at))));
+                }
+            }
+            assertThat(calls).as("acquire and release: each an EVALSHA answered NOSCRIPT, then one EVAL (all: %s)",
+                    calls).containsEntry("evalsha", 2L).containsEntry("eval", 2L);
+            assertThat(calls.keySet()).as("no SCRIPT LOAD or other command of the client").noneMatch(
+                    command -> command.startsWith("script") || command.equals("ping"));
+        }
+    }
+
     @Test
     void restartWithoutPersistenceLosesTheHoldAndFiresOnLost() throws Exception {
         try (RedisServer own = new RedisServer()) {

@@ -41,6 +41,17 @@ public final class RedissonClients {
         return config;
     }
 
+    /**
+     * Sends {@code EVALSHA} and {@code EVAL} as Mortise asks (Redisson's {@code useScriptCache} off).
+     * Mortise keeps scripts by SHA itself and falls back to one {@code EVAL} on {@code NOSCRIPT};
+     * with the cache on (Redisson 4's default) that {@code EVAL} became another {@code EVALSHA}, a
+     * {@code SCRIPT LOAD} and a third {@code EVALSHA}. Set on the clients Mortise builds, before the
+     * user's {@code configure(...)} customizer, which may turn it back on.
+     */
+    public static void scriptsAsSent(Config config) {
+        config.setUseScriptCache(false);
+    }
+
     /** AUTH/ACL and TLS settings, passed to Redisson as given. */
     public static void security(Config config, String username, String password, URL trustStore, String trustPassword) {
         if (password != null) {
