@@ -6,10 +6,6 @@ import dev.mortise.lock.tck.server.PostgresServer;
 import dev.mortise.lock.tck.server.RedisServer;
 import dev.mortise.lock.tck.server.ServerProcess;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,8 +26,9 @@ import org.apache.curator.test.TestingServer;
  * stopped by {@link #close()}: the lock servers are separate from the ledger's PostgreSQL, so
  * a fault on one never touches the other. The topology follows the fault: a 3-member etcd
  * cluster or ZooKeeper ensemble for {@link Fault#LEADER_KILL}, a Redis without persistence
- * and a PostgreSQL without fsync for {@link Fault#SERVER_KILL_VOLATILE}, durable single servers
- * otherwise.
+ * and a PostgreSQL without fsync for {@link Fault#SERVER_KILL_VOLATILE}, a server whose wall clock
+ * jumps for {@link Fault#SERVER_CLOCK_JUMP} (ZooKeeper then in a JVM of its own, {@link ZooKeeperJvm};
+ * otherwise in the controller's, curator-test), durable single servers otherwise.
  */
 public final class BackendServer implements AutoCloseable {
 
@@ -90,9 +87,11 @@ public final class BackendServer implements AutoCloseable {
     }
 
     /**
-     * A durable Redis or PostgreSQL whose wall clock follows an offset file, for
-     * {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim, PostgreSQL through
-     * libfaketime ({@link FakeClock}).
+     * A durable Redis or PostgreSQL, or a ZooKeeper server, whose wall clock follows an offset
+     * file, for {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim, PostgreSQL through
+     * libfaketime, ZooKeeper through libfaketime on a JVM of its own ({@link ZooKeeperJvm}: the
+     * in-controller server of the other runs would jump the controller's clock with it)
+     * ({@link FakeClock}).
      */
     private static BackendServer withJumpingClock(String backend) {
         FakeClock.OffsetFile clock = FakeClock.OffsetFile.create();
@@ -100,14 +99,23 @@ public final class BackendServer implements AutoCloseable {
             ServerProcess server = switch (backend) {
                 case "redis" -> new RedisServer().persistent().environment(clock.shimEnvironment());
                 case "jdbc" -> new PostgresServer().durable().environment(clock.libfaketimeEnvironment());
-                default -> throw new IllegalArgumentException("server-clock-jump runs on redis and jdbc, not on "
-                        + backend + " (etcd is a Go binary, which reads the clock without libc; ZooKeeper runs"
-                        + " in the controller's JVM)");
+                case "zookeeper" -> new ZooKeeperJvm(ChaosRun.workerClasspath())
+                        .environment(clock.libfaketimeEnvironment());
+                default -> throw new IllegalArgumentException("server-clock-jump runs on redis, jdbc and zookeeper,"
+                        + " not on " + backend + " (etcd is a Go binary, which reads the clock without libc, so no"
+                        + " LD_PRELOAD library can move it); leave server-clock-jump out of --faults for it");
             };
-            server.start();
-            return new BackendServer(backend, server, backend.equals("redis")
-                    ? "redis-server, AOF appendfsync always, wall clock jumping (LD_PRELOAD clock shim)"
-                    : "PostgreSQL, fsync and synchronous_commit on, wall clock jumping (libfaketime)", clock);
+            try {
+                server.start();
+            } catch (RuntimeException e) {
+                server.close();
+                throw e;
+            }
+            return new BackendServer(backend, server, switch (backend) {
+                case "redis" -> "redis-server, AOF appendfsync always, wall clock jumping (LD_PRELOAD clock shim)";
+                case "jdbc" -> "PostgreSQL, fsync and synchronous_commit on, wall clock jumping (libfaketime)";
+                default -> "ZooKeeper, one server in its own JVM (curator-test), wall clock jumping (libfaketime)";
+            }, clock);
         } catch (RuntimeException e) {
             clock.close();
             throw e;
@@ -226,7 +234,8 @@ public final class BackendServer implements AutoCloseable {
 
     /**
      * kill -9 of the server, {@code downMillis} down, then a restart on the same port and data.
-     * ZooKeeper runs in this JVM: it is stopped (no kill -9) and restarted with its data.
+     * ZooKeeper in this JVM is stopped (no kill -9) and restarted with its data; in a JVM of its
+     * own ({@link ZooKeeperJvm}) it is killed like any server process.
      */
     public void killAndRestart(long downMillis) throws Exception {
         if (server instanceof ServerProcess process) {
@@ -293,7 +302,7 @@ public final class BackendServer implements AutoCloseable {
         long deadline = System.currentTimeMillis() + 10_000;
         while (System.currentTimeMillis() < deadline) {
             for (InstanceSpec spec : ensemble.getInstances()) {
-                if (fourLetterWord(spec.getPort(), "srvr").contains("Mode: leader")) {
+                if (ZooKeeperJvm.fourLetterWord(spec.getPort(), "srvr").contains("Mode: leader")) {
                     return spec;
                 }
             }
@@ -301,19 +310,6 @@ public final class BackendServer implements AutoCloseable {
         }
         throw new IllegalStateException("no ZooKeeper server says 'Mode: leader' within 10 s (is the 'srvr' "
                 + "four-letter word whitelisted? zookeeper.4lw.commands.whitelist)");
-    }
-
-    private static String fourLetterWord(int port, String word) {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            socket.setSoTimeout(2000);
-            OutputStream out = socket.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     /** POSTs JSON to etcd's gRPC gateway; null when the member does not answer. */

@@ -82,12 +82,13 @@ public enum Fault {
      * while a worker holds a lock: one round forward by {@link ChaosRun#SERVER_CLOCK_JUMP_MS} and
      * back, the next backward and forward again, each position held half a pause. The monotonic
      * clock is left alone, as an NTP or operator step leaves it. Redis (an LD_PRELOAD shim:
-     * libfaketime cannot start a jemalloc redis-server) and PostgreSQL (libfaketime) only: etcd
-     * is a Go binary, which reads the clock without libc, and ZooKeeper runs inside the
-     * controller's JVM. A forward jump expires holds early on both (Redis key expiry and the JDBC
-     * backend's expiry are the server's wall clock): another worker is granted the key while the
-     * holder's lease is still valid by its own clock - validity overlaps, reported as UNSAFE -
-     * and fencing must still refuse every stale write.
+     * libfaketime cannot start a jemalloc redis-server), PostgreSQL (libfaketime) and ZooKeeper
+     * (libfaketime on a server JVM of its own, {@link ZooKeeperJvm}); not etcd, a Go binary, which
+     * reads the clock without libc. A forward jump expires holds early on Redis and PostgreSQL
+     * (Redis key expiry and the JDBC backend's expiry are the server's wall clock): another worker
+     * is granted the key while the holder's lease is still valid by its own clock - validity
+     * overlaps, reported as UNSAFE - and fencing must still refuse every stale write. ZooKeeper
+     * expires sessions by its monotonic clock, so there nothing is expected to change.
      */
     SERVER_CLOCK_JUMP(Target.SERVER),
     /**
@@ -161,13 +162,16 @@ public enum Fault {
                 || this == RELEASE_KILL || this == RENEW_STOP;
     }
 
-    /** Whether the fault makes sense for a backend (a leader needs a cluster; the clock skew is JDBC's). */
+    /**
+     * Whether the fault makes sense for a backend (a leader needs a cluster; the clock skew is JDBC's;
+     * no library moves etcd's clock).
+     */
     public boolean appliesTo(String backend) {
         return switch (this) {
             case LEADER_KILL -> backend.equals("etcd") || backend.equals("zookeeper");
             case SERVER_KILL_VOLATILE -> backend.equals("redis") || backend.equals("jdbc");
             case CLOCK_SKEW -> backend.equals("jdbc");
-            case SERVER_CLOCK_JUMP -> backend.equals("redis") || backend.equals("jdbc");
+            case SERVER_CLOCK_JUMP -> !backend.equals("etcd");
             case FAILOVER, FAILOVER_WAIT -> backend.equals("redis");
             default -> true;
         };

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The jumping clocks of the clock faults, on real processes: a redis-server under the clock
- * shim and a JVM under libfaketime follow the offset file at once; their monotonic clocks
- * do not move.
+ * shim, a JVM under libfaketime and the ZooKeeper server JVM of a server-clock-jump run follow
+ * the offset file at once; their monotonic clocks do not move.
  */
 class FakeClockTest {
 
@@ -62,6 +62,55 @@ class FakeClockTest {
             Thread.sleep(50);
             assertThat(redisSeconds(redis)).isBetween(now - 65, now - 55);
         }
+    }
+
+    /**
+     * The ZooKeeper server of a server-clock-jump run is a JVM of its own under libfaketime: a
+     * znode written after a jump of -60 s carries an {@code mtime} a minute behind the machine's
+     * clock, and one written after the jump back the machine's time again. The server is the one the run's checks talk to: its endpoint is the
+     * connect string, and the orphan count ({@link BackendServer#heldLocks()}) sees lock nodes.
+     */
+    @Test
+    void aZooKeeperServerInItsOwnJvmFollowsTheOffsetFile() throws Exception {
+        try (BackendServer server = BackendServer.start("zookeeper", Fault.SERVER_CLOCK_JUMP);
+             org.apache.curator.framework.CuratorFramework client = org.apache.curator.framework
+                     .CuratorFrameworkFactory.newClient(server.target(),
+                             new org.apache.curator.retry.RetryNTimes(20, 200))) {
+            assertThat(server.server()).isInstanceOf(ZooKeeperJvm.class);
+            assertThat(((ZooKeeperJvm) server.server()).isRunning()).isTrue();
+            assertThat(server.description()).contains("own JVM", "libfaketime");
+            client.start();
+            client.create().creatingParentsIfNeeded().forPath("/mortise/locks/k/holder", new byte[0]);
+            assertThat(server.heldLocks()).as("lock nodes, counted as in every zookeeper run").isEqualTo(1);
+            assertThat(mtimeLag(client)).as("before any jump").isBetween(-5_000L, 5_000L);
+
+            server.jumpClock(-60_000);
+            // libfaketime re-reads the file at most every second: write until a write shows the jump.
+            assertThat(lagOnceSettled(client, -60_000)).as("mtime behind the machine's clock by the jump")
+                    .isBetween(-65_000L, -55_000L);
+            server.jumpClock(0);
+            assertThat(lagOnceSettled(client, 0)).as("and back").isBetween(-5_000L, 5_000L);
+        }
+    }
+
+    /** Writes the node and returns its new mtime minus the machine's time of the write, in ms. */
+    private static long mtimeLag(org.apache.curator.framework.CuratorFramework client) throws Exception {
+        long before = System.currentTimeMillis();
+        org.apache.zookeeper.data.Stat stat = client.setData().forPath("/mortise/locks/k/holder", new byte[0]);
+        long after = System.currentTimeMillis();
+        return stat.getMtime() - (before + after) / 2;
+    }
+
+    /** {@link #mtimeLag} once it is within 5 s of {@code expected}, trying for up to 30 s; the last one otherwise. */
+    private static long lagOnceSettled(org.apache.curator.framework.CuratorFramework client, long expected)
+            throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        long lag = mtimeLag(client);
+        while (Math.abs(lag - expected) > 5_000 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            lag = mtimeLag(client);
+        }
+        return lag;
     }
 
     private static RedisServer redisOf(BackendServer server) {

@@ -111,7 +111,7 @@ class NewFaultRulesTest {
         assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("redis")).isTrue();
         assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("jdbc")).isTrue();
         assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("etcd")).as("a Go binary: no preload reaches its clock").isFalse();
-        assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("zookeeper")).as("in the controller's JVM").isFalse();
+        assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("zookeeper")).as("in a server JVM of its own").isTrue();
         for (String backend : Backends.SUPPORTED) {
             assertThat(Fault.SILENT_PARTITION.appliesTo(backend)).isTrue();
             assertThat(Fault.CLIENT_CLOCK_JUMP.appliesTo(backend)).isTrue();
