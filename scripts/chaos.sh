@@ -34,6 +34,11 @@
 #                                               # sockets sampled each minute and checked flat; writes
 #                                               # docs/reliability-soak.svg and lock-chaos/target/chaos/soak.json
 #                                               # (RELIABILITY.md itself is left alone); about 2 h for 4 backends
+#   ./scripts/chaos.sh redis etcd --soak 30m --out /tmp/soakA --doc none &
+#   ./scripts/chaos.sh zookeeper jdbc --soak 30m --out /tmp/soakB --doc none   # the same soak in about 1 h: two
+#                                               # backends at a time (separate --out), then one picture of both:
+#   ./scripts/chaos.sh --soak-chart-from /tmp/soakA/soak.json,/tmp/soakB/soak.json
+#                                               # writes docs/reliability-soak.svg from the soak.json files
 #   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-24-full-result.json
 #                                               # only the takeover chart (docs/reliability-takeover.svg) of a
 #                                               # run's JSON; a full run writes it with the page

@@ -519,8 +519,10 @@ public final class ChaosRun {
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
      * [--workloads basic,mixed,leader] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
-     * [--command TEXT] [--soak 30m [--soak-sample 1m]] [--chart-from RESULT.json]} ({@code --chart-from}:
-     * only the takeover chart of an earlier run's JSON, next to {@code --doc}; {@code --soak}: the {@link Soak} instead of
+     * [--command TEXT] [--soak 30m [--soak-sample 1m]] [--chart-from RESULT.json] [--soak-chart-from A.json,B.json]}
+     * ({@code --chart-from}: only the takeover chart of an earlier run's JSON, next to {@code --doc};
+     * {@code --soak-chart-from}: only the soak picture of soaks run as separate commands, from their
+     * {@code soak.json} files; {@code --soak}: the {@link Soak} instead of
      * the fault table, each backend for that long; {@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
      * default builtin)
      * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
@@ -541,6 +543,7 @@ public final class ChaosRun {
         String command = "java dev.mortise.lock.chaos.ChaosRun " + String.join(" ", args);
         java.time.Duration soak = null;
         Path chartFrom = null;
+        List<Path> soakChartFrom = List.of();
         java.time.Duration soakSample = java.time.Duration.ofMinutes(1);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -560,6 +563,8 @@ public final class ChaosRun {
                 }
                 case "--command" -> command = args[++i];
                 case "--chart-from" -> chartFrom = Path.of(args[++i]);
+                case "--soak-chart-from" -> soakChartFrom = java.util.Arrays.stream(args[++i].split(","))
+                        .map(Path::of).toList();
                 case "--soak" -> soak = Soak.parse(args[++i]);
                 case "--soak-sample" -> soakSample = Soak.parse(args[++i]);
                 default -> backends.add(args[i]);
@@ -579,6 +584,18 @@ public final class ChaosRun {
             Files.writeString(chart, Charts.takeoverSvg(Charts.takeoverBarsFromJson(json),
                     "Takeover after each fault (" + date + ")"));
             System.out.println("chaos: wrote " + chart + " from " + chartFrom);
+            System.exit(0);
+        }
+        if (!soakChartFrom.isEmpty()) {
+            // Only the soak picture of earlier soaks' JSON files (soaks run as separate commands).
+            List<String> jsons = new ArrayList<>();
+            for (Path file : soakChartFrom) {
+                jsons.add(Files.readString(file));
+            }
+            Path chart = doc != null ? doc.resolveSibling(Soak.SOAK_SVG) : out.resolve(Soak.SOAK_SVG);
+            Files.createDirectories(chart.toAbsolutePath().getParent());
+            Files.writeString(chart, Soak.chartFromJson(jsons));
+            System.out.println("chaos: wrote " + chart + " from " + soakChartFrom);
             System.exit(0);
         }
         if (soak != null) {

@@ -163,9 +163,7 @@ public final class Soak {
                     series.forEach((resource, perWorker) -> perWorker.forEach((worker, samples) ->
                             all.computeIfAbsent(resource, r -> new LinkedHashMap<>()).put(backend + " " + worker,
                                     samples)));
-                    json.add("{\"backend\":\"" + backend + "\",\"passed\":" + broken.isEmpty() + ",\"broken\":["
-                            + String.join(",", broken.stream().map(b -> "\"" + b.replace("\"", "'") + "\"").toList())
-                            + "],\"resources\":" + seriesJson(series) + ",\"result\":" + result.toJson() + "}");
+                    json.add(backendJson(backend, broken, series, result.toJson()));
                 }
             }
         }
@@ -173,9 +171,7 @@ public final class Soak {
                 + " s (" + length.toMinutes() + " min per backend; " + String.join(", ", backends) + ")",
                 sampleEvery.toSeconds());
         Files.createDirectories(out);
-        Files.writeString(out.resolve("soak.json"), "{\"lengthSeconds\":" + length.toSeconds() + ",\"sampleEveryMs\":"
-                + sampleEvery.toMillis() + ",\"machine\":\"" + ReliabilityReport.machine().replace("\"", "'")
-                + "\",\"backends\":[" + String.join(",\n", json) + "]}\n");
+        Files.writeString(out.resolve("soak.json"), soakJson(length, sampleEvery, ReliabilityReport.machine(), json));
         Files.writeString(out.resolve(SOAK_SVG), svg);
         if (doc != null) {
             Files.writeString(doc.resolveSibling(SOAK_SVG), svg);
@@ -185,8 +181,77 @@ public final class Soak {
         return passed;
     }
 
+    private static final java.util.regex.Pattern BACKEND = java.util.regex.Pattern.compile(
+            "\\{\"backend\":\"([^\"]+)\".*?\"resources\":(\\{.*?}),\"result\":", java.util.regex.Pattern.DOTALL);
+    private static final java.util.regex.Pattern RESOURCE = java.util.regex.Pattern.compile("\"([A-Z_]+)\":\\{([^}]*)}");
+    private static final java.util.regex.Pattern WORKER = java.util.regex.Pattern.compile("\"([^\"]+)\":\\[([^\\]]*)]");
+
+    /**
+     * The picture of soaks that ran as separate commands (for example two backends at a time,
+     * each command with its own {@code --out}): the curves of every {@code soak.json} given, in
+     * one chart, as one soak of all their backends would have drawn them.
+     *
+     * @param jsons the contents of the {@code soak.json} files, in the order to draw them
+     * @return the SVG
+     * @throws IllegalArgumentException when a file has no backend with resource curves, or the
+     *                                  files were sampled at different intervals
+     */
+    static String chartFromJson(List<String> jsons) {
+        Map<String, Map<String, List<Long>>> all = new LinkedHashMap<>();
+        List<String> backends = new ArrayList<>();
+        java.util.Set<String> samples = new java.util.TreeSet<>();
+        java.util.Set<String> lengths = new java.util.TreeSet<>();
+        for (String json : jsons) {
+            samples.add(json.replaceAll("(?s).*?\"sampleEveryMs\":(\\d+).*", "$1"));
+            lengths.add(json.replaceAll("(?s).*?\"lengthSeconds\":(\\d+).*", "$1"));
+            java.util.regex.Matcher b = BACKEND.matcher(json);
+            boolean any = false;
+            while (b.find()) {
+                any = true;
+                backends.add(b.group(1));
+                java.util.regex.Matcher r = RESOURCE.matcher(b.group(2));
+                while (r.find()) {
+                    java.util.regex.Matcher w = WORKER.matcher(r.group(2));
+                    while (w.find()) {
+                        List<Long> values = java.util.Arrays.stream(w.group(2).split(",")).map(String::trim)
+                                .filter(t -> !t.isEmpty()).map(Long::parseLong).toList();
+                        all.computeIfAbsent(r.group(1), k -> new LinkedHashMap<>()).put(b.group(1) + " " + w.group(1),
+                                values);
+                    }
+                }
+            }
+            if (!any) {
+                throw new IllegalArgumentException("no soaked backend with resource curves in a soak.json given to"
+                        + " --soak-chart-from (expected the soak.json a --soak run writes to its --out)");
+            }
+        }
+        if (samples.size() != 1) {
+            throw new IllegalArgumentException("the soak.json files were sampled every " + samples
+                    + " ms: draw only soaks with the same --soak-sample together");
+        }
+        long sampleSeconds = Long.parseLong(samples.iterator().next()) / 1000;
+        String minutes = String.join(" / ", lengths.stream().map(l -> Long.parseLong(l) / 60 + "").toList());
+        return Charts.soakSvg(all, "Soak: worker JVM resources, a sample every " + sampleSeconds + " s (" + minutes
+                + " min per backend; " + String.join(", ", backends) + ")", sampleSeconds);
+    }
+
     /** The soak picture's file name, next to docs/RELIABILITY.md. */
     public static final String SOAK_SVG = "reliability-soak.svg";
+
+    /** One backend's entry in {@code soak.json}. */
+    static String backendJson(String backend, List<String> broken, Map<String, Map<String, List<Long>>> series,
+                              String resultJson) {
+        return "{\"backend\":\"" + backend + "\",\"passed\":" + broken.isEmpty() + ",\"broken\":["
+                + String.join(",", broken.stream().map(b -> "\"" + b.replace("\"", "'") + "\"").toList())
+                + "],\"resources\":" + seriesJson(series) + ",\"result\":" + resultJson + "}";
+    }
+
+    /** The whole {@code soak.json}: the soak's length and sampling, the machine, one entry per backend. */
+    static String soakJson(Duration length, Duration sampleEvery, String machine, List<String> backends) {
+        return "{\"lengthSeconds\":" + length.toSeconds() + ",\"sampleEveryMs\":" + sampleEvery.toMillis()
+                + ",\"machine\":\"" + machine.replace("\"", "'") + "\",\"backends\":["
+                + String.join(",\n", backends) + "]}\n";
+    }
 
     private static String seriesJson(Map<String, Map<String, List<Long>>> series) {
         List<String> parts = new ArrayList<>();
