@@ -409,7 +409,19 @@ public final class LettuceTransport implements RedisTransport {
 
     @Override
     public boolean stopped() {
-        return closed;
+        if (closed) {
+            return true;
+        }
+        // A supplied client the user shut down: Lettuce closed our connections with it (one that is
+        // only reconnecting is not closed), and a client on resources of its own stopped their threads.
+        Commands open = commands.ready();
+        StatefulConnection<String, String> listening = pubSub.ready();
+        return (open != null && closedForGood(open.connection())) || (listening != null && closedForGood(listening))
+                || client.getResources().eventExecutorGroup().isShuttingDown();
+    }
+
+    private static boolean closedForGood(StatefulConnection<?, ?> connection) {
+        return connection instanceof io.lettuce.core.RedisChannelHandler<?, ?> handler && handler.isClosed();
     }
 
     @Override

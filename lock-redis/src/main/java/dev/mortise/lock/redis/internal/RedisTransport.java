@@ -50,7 +50,10 @@ public interface RedisTransport {
     /** Whether this is a Redis Cluster: keys of different slots must go in different script calls. */
     boolean cluster();
 
-    /** Whether the client is shut down or shutting down: background retries stop. */
+    /**
+     * Whether the client is shut down or shutting down, by the backend's {@link #close()} or, for a
+     * client the user supplied, by its owner: background retries stop.
+     */
     boolean stopped();
 
     /**
