@@ -168,9 +168,24 @@ public final class ScriptRunner {
         if (cause instanceof LockBackendException known) {
             return known;
         }
-        return new LockBackendException(prefix(key, what) + "failed: " + cause
-                + ". Check that the server is up and reachable and that the credentials (username/password) and TLS "
-                + "settings are right; nothing was granted that the server did not confirm.", key, backend, cause);
+        return new LockBackendException(prefix(key, what) + "failed: " + cause + ". " + advice(String.valueOf(cause))
+                + "; nothing was granted that the server did not confirm.", key, backend, cause);
+    }
+
+    /** What to do about a failure, by what the server or client said. */
+    private static String advice(String said) {
+        if (said.contains("MOVED ") || said.contains("ASK ") || said.contains("CLUSTERDOWN")
+                || said.contains("TRYAGAIN")) {
+            return "The key's slot moved to another master or the cluster is resharding; the topology is refreshed "
+                    + "and the next attempt goes to the slot's new master (retry, or wait for the resharding to end)";
+        }
+        if (said.contains("NOPERM") || said.contains("NOAUTH") || said.contains("WRONGPASS")) {
+            return "The server refused the user: check the credentials, and that the user's ACL allows the "
+                    + "commands, keys and channels under the key prefix that docs/redis.md lists under 'ACL' "
+                    + "(e.g. ~mortise:* &mortise:* +@all)";
+        }
+        return "Check that the server is up and reachable and that the credentials (username/password) and TLS "
+                + "settings are right";
     }
 
     private String prefix(String key, String what) {
