@@ -16,7 +16,8 @@ import java.util.List;
  */
 public final class ActiveLocks {
 
-    private static final ThreadLocal<Deque<Entry>> STACK = ThreadLocal.withInitial(ArrayDeque::new);
+    /** Null on a thread running no annotated call: looking up allocates nothing, the pool's threads keep nothing. */
+    private static final ThreadLocal<Deque<Entry>> STACK = new ThreadLocal<>();
 
     private ActiveLocks() {
     }
@@ -32,7 +33,11 @@ public final class ActiveLocks {
 
     /** The innermost running call of {@code operation} on this thread, or {@code null}. */
     static Entry innermost(LockOperation operation) {
-        Iterator<Entry> it = STACK.get().descendingIterator();
+        Deque<Entry> stack = STACK.get();
+        if (stack == null) {
+            return null;
+        }
+        Iterator<Entry> it = stack.descendingIterator();
         while (it.hasNext()) {
             Entry entry = it.next();
             if (entry.operation() == operation) {
@@ -43,11 +48,19 @@ public final class ActiveLocks {
     }
 
     static void push(Entry entry) {
-        STACK.get().addLast(entry);
+        Deque<Entry> stack = STACK.get();
+        if (stack == null) {
+            stack = new ArrayDeque<>(4);
+            STACK.set(stack);
+        }
+        stack.addLast(entry);
     }
 
     static void pop(Entry entry) {
         Deque<Entry> stack = STACK.get();
+        if (stack == null) {
+            return;
+        }
         stack.removeLastOccurrence(entry);
         if (stack.isEmpty()) {
             STACK.remove();
@@ -56,7 +69,11 @@ public final class ActiveLocks {
 
     /** The entry for {@code key} on {@code client} on this thread, innermost, or {@code null}. */
     static Entry find(LockClient client, String key) {
-        Iterator<Entry> it = STACK.get().descendingIterator();
+        Deque<Entry> stack = STACK.get();
+        if (stack == null) {
+            return null;
+        }
+        Iterator<Entry> it = stack.descendingIterator();
         while (it.hasNext()) {
             Entry entry = it.next();
             if (entry.client() == client && entry.key().equals(key)) {
@@ -69,8 +86,7 @@ public final class ActiveLocks {
     /** The leases of the annotated calls running on this thread, outermost first. */
     public static List<LockLease> leases() {
         Deque<Entry> stack = STACK.get();
-        if (stack.isEmpty()) {
-            STACK.remove();
+        if (stack == null || stack.isEmpty()) {
             return List.of();
         }
         List<LockLease> leases = new ArrayList<>(stack.size());

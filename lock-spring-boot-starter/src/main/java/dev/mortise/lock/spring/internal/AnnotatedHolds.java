@@ -3,6 +3,7 @@ package dev.mortise.lock.spring.internal;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,13 +37,39 @@ public final class AnnotatedHolds {
      * @return run once when the call's lock is released
      */
     static Runnable register(LockClient client, List<LockLease> leases, boolean multi) {
-        List<String> keys = multi ? leases.stream().map(LockLease::key).toList() : List.of();
-        Info info = new Info(keys);
-        List<Id> ids = leases.stream().map(l -> new Id(client, l.key(), l.fencingToken())).toList();
+        // Loops, not streams, and one shared Info for single keys: this runs on every annotated call.
+        Info info = multi ? new Info(keys(leases)) : SINGLE_KEY;
+        if (leases.size() == 1) {
+            Id id = new Id(client, leases.get(0).key(), leases.get(0).fencingToken());
+            open(id, info);
+            return () -> close(id);
+        }
+        List<Id> ids = new ArrayList<>(leases.size());
+        for (LockLease lease : leases) {
+            Id id = new Id(client, lease.key(), lease.fencingToken());
+            ids.add(id);
+            open(id, info);
+        }
+        return () -> ids.forEach(AnnotatedHolds::close);
+    }
+
+    private static final Info SINGLE_KEY = new Info(List.of());
+
+    private static List<String> keys(List<LockLease> leases) {
+        List<String> keys = new ArrayList<>(leases.size());
+        for (LockLease lease : leases) {
+            keys.add(lease.key());
+        }
+        return List.copyOf(keys);
+    }
+
+    private static void open(Id id, Info info) {
         // a nested call shares the hold (same token): the outermost call's facts stay until it ends
-        ids.forEach(id -> OPEN.merge(id, new Entry(info, 1), (old, one) -> new Entry(old.info(), old.count() + 1)));
-        return () -> ids.forEach(id -> OPEN.computeIfPresent(id,
-                (k, old) -> old.count() <= 1 ? null : new Entry(old.info(), old.count() - 1)));
+        OPEN.merge(id, new Entry(info, 1), (old, one) -> new Entry(old.info(), old.count() + 1));
+    }
+
+    private static void close(Id id) {
+        OPEN.computeIfPresent(id, (k, old) -> old.count() <= 1 ? null : new Entry(old.info(), old.count() - 1));
     }
 
     /** What the advice knows of {@code client}'s hold of {@code key} with {@code token}, or {@code null}. */

@@ -6,13 +6,13 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -45,6 +45,8 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
     private final Map<ExpressionKey, Expression> cache = new ConcurrentHashMap<>(64);
     private final BeanFactoryResolver beanResolver;
     private final ParameterNameDiscoverer parameterNames = new CachingParameterNameDiscoverer();
+    /** Argument variable names per method, bounded by the application's annotated methods. */
+    private final Map<Method, ArgumentsEvaluationContext.Names> argumentNames = new ConcurrentHashMap<>(64);
 
     /** @param beanFactory resolves {@code @bean} references, or {@code null} for none */
     public LockKeyEvaluator(BeanFactory beanFactory) {
@@ -91,7 +93,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
     public LockKeys keys(LockOperation operation, Object[] args, Object target, Class<?> targetClass) {
         String text = operation.keyExpression();
         Expression expression = expression(operation, targetClass);
-        MethodBasedEvaluationContext context = context(operation, args, target, targetClass);
+        StandardEvaluationContext context = context(operation, args, target, targetClass);
         Object value = value(operation, "key", text, expression, context);
         if (value instanceof java.util.Collection<?> || value != null && value.getClass().isArray()) {
             return new LockKeys(LockKeyChecks.checkElements(operation, text, value), true);
@@ -122,7 +124,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
         Map<String, String> resources = new LinkedHashMap<>();
         Map<String, String> keyOfResource = new LinkedHashMap<>();
         for (String key : keys.keys()) {
-            MethodBasedEvaluationContext context = context(operation, args, target, targetClass);
+            StandardEvaluationContext context = context(operation, args, target, targetClass);
             if (bind) {
                 context.setVariable(LOCK_KEY, key);
             }
@@ -148,24 +150,32 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
     /** Evaluates one attribute's expression for one call and checks the value as keys are checked. */
     private String evaluate(LockOperation operation, String attribute, String text, Expression expression,
                             Object[] args, Object target, Class<?> targetClass, String whenBlank) {
-        MethodBasedEvaluationContext context = context(operation, args, target, targetClass);
+        StandardEvaluationContext context = context(operation, args, target, targetClass);
         return check(operation, attribute, text, expression, context,
                 value(operation, attribute, text, expression, context), whenBlank);
     }
 
-    private MethodBasedEvaluationContext context(LockOperation operation, Object[] args, Object target,
-                                                 Class<?> targetClass) {
+    private StandardEvaluationContext context(LockOperation operation, Object[] args, Object target,
+                                              Class<?> targetClass) {
         LockExpressionRoot root = new LockExpressionRoot(operation.method(), args, target, targetClass);
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
-                parameterNames);
+        StandardEvaluationContext context = new ArgumentsEvaluationContext(root, names(operation.method()), args);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
         return context;
     }
 
+    private ArgumentsEvaluationContext.Names names(Method method) {
+        ArgumentsEvaluationContext.Names names = argumentNames.get(method);
+        if (names == null) {
+            names = argumentNames.computeIfAbsent(method,
+                    m -> new ArgumentsEvaluationContext.Names(m, parameterNames.getParameterNames(m)));
+        }
+        return names;
+    }
+
     private static Object value(LockOperation operation, String attribute, String text, Expression expression,
-                                MethodBasedEvaluationContext context) {
+                                StandardEvaluationContext context) {
         try {
             return expression.getValue(context);
         } catch (EvaluationException e) {
@@ -177,7 +187,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
 
     /** Checks one evaluated single value (a key or a fence) as keys are checked. */
     private static String check(LockOperation operation, String attribute, String text, Expression expression,
-                                MethodBasedEvaluationContext context, Object value, String whenBlank) {
+                                StandardEvaluationContext context, Object value, String whenBlank) {
         String result = value == null ? null : value.toString();
         if (result == null || result.isBlank()) {
             throw new IllegalStateException("@DistributedLock " + attribute + " \"" + text + "\" on "
@@ -219,7 +229,7 @@ public final class LockKeyEvaluator extends CachedExpressionEvaluator {
                 String[] discovered = delegate.getParameterNames(m);
                 return discovered == null ? NONE : discovered;
             });
-            // MethodBasedEvaluationContext only reads the array; null means "unknown", as the delegate says.
+            // The argument names only read the array; null means "unknown", as the delegate says.
             return found == NONE ? null : found;
         }
 

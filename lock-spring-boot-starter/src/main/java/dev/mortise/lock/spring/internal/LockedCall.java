@@ -193,9 +193,10 @@ public final class LockedCall {
             args[operation.fencingArgIndex()] = held.lease().fencingToken();
         }
         // one entry per key, so that a nested call on any key of a multi-key lock re-enters its part
-        List<ActiveLocks.Entry> entries = new ArrayList<>();
+        List<LockLease> parts = leases(held);
+        List<ActiveLocks.Entry> entries = new ArrayList<>(parts.size());
         CallFence bound = fence == null ? null : fence.boundTo(held.lease());
-        for (LockLease part : leases(held)) {
+        for (LockLease part : parts) {
             ActiveLocks.Entry entry = new ActiveLocks.Entry(client, part.key(), held.owner(), part, operation, bound);
             ActiveLocks.push(entry);
             entries.add(entry);
