@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench.report.chart;
 
+import dev.mortise.lock.bench.report.Groups;
 import dev.mortise.lock.bench.subject.Role;
 
 import javax.imageio.ImageIO;
@@ -19,6 +20,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.DoubleFunction;
+import java.util.function.Function;
 
 /**
  * The one chart shape every benchmark picture uses, drawn with Java2D (headless): horizontal bars, one row
@@ -92,10 +94,17 @@ public final class BarChart {
     private final String title;
     private final List<Column> columns;
     private final List<Section> sections = new ArrayList<>();
+    private String floorLegend = "floor (bare round trips)";
 
     public BarChart(String title, Column... columns) {
         this.title = title;
         this.columns = List.of(columns);
+    }
+
+    /** What the legend calls the floor rows, when they are not bare round trips. */
+    public BarChart floorLegend(String text) {
+        this.floorLegend = text;
+        return this;
     }
 
     /** Adds a section of rows under {@code title} (null: no title); each row has a bar per column. */
@@ -109,6 +118,13 @@ public final class BarChart {
         if (!rows.isEmpty()) {
             sections.add(new Section(title, List.copyOf(rows)));
         }
+        return this;
+    }
+
+    /** Adds a section per backend group of {@code results}, in their order, titled as the page titles it. */
+    public <T> BarChart sectionPerGroup(List<T> results, Function<T, String> group, Function<T, Row> row) {
+        results.stream().map(group).distinct().forEach(g -> section(Groups.title(g),
+                results.stream().filter(r -> group.apply(r).equals(g)).map(row).toList()));
         return this;
     }
 
@@ -159,7 +175,7 @@ public final class BarChart {
             String name = switch (role) {
                 case MORTISE -> "Mortise";
                 case PEER -> "peer library";
-                case FLOOR -> "floor (bare round trips)";
+                case FLOOR -> floorLegend;
             };
             g.setColor(colour(role));
             g.fillRect(x, y - 11, 14, 14);

@@ -1,10 +1,8 @@
 package dev.mortise.lock.bench.report.chart;
 
-import dev.mortise.lock.bench.report.Groups;
 import dev.mortise.lock.bench.report.KeySetResult;
 
 import java.util.List;
-import java.util.function.Function;
 
 /** The charts of the read-write and the multi-key tables: a section per backend, Mortise beside its peer. */
 public final class KeySetChart {
@@ -14,22 +12,23 @@ public final class KeySetChart {
 
     /** Read-write: throughput, read p50 with p99, write p50 with p99. */
     public static BarChart readWrite(List<KeySetResult> rows) {
-        return sections(new BarChart("Read-write locks: " + describe(rows) + ", per backend",
+        return new BarChart("Read-write locks: " + describe(rows) + ", per backend",
                 new BarChart.Column("ops/s (reads + writes)", Units::axis),
                 new BarChart.Column("read p50 (bar), p99 (tick)", Units::micros),
-                new BarChart.Column("write p50 (bar), p99 (tick)", Units::micros)), rows,
-                r -> new BarChart.Row(r.label(), r.role(), throughput(r), BarChart.Bar.latency(r.readP50(), r.readP99()),
-                        BarChart.Bar.latency(r.writeP50(), r.writeP99())));
+                new BarChart.Column("write p50 (bar), p99 (tick)", Units::micros))
+                .sectionPerGroup(rows, KeySetResult::group, r -> new BarChart.Row(r.label(), r.role(), throughput(r),
+                        BarChart.Bar.latency(r.readP50(), r.readP99()), BarChart.Bar.latency(r.writeP50(), r.writeP99())));
     }
 
     /** Multi-key: throughput, and p50 with p99 of taking and releasing all keys of an op. */
     public static BarChart multiKey(List<KeySetResult> rows) {
         KeySetResult any = rows.get(0);
-        return sections(new BarChart("Multi-key locks: " + any.threads() + " threads, " + any.keysPerOp()
+        return new BarChart("Multi-key locks: " + any.threads() + " threads, " + any.keysPerOp()
                         + " of " + any.keys() + " keys per op, per backend",
                 new BarChart.Column("ops/s", Units::axis),
-                new BarChart.Column("p50 (bar), p99 (tick)", Units::micros)), rows,
-                r -> new BarChart.Row(r.label(), r.role(), throughput(r), BarChart.Bar.latency(r.writeP50(), r.writeP99())));
+                new BarChart.Column("p50 (bar), p99 (tick)", Units::micros))
+                .sectionPerGroup(rows, KeySetResult::group, r -> new BarChart.Row(r.label(), r.role(), throughput(r),
+                        BarChart.Bar.latency(r.writeP50(), r.writeP99())));
     }
 
     private static String describe(List<KeySetResult> rows) {
@@ -39,11 +38,5 @@ public final class KeySetChart {
 
     private static BarChart.Bar throughput(KeySetResult r) {
         return BarChart.Bar.of(r.opsPerSecond(), Units.whole(r.opsPerSecond(), "ops/s"));
-    }
-
-    private static BarChart sections(BarChart chart, List<KeySetResult> rows, Function<KeySetResult, BarChart.Row> row) {
-        rows.stream().map(KeySetResult::group).distinct().forEach(group -> chart.section(Groups.title(group),
-                rows.stream().filter(r -> r.group().equals(group)).map(row).toList()));
-        return chart;
     }
 }

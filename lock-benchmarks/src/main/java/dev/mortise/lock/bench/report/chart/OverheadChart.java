@@ -14,6 +14,7 @@ public final class OverheadChart {
     public static BarChart of(List<OverheadResult> rows) {
         return new BarChart("Annotation overhead (JMH, in-process backend): ns per call",
                 new BarChart.Column("ns/call (bar), + error 99.9 % (tick)", Units::axis))
+                .floorLegend("baseline (no lock, no proxy)")
                 .section(null, rows.stream().map(r -> new BarChart.Row(r.benchmark(),
                         // "unlocked" is the method without lock or proxy: the floor the others are measured from.
                         r.benchmark().equals("unlocked") ? Role.FLOOR : Role.MORTISE,

@@ -16,13 +16,10 @@ public final class UncontendedCharts {
      * per backend.
      */
     public static BarChart overview(List<UncontendedResult> all) {
-        BarChart chart = new BarChart("Uncontended acquire + release, 1 thread: p50 (bar) and p99 (tick)",
-                new BarChart.Column("latency per cycle", Units::micros));
-        all.stream().map(UncontendedResult::group).distinct().forEach(group -> chart.section(Groups.title(group),
-                all.stream().filter(r -> r.group().equals(group) && r.threads() == 1)
-                        .map(r -> new BarChart.Row(r.label(), r.role(), BarChart.Bar.latency(r.p50(), r.p99())))
-                        .toList()));
-        return chart;
+        return new BarChart("Uncontended acquire + release, 1 thread: p50 (bar) and p99 (tick)",
+                new BarChart.Column("latency per cycle", Units::micros))
+                .sectionPerGroup(all.stream().filter(r -> r.threads() == 1).toList(), UncontendedResult::group,
+                        r -> new BarChart.Row(r.label(), r.role(), BarChart.Bar.latency(r.p50(), r.p99())));
     }
 
     /** One table (one backend, one thread count): p50 with p99, and throughput. */
