@@ -204,7 +204,9 @@ public final class BarChart {
                     .mapToDouble(Bar::value).toArray();
             boolean ticks = section.rows().stream().anyMatch(r -> r.bars().get(column).ticked());
             double scaleMax = niceCeiling(Arrays.stream(values).max().orElse(1) * (ticks ? 1.5 : 1.15) / 4) * 4;
-            axis(g, columns.get(c), columnX(c), top, bottom, scaleMax);
+            if (values.length > 0) { // nothing measured in this column: only the dashes, no scale
+                axis(g, columns.get(c), columnX(c), top, bottom, scaleMax);
+            }
             int rowY = top;
             for (Row row : section.rows()) {
                 bar(g, row, row.bars().get(c), columnX(c), rowY, scaleMax);
