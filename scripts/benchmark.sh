@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the Mortise benchmarks and writes docs/BENCHMARKS.md, docs/benchmarks/latency.png and
-# the raw data in docs/benchmarks/ (see docs/BENCHMARKS.md for what each scenario measures).
+# Runs the Mortise benchmarks and writes docs/BENCHMARKS.md, its charts (docs/benchmarks/latency.png
+# and a PNG per results table) and the raw data in docs/benchmarks/ (see docs/BENCHMARKS.md for what
+# each scenario measures).
 #
 # Builds lock-benchmarks and the modules it needs (tests skipped), then runs
 # dev.mortise.lock.bench.BenchmarkMain, which starts its own servers on free loopback ports
@@ -12,6 +13,9 @@
 #   ./scripts/benchmark.sh --groups redis,postgres      # only some backends
 #   ./scripts/benchmark.sh --scenarios uncontended,handoff,leases,readwrite,multikey,annotation
 #   ./scripts/benchmark.sh --out /tmp/bench             # write elsewhere than docs/
+#   ./scripts/benchmark.sh --report-from docs/benchmarks/results.json
+#                          # measures nothing: renders the page, the charts and the CSVs again from a
+#                          # saved run (after a change of presentation only; the figures stay the run's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,11 +1,13 @@
 package dev.mortise.lock.bench;
 
 import dev.mortise.lock.bench.jmh.AnnotationOverheadRun;
-import dev.mortise.lock.bench.report.ChartWriter;
 import dev.mortise.lock.bench.report.Environment;
 import dev.mortise.lock.bench.report.MarkdownWriter;
 import dev.mortise.lock.bench.report.RawWriter;
+import dev.mortise.lock.bench.report.ResultsReader;
 import dev.mortise.lock.bench.report.RunReport;
+import dev.mortise.lock.bench.report.Versions;
+import dev.mortise.lock.bench.report.chart.BarChart;
 import dev.mortise.lock.bench.run.FenceOverheadRun;
 import dev.mortise.lock.bench.run.HandoffRun;
 import dev.mortise.lock.bench.run.KeySetRun;
@@ -17,14 +19,18 @@ import dev.mortise.lock.bench.run.UncontendedRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Runs the benchmarks and writes the report. For each backend group it starts the real
  * server, runs every scenario against it with Mortise and the peers, and stops it; then
- * the JMH annotation-overhead run; then {@code BENCHMARKS.md}, the chart and the raw data.
+ * the JMH annotation-overhead run; then {@code BENCHMARKS.md}, a chart per table and the raw data.
+ * With {@code --report-from} it measures nothing: it reads a saved {@code results.json} and renders the
+ * page and the charts from it again (for a change of presentation only; the figures stay the run's).
  *
  * <pre>
  * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd]
@@ -36,6 +42,9 @@ import java.util.List;
  *                                          handoff run's; after --quick if both: a short single-scenario
  *                                          run for development)
  *               [--command "the command line to print in the report"]
+ * BenchmarkMain --report-from docs/benchmarks/results.json [--out docs]
+ *               (renders BENCHMARKS.md, the charts and the CSVs from the file; copies it next to them
+ *                when --out is elsewhere; ignores the measuring options)
  * </pre>
  */
 public final class BenchmarkMain {
@@ -51,6 +60,12 @@ public final class BenchmarkMain {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
                 System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
         Options options = Options.parse(args);
+        if (options.reportFrom != null) {
+            write(readReport(options), options.out);
+            System.out.println("Rendered " + options.out.resolve("BENCHMARKS.md") + " from " + options.reportFrom
+                    + " (nothing measured)");
+            return;
+        }
         RunReport report = run(options, new Notes(System.out::println));
         write(report, options.out);
         System.out.println("Wrote " + options.out.resolve("BENCHMARKS.md"));
@@ -64,6 +79,8 @@ public final class BenchmarkMain {
         report.quick = options.timing.smoke();
         report.command = options.command;
         report.environment.putAll(Environment.describe());
+        report.libraries.putAll(Versions.libraries());
+        report.cores = Runtime.getRuntime().availableProcessors();
         Endpoints endpoints = new Endpoints();
         for (String group : options.groups) {
             notes.progress("== " + group);
@@ -117,11 +134,41 @@ public final class BenchmarkMain {
         return report;
     }
 
+    /**
+     * The saved run {@code options.reportFrom} names, marked as rendered from it (the page says so and keeps
+     * the run's command, commit, date and load).
+     */
+    public static RunReport readReport(Options options) throws java.io.IOException {
+        RunReport report = ResultsReader.read(options.reportFrom);
+        report.renderedFrom = options.reportFrom.toString();
+        report.renderCommand = options.commandGiven ? options.command
+                : "BenchmarkMain --report-from " + options.reportFrom;
+        return report;
+    }
+
+    /**
+     * Writes {@code BENCHMARKS.md} into {@code out}, and its charts and raw data into {@code out/benchmarks}.
+     * A measured run writes results.json; a re-rendered one ({@link RunReport#renderedFrom}) keeps the file
+     * it read, copying it there if it is elsewhere, and rewrites only the CSVs derived from it.
+     */
     public static void write(RunReport report, Path out) throws Exception {
         Files.createDirectories(out);
-        Files.writeString(out.resolve("BENCHMARKS.md"), new MarkdownWriter(report).render(), StandardCharsets.UTF_8);
-        RawWriter.write(report, out.resolve("benchmarks"));
-        ChartWriter.write(report, out.resolve("benchmarks/latency.png"));
+        MarkdownWriter markdown = new MarkdownWriter(report);
+        Files.writeString(out.resolve("BENCHMARKS.md"), markdown.render(), StandardCharsets.UTF_8);
+        Path raw = out.resolve("benchmarks");
+        if (report.renderedFrom == null) {
+            RawWriter.write(report, raw);
+        } else {
+            RawWriter.writeTables(report, raw);
+            Path source = Path.of(report.renderedFrom);
+            Path target = raw.resolve("results.json");
+            if (!Files.exists(target) || !Files.isSameFile(source, target)) {
+                Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        for (Map.Entry<String, BarChart> chart : markdown.charts().entrySet()) {
+            chart.getValue().write(raw.resolve(chart.getKey()));
+        }
     }
 
     /** Command-line options. */
@@ -131,6 +178,8 @@ public final class BenchmarkMain {
         Path out = Path.of("docs");
         Timing timing = Timing.fullRun();
         String command = "./scripts/benchmark.sh";
+        boolean commandGiven;
+        Path reportFrom;
         List<String> subjects = List.of();
 
         /** Whether subject {@code id} runs: all do unless {@code --subjects} named some. */
@@ -147,7 +196,11 @@ public final class BenchmarkMain {
                     case "--groups" -> options.groups = List.of(list.get(++i).split(","));
                     case "--scenarios" -> options.scenarios = List.of(list.get(++i).split(","));
                     case "--out" -> options.out = Path.of(list.get(++i));
-                    case "--command" -> options.command = list.get(++i);
+                    case "--command" -> {
+                        options.command = list.get(++i);
+                        options.commandGiven = true;
+                    }
+                    case "--report-from" -> options.reportFrom = Path.of(list.get(++i));
                     case "--subjects" -> options.subjects = List.of(list.get(++i).split(","));
                     case "--durations" -> {
                         String[] ms = list.get(++i).split(",");

@@ -45,6 +45,12 @@ class HarnessSmokeTest {
         assertThat(out.resolve("benchmarks/results.json")).isNotEmptyFile();
         assertThat(Files.readString(out.resolve("benchmarks/uncontended.csv"))).contains("alloc_bytes_per_cycle");
         assertThat(out.resolve("benchmarks/latency.png")).isNotEmptyFile();
+        // The measured path draws a chart per table too.
+        for (String chart : new String[] {"uncontended-local-1.png", "uncontended-local-8.png", "readwrite.png",
+                "multikey.png", "many-leases.png"}) {
+            assertThat(markdown).contains("](benchmarks/" + chart + ")");
+            assertThat(out.resolve("benchmarks").resolve(chart)).isNotEmptyFile();
+        }
         assertThat(out.resolve("benchmarks/keysets.csv")).isNotEmptyFile();
     }
 }

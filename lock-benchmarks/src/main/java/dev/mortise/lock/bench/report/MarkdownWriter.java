@@ -1,30 +1,41 @@
 package dev.mortise.lock.bench.report;
 
+import dev.mortise.lock.bench.report.chart.BarChart;
+import dev.mortise.lock.bench.report.chart.HandoffChart;
+import dev.mortise.lock.bench.report.chart.KeySetChart;
+import dev.mortise.lock.bench.report.chart.ManyLeasesChart;
+import dev.mortise.lock.bench.report.chart.OverheadChart;
+import dev.mortise.lock.bench.report.chart.UncontendedCharts;
 import dev.mortise.lock.bench.subject.Role;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Writes {@code docs/BENCHMARKS.md} from a {@link RunReport}: every number in it comes from the run. */
+/**
+ * Writes {@code docs/BENCHMARKS.md} from a {@link RunReport}: every number in it comes from the run. Each
+ * results table gets a chart, linked right under its heading; {@link #charts()} hands them over to be
+ * drawn, so every link has its picture. A figure the report lacks (NaN, a negative count: not measured,
+ * or absent from an older results.json) prints "—". One instance renders one page; not thread-safe.
+ */
 public final class MarkdownWriter {
-
-    private static final Map<String, String> GROUP_TITLES = Map.of("redis", "Redis", "etcd", "etcd",
-            "zookeeper", "ZooKeeper", "postgres", "JDBC on PostgreSQL", "mariadb", "JDBC on MariaDB",
-            "local", "In-process backend");
 
     private final RunReport report;
     private final StringBuilder out = new StringBuilder();
+    private final Map<String, BarChart> charts = new LinkedHashMap<>();
 
     public MarkdownWriter(RunReport report) {
         this.report = report;
     }
 
+    /** The page. */
     public String render() {
         header();
         targets();
@@ -39,8 +50,45 @@ public final class MarkdownWriter {
         return out.toString();
     }
 
+    /**
+     * The charts the rendered page links, by file name in the {@code benchmarks/} directory next to the page;
+     * filled by {@link #render()}.
+     */
+    public Map<String, BarChart> charts() {
+        return Collections.unmodifiableMap(charts);
+    }
+
     private void line(String text) {
         out.append(text).append('\n');
+    }
+
+    /** Links {@code chart} (drawn later to {@code benchmarks/<file>}) with {@code alt} naming its table. */
+    private void chart(String file, String alt, BarChart chart) {
+        if (charts.put(file, chart) != null) {
+            throw new IllegalStateException("two charts named " + file);
+        }
+        line("![" + alt + "](benchmarks/" + file + ")");
+        line("");
+    }
+
+    /** {@code %.1f}, or "—" when not measured. */
+    private static String decimal(double value) {
+        return Double.isNaN(value) ? "—" : String.format("%.1f", value);
+    }
+
+    /** {@code %,.0f}, or "—" when not measured. */
+    private static String grouped(double value) {
+        return Double.isNaN(value) ? "—" : String.format("%,.0f", value);
+    }
+
+    /** {@code %.0f}, or "—" when not measured. */
+    private static String whole(double value) {
+        return Double.isNaN(value) ? "—" : String.format("%.0f", value);
+    }
+
+    /** {@code %,d}, or "—" for a count that was not recorded (negative). */
+    private static String count(long value) {
+        return value < 0 ? "—" : String.format("%,d", value);
     }
 
     private void header() {
@@ -60,8 +108,15 @@ public final class MarkdownWriter {
         line(report.command);
         line("```");
         line("");
-        line("![Latency per backend and library](benchmarks/latency.png)");
-        line("");
+        if (report.renderedFrom != null) {
+            line("> Rendered again without measuring from this run's raw data, [`benchmarks/results.json`]"
+                    + "(benchmarks/results.json), by `" + (report.renderCommand == null
+                    ? "BenchmarkMain --report-from " + report.renderedFrom : report.renderCommand)
+                    + "`: the figures, the commit, the date and the load are the run's; only the presentation is new.");
+            line("");
+        }
+        chart("latency.png", "Latency per backend and library: uncontended acquire + release, 1 thread, p50 and p99",
+                UncontendedCharts.overview(report.uncontended));
         line("Raw data: [`benchmarks/results.json`](benchmarks/results.json), "
                 + "[`benchmarks/uncontended.csv`](benchmarks/uncontended.csv), "
                 + "[`benchmarks/handoff.csv`](benchmarks/handoff.csv)"
@@ -74,8 +129,7 @@ public final class MarkdownWriter {
         report.environment.forEach((k, v) -> line("| " + k + " | " + v.replace("|", "\\|") + " |"));
         report.servers.forEach((k, v) -> line("| " + k + " server | " + v.replace("|", "\\|") + " |"));
         line("");
-        int cores = Runtime.getRuntime().availableProcessors();
-        line("The machine has **" + cores + " cores** (shared by the servers, the clients and the measuring threads) "
+        line("The machine has **" + (report.cores < 0 ? "—" : report.cores) + " cores** (shared by the servers, the clients and the measuring threads) "
                 + "and was measured as is: no CPU pinning, no isolated cores, loopback network. Absolute numbers are "
                 + "therefore pessimistic, 8-thread runs are CPU-bound, and only the ratios within one table "
                 + "(same run, same server, same machine state) are meant to be compared.");
@@ -84,7 +138,7 @@ public final class MarkdownWriter {
         line("");
         line("| library | version |");
         line("|---|---|");
-        Versions.libraries().forEach((k, v) -> line("| " + k + " | " + v + " |"));
+        report.libraries.forEach((k, v) -> line("| " + k + " | " + v + " |"));
         line("");
         line("</details>");
         line("");
@@ -110,7 +164,7 @@ public final class MarkdownWriter {
     }
 
     private static String title(String group) {
-        return GROUP_TITLES.getOrDefault(group, group);
+        return Groups.title(group);
     }
 
     private static String name(String label, Role role) {
@@ -137,16 +191,18 @@ public final class MarkdownWriter {
                 }
                 Optional<UncontendedResult> bestLatency = Ratios.bestPeerLatency(cell);
                 Optional<UncontendedResult> bestThroughput = Ratios.bestPeerThroughput(cell);
-                line("### " + title(group) + ", " + threads + (threads == 1 ? " thread" : " threads"));
+                String heading = title(group) + ", " + threads + (threads == 1 ? " thread" : " threads");
+                line("### " + heading);
                 line("");
+                chart("uncontended-" + group + "-" + threads + ".png", "Uncontended acquire + release, " + heading
+                        + ": p50, p99 and ops/s per library", UncontendedCharts.table(group, threads, cell));
                 line("| library | p50 µs | p99 µs | ops/s | B/cycle | p50 ÷ floor | p50 ÷ best peer | ops/s ÷ best peer |");
                 line("|---|---:|---:|---:|---:|---:|---:|---:|");
                 for (UncontendedResult r : cell) {
                     boolean isFloor = r.role() == Role.FLOOR;
-                    line(String.format("| %s | %.1f | %.1f | %,.0f | %s | %s | %s | %s |", name(r.label(), r.role()),
-                            r.p50(), r.p99(), r.opsPerSecond(),
-                            Double.isNaN(r.allocatedBytesPerCycle()) ? "—"
-                                    : String.format("%,.0f", r.allocatedBytesPerCycle()),
+                    line(String.format("| %s | %s | %s | %s | %s | %s | %s | %s |", name(r.label(), r.role()),
+                            decimal(r.p50()), decimal(r.p99()), grouped(r.opsPerSecond()),
+                            grouped(r.allocatedBytesPerCycle()),
                             isFloor ? "—" : Ratios.ratio(r.p50(),
                                     Ratios.floorFor(cell, r).map(UncontendedResult::p50).orElse(Double.NaN)),
                             isFloor ? "—" : Ratios.ratio(r.p50(),
@@ -187,17 +243,20 @@ public final class MarkdownWriter {
                 }
                 Optional<HandoffResult> best = cell.stream().filter(r -> r.role() == Role.PEER && r.crossHandoffs() > 0)
                         .min(java.util.Comparator.comparingDouble(HandoffResult::crossP50));
-                line("### " + title(group) + ", " + threads + " threads (" + threads / 2 + " per JVM)");
+                String heading = title(group) + ", " + threads + " threads (" + threads / 2 + " per JVM)";
+                line("### " + heading);
                 line("");
+                chart("handoff-" + group + "-" + threads + ".png", "Contended handoff, " + heading
+                        + ": cross-JVM handoff p50 and p99, and grants per library", HandoffChart.of(group, threads, cell));
                 Optional<UncontendedResult> floor = Ratios.floor(Ratios.sameCell(report.uncontended, group, 1));
                 line("| library | grants (JVM 1 / JVM 2) | handoffs | p50 µs | p99 µs | cross-JVM | cross p50 µs "
                         + "| cross p99 µs | cross p50 ÷ floor | cross p50 ÷ best peer |");
                 line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
                 for (HandoffResult r : cell) {
-                    line(String.format("| %s | %,d (%,d / %,d) | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %s | %s |",
-                            name(r.label(), r.role()), r.grants(), r.grantsJvm0(), r.grantsJvm1(), r.handoffs(),
-                            r.p50(), r.p99(), r.crossHandoffs(),
-                            r.crossP50(), r.crossP99(),
+                    line(String.format("| %s | %s (%s / %s) | %s | %s | %s | %s | %s | %s | %s | %s |",
+                            name(r.label(), r.role()), count(r.grants()), count(r.grantsJvm0()), count(r.grantsJvm1()),
+                            count(r.handoffs()), decimal(r.p50()), decimal(r.p99()), count(r.crossHandoffs()),
+                            decimal(r.crossP50()), decimal(r.crossP99()),
                             Ratios.ratio(r.crossP50(), floor.map(UncontendedResult::p50).orElse(Double.NaN)),
                             Ratios.ratio(r.crossP50(), best.map(HandoffResult::crossP50).orElse(Double.NaN))));
                 }
@@ -215,6 +274,8 @@ public final class MarkdownWriter {
             KeySetResult any = readWrite.get(0);
             line("## Read-write locks (issue 16)");
             line("");
+            chart("readwrite.png", "Read-write locks: ops/s, read and write p50 and p99 per backend and library",
+                    KeySetChart.readWrite(readWrite));
             line(String.format("%d threads in one JVM share %d keys; each op picks a key at random and takes it "
                     + "shared (a read) with probability %d %%, exclusive (a write) otherwise, holds it for a short "
                     + "critical section (`parkNanos(100 µs)`) and releases. Mortise uses `LockSpec.of(key).shared()` "
@@ -234,9 +295,10 @@ public final class MarkdownWriter {
                 Optional<KeySetResult> peer = bestPeer(cell);
                 for (KeySetResult r : cell) {
                     boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
-                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %.1f | %.1f | %,d | %s | %s | %s | %s |",
-                            title(group), name(r.label(), r.role()), r.opsPerSecond(), r.reads(), r.readP50(),
-                            r.readP99(), r.writes(), r.writeP50(), r.writeP99(), r.timeouts(), requests(r),
+                    line(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+                            title(group), name(r.label(), r.role()), grouped(r.opsPerSecond()), count(r.reads()),
+                            decimal(r.readP50()), decimal(r.readP99()), count(r.writes()), decimal(r.writeP50()),
+                            decimal(r.writeP99()), count(r.timeouts()), requests(r),
                             mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
                             mortise ? Ratios.ratio(r.readP50(), peer.get().readP50()) : "—",
                             mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
@@ -248,6 +310,8 @@ public final class MarkdownWriter {
             KeySetResult any = multiKey.get(0);
             line("## Multi-key locks (issue 16)");
             line("");
+            chart("multikey.png", "Multi-key locks: ops/s, p50 and p99 per backend and library",
+                    KeySetChart.multiKey(multiKey));
             line(String.format("%d threads in one JVM; each op takes %d distinct random keys of %d at once (all "
                     + "exclusive; the keys sorted for every library), holds them for `parkNanos(100 µs)` and releases "
                     + "them. Mortise uses `LockClient.tryAcquireAll(keys, wait)`; the peers Redisson's multi-lock "
@@ -263,9 +327,9 @@ public final class MarkdownWriter {
                 Optional<KeySetResult> peer = bestPeer(cell);
                 for (KeySetResult r : cell) {
                     boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
-                    line(String.format("| %s | %s | %,.0f | %,d | %.1f | %.1f | %,d | %s | %s | %s |", title(group),
-                            name(r.label(), r.role()), r.opsPerSecond(), r.writes(), r.writeP50(), r.writeP99(),
-                            r.timeouts(), requests(r),
+                    line(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", title(group),
+                            name(r.label(), r.role()), grouped(r.opsPerSecond()), count(r.writes()),
+                            decimal(r.writeP50()), decimal(r.writeP99()), count(r.timeouts()), requests(r),
                             mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
                             mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
                 }
@@ -291,6 +355,8 @@ public final class MarkdownWriter {
         }
         line("## Many leases held at once");
         line("");
+        chart("many-leases.png", "Many leases held at once: renewal calls and server requests per period, heap "
+                + "bytes per lease, per backend and library", ManyLeasesChart.of(report.manyLeases));
         line("One client acquires N distinct keys with the watchdog-renewed lease and holds them all. The lease is "
                 + "3 s, so the watchdog renews every 1 s (a third of the lease, Redisson's rule); we then count the "
                 + "renewal work for a few periods while nothing else happens. \"Renewal calls\" are calls of "
@@ -307,11 +373,11 @@ public final class MarkdownWriter {
         line("|---|---|---:|---:|---:|---:|---:|---:|");
         for (ManyLeasesResult r : report.manyLeases) {
             boolean counted = r.serverBaselinePerPeriod() >= 0;
-            line(String.format("| %s | %s | %,d | %.1f | %s | %s | %s | %,.0f |", title(r.group()), r.label(),
-                    r.leases(), r.acquireSeconds(),
-                    r.renewCallsPerPeriod() < 0 ? "—" : String.format("%.2f", r.renewCallsPerPeriod()),
+            line(String.format("| %s | %s | %s | %s | %s | %s | %s | %s |", title(r.group()), r.label(),
+                    count(r.leases()), decimal(r.acquireSeconds()),
+                    !(r.renewCallsPerPeriod() >= 0) ? "—" : String.format("%.2f", r.renewCallsPerPeriod()),
                     counted ? String.format("%.1f", r.serverCommandsPerPeriod()) : "—",
-                    counted ? String.format("%.1f", r.serverBaselinePerPeriod()) : "—", r.heapBytesPerLease()));
+                    counted ? String.format("%.1f", r.serverBaselinePerPeriod()) : "—", grouped(r.heapBytesPerLease())));
         }
         line("");
     }
@@ -322,6 +388,8 @@ public final class MarkdownWriter {
         }
         line("## Annotation overhead (JMH)");
         line("");
+        chart("annotation-overhead.png", "Annotation overhead (JMH): ns per call of each benchmark",
+                OverheadChart.of(report.overhead));
         line("The in-process backend, one thread, one key, acquire and release per call; JMH average time. "
                 + "`@DistributedLock` goes through the Spring AOP proxy, the SpEL key and the starter's "
                 + "interceptor; the direct call is `LockClient.acquire` + `close` in a try-with-resources.");
@@ -331,13 +399,13 @@ public final class MarkdownWriter {
         line("| benchmark | what | ns/call | ± (99.9%) | ÷ direct |");
         line("|---|---|---:|---:|---:|");
         for (OverheadResult r : report.overhead) {
-            line(String.format("| %s | %s | %.0f | %.0f | %s |", r.benchmark(), r.description(), r.nsPerCall(),
-                    r.error(), Ratios.ratio(r.nsPerCall(), direct)));
+            line(String.format("| %s | %s | %s | %s | %s |", r.benchmark(), r.description(), whole(r.nsPerCall()),
+                    whole(r.error()), Ratios.ratio(r.nsPerCall(), direct)));
         }
         line("");
-        line(String.format("Annotation overhead (annotated − direct): **%.0f ns per call**.",
-                report.overhead.stream().filter(r -> r.benchmark().equals("annotated"))
-                        .mapToDouble(OverheadResult::nsPerCall).findFirst().orElse(Double.NaN) - direct));
+        line("Annotation overhead (annotated − direct): **" + whole(report.overhead.stream()
+                .filter(r -> r.benchmark().equals("annotated")).mapToDouble(OverheadResult::nsPerCall).findFirst()
+                .orElse(Double.NaN) - direct) + " ns per call**.");
         line("");
     }
 

@@ -14,9 +14,16 @@ public final class RawWriter {
     private RawWriter() {
     }
 
+    /** Writes {@code results.json} and the CSV tables into {@code dir}. */
     public static void write(RunReport report, Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("results.json"), json(report), StandardCharsets.UTF_8);
+        writeTables(report, dir);
+    }
+
+    /** Writes only the CSV tables into {@code dir} (a re-render keeps the results.json it read). */
+    public static void writeTables(RunReport report, Path dir) throws IOException {
+        Files.createDirectories(dir);
         StringBuilder csv = new StringBuilder("group,id,label,role,threads,cycles,seconds,p50_us,p99_us,ops_per_s,alloc_bytes_per_cycle\n");
         for (UncontendedResult r : report.uncontended) {
             csv.append(String.join(",", r.group(), r.id(), quote(r.label()), r.role().name(),
@@ -61,9 +68,10 @@ public final class RawWriter {
         StringBuilder out = new StringBuilder("{\n");
         out.append("  \"command\": ").append(string(report.command)).append(",\n");
         out.append("  \"quick\": ").append(report.quick).append(",\n");
+        out.append("  \"cores\": ").append(report.cores).append(",\n");
         out.append("  \"environment\": ").append(map(report.environment)).append(",\n");
         out.append("  \"servers\": ").append(map(report.servers)).append(",\n");
-        out.append("  \"libraries\": ").append(map(Versions.libraries())).append(",\n");
+        out.append("  \"libraries\": ").append(map(report.libraries)).append(",\n");
         out.append("  \"uncontended\": ").append(records(report.uncontended)).append(",\n");
         out.append("  \"handoff\": ").append(records(report.handoffs)).append(",\n");
         out.append("  \"keySets\": ").append(records(report.keySets)).append(",\n");
@@ -104,7 +112,9 @@ public final class RawWriter {
 
     private static String value(Object value) {
         if (value instanceof Double d) {
-            return d.isNaN() || d.isInfinite() ? "null" : String.format(java.util.Locale.ROOT, "%.3f", d);
+            // Full precision (the shortest text that reads back as the same double): a re-rendered page
+            // (--report-from) computes its ratios and roundings from exactly the measured values.
+            return d.isNaN() || d.isInfinite() ? "null" : d.toString();
         }
         if (value instanceof Number || value instanceof Boolean) {
             return value.toString();

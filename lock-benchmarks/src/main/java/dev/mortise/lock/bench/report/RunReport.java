@@ -10,6 +10,8 @@ public final class RunReport {
 
     public final Map<String, String> environment = new LinkedHashMap<>();
     public final Map<String, String> servers = new LinkedHashMap<>();
+    /** The peer and client library versions the run measured with (filled by the run, read back by {@link ResultsReader}). */
+    public final Map<String, String> libraries = new LinkedHashMap<>();
     public final List<UncontendedResult> uncontended = new ArrayList<>();
     public final List<HandoffResult> handoffs = new ArrayList<>();
     public final List<KeySetResult> keySets = new ArrayList<>();
@@ -18,4 +20,13 @@ public final class RunReport {
     public final List<String> findings = new ArrayList<>();
     public String command = "./scripts/benchmark.sh";
     public boolean quick;
+    /** Cores visible to the run's JVM; -1 if unknown. */
+    public int cores = -1;
+    /**
+     * Set when the report was read back from a results.json instead of measured ({@code --report-from}):
+     * the file as given on the command line; null for a measured run.
+     */
+    public String renderedFrom;
+    /** With {@link #renderedFrom}: the command that rendered the page again. */
+    public String renderCommand;
 }
