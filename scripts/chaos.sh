@@ -47,11 +47,11 @@
 # server-kill, server-kill-volatile (redis, jdbc), leader-kill (etcd, zookeeper),
 # silent-partition (the holder's proxy goes dark both ways without closing anything, then delivers
 # late), release-kill (kill -9 of the holder with its release's reply in flight), renew-stop
-# (SIGSTOP of the holder with a renewal's reply in flight), server-clock-jump (redis, jdbc,
-# zookeeper - ZooKeeper then in a server JVM of its own; not etcd, a Go binary that reads the clock
-# without libc: the server's wall clock jumps 30 s forward and back; needs libfaketime and, for
-# Redis, a C compiler for the clock shim), client-clock-jump (the workers' wall clocks jump 3 min
-# both ways), none.
+# (SIGSTOP of the holder with a renewal's reply in flight), server-clock-jump (redis, jdbc, etcd,
+# zookeeper - ZooKeeper then in a server JVM of its own, etcd under a ptrace clock tracer (a Go
+# binary reads the clock without libc, so no preload moves it): the server's wall clock jumps 30 s
+# forward and back; needs libfaketime and, for Redis and etcd, a C compiler for the clock shim and
+# tracer), client-clock-jump (the workers' wall clocks jump 3 min both ways), none.
 # Without --faults every fault runs; each is described in docs/RELIABILITY.md ("The faults").
 # Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
 # Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,

@@ -27,8 +27,9 @@ import org.apache.curator.test.TestingServer;
  * a fault on one never touches the other. The topology follows the fault: a 3-member etcd
  * cluster or ZooKeeper ensemble for {@link Fault#LEADER_KILL}, a Redis without persistence
  * and a PostgreSQL without fsync for {@link Fault#SERVER_KILL_VOLATILE}, a server whose wall clock
- * jumps for {@link Fault#SERVER_CLOCK_JUMP} (ZooKeeper then in a JVM of its own, {@link ZooKeeperJvm};
- * otherwise in the controller's, curator-test), durable single servers otherwise.
+ * jumps for {@link Fault#SERVER_CLOCK_JUMP} (etcd then under a ptrace clock tracer, ZooKeeper in a JVM
+ * of its own, {@link ZooKeeperJvm}; otherwise in the controller's, curator-test), durable single
+ * servers otherwise.
  */
 public final class BackendServer implements AutoCloseable {
 
@@ -87,11 +88,12 @@ public final class BackendServer implements AutoCloseable {
     }
 
     /**
-     * A durable Redis or PostgreSQL, or a ZooKeeper server, whose wall clock follows an offset
-     * file, for {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim, PostgreSQL through
-     * libfaketime, ZooKeeper through libfaketime on a JVM of its own ({@link ZooKeeperJvm}: the
-     * in-controller server of the other runs would jump the controller's clock with it)
-     * ({@link FakeClock}).
+     * A durable Redis or PostgreSQL, a one-member etcd or a ZooKeeper server, whose wall clock
+     * follows an offset file, for {@link Fault#SERVER_CLOCK_JUMP}: Redis through the clock shim,
+     * PostgreSQL through libfaketime, etcd under the clock tracer (a Go binary reads the clock
+     * without libc, out of reach of a preload library), ZooKeeper through libfaketime on a JVM of
+     * its own ({@link ZooKeeperJvm}: the in-controller server of the other runs would jump the
+     * controller's clock with it) ({@link FakeClock}).
      */
     private static BackendServer withJumpingClock(String backend) {
         FakeClock.OffsetFile clock = FakeClock.OffsetFile.create();
@@ -101,9 +103,9 @@ public final class BackendServer implements AutoCloseable {
                 case "jdbc" -> new PostgresServer().durable().environment(clock.libfaketimeEnvironment());
                 case "zookeeper" -> new ZooKeeperJvm(ChaosRun.workerClasspath())
                         .environment(clock.libfaketimeEnvironment());
-                default -> throw new IllegalArgumentException("server-clock-jump runs on redis, jdbc and zookeeper,"
-                        + " not on " + backend + " (etcd is a Go binary, which reads the clock without libc, so no"
-                        + " LD_PRELOAD library can move it); leave server-clock-jump out of --faults for it");
+                case "etcd" -> new EtcdServer().commandPrefix(clock.tracerCommand());
+                default -> throw new IllegalArgumentException("server-clock-jump runs on redis, jdbc, etcd and"
+                        + " zookeeper, not on " + backend + "; leave server-clock-jump out of --faults for it");
             };
             try {
                 server.start();
@@ -114,6 +116,7 @@ public final class BackendServer implements AutoCloseable {
             return new BackendServer(backend, server, switch (backend) {
                 case "redis" -> "redis-server, AOF appendfsync always, wall clock jumping (LD_PRELOAD clock shim)";
                 case "jdbc" -> "PostgreSQL, fsync and synchronous_commit on, wall clock jumping (libfaketime)";
+                case "etcd" -> "etcd, one member, wall clock jumping (ptrace clock tracer)";
                 default -> "ZooKeeper, one server in its own JVM (curator-test), wall clock jumping (libfaketime)";
             }, clock);
         } catch (RuntimeException e) {

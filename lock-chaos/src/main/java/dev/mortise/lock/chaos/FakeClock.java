@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,11 @@ import java.util.concurrent.TimeUnit;
  *       libfaketime ({@link OffsetFile#libfaketimeEnvironment()}); redis-server through a small
  *       LD_PRELOAD shim built from {@code clockjump.c} ({@link OffsetFile#shimEnvironment()}),
  *       because libfaketime 0.9.10 aborts a jemalloc redis-server at start-up ("Unexpected
- *       recursive calls to clock_gettime()").</li>
+ *       recursive calls to clock_gettime()"); etcd, a Go binary that reads the clock through the
+ *       vDSO without libc, under a ptrace tracer built from {@code clocktrace.c}
+ *       ({@link OffsetFile#tracerCommand()}): it hides the vDSO from the program, so every
+ *       wall-clock read becomes a system call, which a seccomp filter hands to the tracer, which
+ *       answers it with the machine's wall clock plus the offset.</li>
  * </ul>
  */
 public final class FakeClock {
@@ -34,6 +40,7 @@ public final class FakeClock {
     private static final Path LIBRARY = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
 
     private static Path shim;
+    private static Path tracer;
 
     private FakeClock() {
     }
@@ -65,41 +72,63 @@ public final class FakeClock {
      * the machine's {@code cc}.
      */
     static synchronized Path shim() {
-        if (shim != null) {
-            return shim;
+        if (shim == null) {
+            shim = build("clockjump.c", "libclockjump.so", "Redis", "-shared", "-fPIC");
         }
+        return shim;
+    }
+
+    /**
+     * The clock tracer ({@code clocktrace.c}, a resource of this module), compiled once per JVM
+     * with the machine's {@code cc}.
+     */
+    static synchronized Path tracer() {
+        if (tracer == null) {
+            tracer = build("clocktrace.c", "clocktrace", "etcd");
+        }
+        return tracer;
+    }
+
+    /**
+     * Compiles the C resource {@code source} into {@code output} in a temp directory of its own
+     * (readable and executable by every user: a PostgreSQL server runs as {@code postgres}).
+     * {@code backend} names who needs it, for the error a missing {@code cc} gives.
+     */
+    private static Path build(String source, String output, String backend, String... flags) {
         try {
             Path dir = Files.createTempDirectory("mortise-clockjump-");
-            Path source = dir.resolve("clockjump.c");
-            try (InputStream in = FakeClock.class.getResourceAsStream("clockjump.c")) {
+            Path file = dir.resolve(source);
+            try (InputStream in = FakeClock.class.getResourceAsStream(source)) {
                 if (in == null) {
-                    throw new IllegalStateException("clockjump.c is missing from the lock-chaos jar");
+                    throw new IllegalStateException(source + " is missing from the lock-chaos jar");
                 }
-                Files.copy(in, source);
+                Files.copy(in, file);
             }
-            Path library = dir.resolve("libclockjump.so");
+            Path binary = dir.resolve(output);
+            List<String> command = new ArrayList<>(List.of("cc"));
+            command.addAll(List.of(flags));
+            command.addAll(List.of("-O2", "-o", binary.toString(), file.toString()));
             Process cc;
             try {
-                cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
-                        .redirectErrorStream(true).start();
+                cc = new ProcessBuilder(command).redirectErrorStream(true).start();
             } catch (IOException e) {
-                throw new IllegalStateException("server-clock-jump on Redis needs a C compiler ('cc') to build the"
-                        + " clock shim; install gcc, or leave server-clock-jump out of --faults: " + e.getMessage(), e);
+                throw new IllegalStateException("server-clock-jump on " + backend + " needs a C compiler ('cc') to"
+                        + " build " + source + "; install gcc, or leave server-clock-jump out of --faults: "
+                        + e.getMessage(), e);
             }
             String out = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!cc.waitFor(60, TimeUnit.SECONDS) || cc.exitValue() != 0) {
-                throw new IllegalStateException("cc could not build the clock shim " + source + ":\n" + out);
+                throw new IllegalStateException("cc could not build " + file + " (server-clock-jump on " + backend
+                        + "):\n" + out);
             }
-            // Readable by a server that runs as another user (PostgreSQL as 'postgres').
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxr-xr-x"));
-            shim = library;
-            return shim;
+            Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("rwxr-xr-x"));
+            return binary;
         } catch (IOException e) {
-            throw new UncheckedIOException("could not build the clock shim: " + e.getMessage(), e);
+            throw new UncheckedIOException("could not build " + source + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while building the clock shim", e);
+            throw new IllegalStateException("interrupted while building " + source, e);
         }
     }
 
@@ -170,6 +199,16 @@ public final class FakeClock {
         /** The clock shim reading this file (re-read at most every 10 ms): for redis-server. */
         public Map<String, String> shimEnvironment() {
             return Map.of("LD_PRELOAD", shim().toString(), "CLOCKJUMP_FILE", file.toString());
+        }
+
+        /**
+         * The command prefix that runs a program under the clock tracer reading this file
+         * (answers from the file re-read at most every 100 ms): for etcd, a Go binary that reads
+         * the clock without libc, out of reach of any preload library. Put the program's
+         * absolute path and arguments after it.
+         */
+        public List<String> tracerCommand() {
+            return List.of(tracer().toString(), file.toString());
         }
 
         @Override

@@ -82,13 +82,16 @@ public enum Fault {
      * while a worker holds a lock: one round forward by {@link ChaosRun#SERVER_CLOCK_JUMP_MS} and
      * back, the next backward and forward again, each position held half a pause. The monotonic
      * clock is left alone, as an NTP or operator step leaves it. Redis (an LD_PRELOAD shim:
-     * libfaketime cannot start a jemalloc redis-server), PostgreSQL (libfaketime) and ZooKeeper
-     * (libfaketime on a server JVM of its own, {@link ZooKeeperJvm}); not etcd, a Go binary, which
-     * reads the clock without libc. A forward jump expires holds early on Redis and PostgreSQL
-     * (Redis key expiry and the JDBC backend's expiry are the server's wall clock): another worker
-     * is granted the key while the holder's lease is still valid by its own clock - validity
+     * libfaketime cannot start a jemalloc redis-server), PostgreSQL (libfaketime), ZooKeeper
+     * (libfaketime on a server JVM of its own, {@link ZooKeeperJvm}) and a one-member etcd (a Go
+     * binary, which reads the clock through the vDSO without libc: it runs under a ptrace tracer,
+     * {@code clocktrace.c}, that hides the vDSO so the clock is read by system calls, and answers
+     * the wall-clock ones). A forward jump expires holds early on Redis and PostgreSQL (Redis key
+     * expiry and the JDBC backend's expiry are the server's wall clock): another worker is
+     * granted the key while the holder's lease is still valid by its own clock - validity
      * overlaps, reported as UNSAFE - and fencing must still refuse every stale write. ZooKeeper
-     * expires sessions by its monotonic clock, so there nothing is expected to change.
+     * expires sessions by its monotonic clock, and etcd's lessor times leases on Go's monotonic
+     * clock reading, so there nothing is expected to change.
      */
     SERVER_CLOCK_JUMP(Target.SERVER),
     /**
@@ -164,14 +167,13 @@ public enum Fault {
 
     /**
      * Whether the fault makes sense for a backend (a leader needs a cluster; the clock skew is JDBC's;
-     * no library moves etcd's clock).
+     * a Sentinel failover is Redis's).
      */
     public boolean appliesTo(String backend) {
         return switch (this) {
             case LEADER_KILL -> backend.equals("etcd") || backend.equals("zookeeper");
             case SERVER_KILL_VOLATILE -> backend.equals("redis") || backend.equals("jdbc");
             case CLOCK_SKEW -> backend.equals("jdbc");
-            case SERVER_CLOCK_JUMP -> !backend.equals("etcd");
             case FAILOVER, FAILOVER_WAIT -> backend.equals("redis");
             default -> true;
         };

@@ -346,20 +346,23 @@ public final class ReliabilityReport {
               twice the lease + 1 s. The late "renewed" reply must not revive the lease: rules as
               pause. In this run the workers' critical section is one lease long (not the settings'),
               so every hold lives through watchdog renewals.
-            - **server-clock-jump** (Redis, JDBC, ZooKeeper): the lock server's wall clock jumps while a
-              worker holds a lock - one round 30 s forward and back half a pause later, the next 30 s
-              backward and forward again - and its monotonic clock does not, as with an NTP or operator
-              step. Redis runs under an LD_PRELOAD shim (`clockjump.c`: libfaketime 0.9.10 aborts a
-              jemalloc redis-server at start-up), PostgreSQL under libfaketime, and ZooKeeper under
-              libfaketime in a server JVM of its own (not the controller's, as in its other runs), all
-              re-reading an offset file. etcd is left out (a Go binary reads the clock without libc, so
-              no preload reaches it). A forward jump expires holds early on Redis and PostgreSQL -
-              Redis key expiry and the JDBC backend's expiry are the server's wall clock - so another
-              worker may be granted a key whose holder's lease is still valid by its own clock:
-              **validity overlaps**, counted and marked UNSAFE with the verdict saying so, while
-              fencing must still refuse every stale write (**stale accepted** 0). Server-clock tokens
-              (`max(counter + 1, server µs)`) stay increasing across the backward jump. ZooKeeper
-              expires sessions on its monotonic clock (only znode times follow the wall clock), so it
+            - **server-clock-jump** (Redis, JDBC, etcd, ZooKeeper): the lock server's wall clock jumps
+              while a worker holds a lock - one round 30 s forward and back half a pause later, the next
+              30 s backward and forward again - and its monotonic clock does not, as with an NTP or
+              operator step. Redis runs under an LD_PRELOAD shim (`clockjump.c`: libfaketime 0.9.10
+              aborts a jemalloc redis-server at start-up), PostgreSQL under libfaketime, ZooKeeper under
+              libfaketime in a server JVM of its own (not the controller's, as in its other runs), and a
+              one-member etcd - a Go binary, which reads the clock through the vDSO without libc, out of
+              reach of any preload - under a ptrace tracer (`clocktrace.c`): it hides the vDSO from etcd
+              at exec, so Go reads the clock with system calls, and a seccomp filter hands the wall-clock
+              ones to the tracer, which answers them; all re-read an offset file. A forward jump expires
+              holds early on Redis and PostgreSQL - Redis key expiry and the JDBC backend's expiry are
+              the server's wall clock - so another worker may be granted a key whose holder's lease is
+              still valid by its own clock: **validity overlaps**, counted and marked UNSAFE with the
+              verdict saying so, while fencing must still refuse every stale write (**stale accepted**
+              0). Server-clock tokens (`max(counter + 1, server µs)`) stay increasing across the
+              backward jump. ZooKeeper expires sessions on its monotonic clock (only znode times follow
+              the wall clock), and etcd's lessor times leases on Go's monotonic clock reading, so both
               must show no overlap and no lost lease there.
             - **client-clock-jump**: every worker's wall clock jumps 3 minutes forward, then 3 minutes
               backward, then back, while a worker holds a lock (libfaketime with an offset file and

@@ -2,21 +2,33 @@ package dev.mortise.lock.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mortise.lock.tck.server.EtcdServer;
 import dev.mortise.lock.tck.server.RedisServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * The jumping clocks of the clock faults, on real processes: a redis-server under the clock
- * shim, a JVM under libfaketime and the ZooKeeper server JVM of a server-clock-jump run follow
- * the offset file at once; their monotonic clocks do not move.
+ * shim, a JVM under libfaketime, the ZooKeeper server JVM and the etcd (under the ptrace clock
+ * tracer) of a server-clock-jump run follow the offset file at once; their monotonic clocks do
+ * not move.
  */
 class FakeClockTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @Test
     void theOffsetFileHoldsWhatLibfaketimeAndTheShimRead() {
@@ -109,6 +121,76 @@ class FakeClockTest {
         while (Math.abs(lag - expected) > 5_000 && System.nanoTime() < deadline) {
             Thread.sleep(100);
             lag = mtimeLag(client);
+        }
+        return lag;
+    }
+
+    /**
+     * The etcd of a server-clock-jump run runs under the clock tracer: the {@code Date} header of
+     * its HTTP answers (Go's {@code time.Now()}, read through a system call once the tracer hid the
+     * vDSO) is a minute behind the machine's clock after a jump of -60 s, and back after the jump
+     * back. Under the moved clock it serves as usual: a put and a get, a lease granted, kept
+     * alive, and still alive after the clock jumps a minute forward (the lessor times leases on
+     * Go's monotonic clock, which the tracer leaves alone).
+     */
+    @Test
+    void anEtcdUnderTheClockTracerFollowsTheOffsetFileAndServesAsUsual() throws Exception {
+        try (BackendServer server = BackendServer.start("etcd", Fault.SERVER_CLOCK_JUMP);
+             io.etcd.jetcd.Client client = io.etcd.jetcd.Client.builder().endpoints(server.target().split(","))
+                     .build()) {
+            assertThat(server.server()).isInstanceOf(EtcdServer.class);
+            assertThat(server.description()).contains("one member", "ptrace");
+            String endpoint = "http://" + server.endpoints().get(0);
+            assertThat(dateLag(endpoint)).as("before any jump").isBetween(-5_000L, 5_000L);
+
+            server.jumpClock(-60_000);
+            assertThat(dateLagOnceSettled(endpoint, -60_000)).as("Date behind the machine's clock by the jump")
+                    .isBetween(-65_000L, -55_000L);
+            io.etcd.jetcd.ByteSequence key = bytes("mortise/clock-test");
+            client.getKVClient().put(key, bytes("v")).get(10, TimeUnit.SECONDS);
+            assertThat(client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs())
+                    .extracting(kv -> kv.getValue().toString(StandardCharsets.UTF_8)).containsExactly("v");
+            long lease = client.getLeaseClient().grant(10).get(10, TimeUnit.SECONDS).getID();
+            assertThat(client.getLeaseClient().keepAliveOnce(lease).get(10, TimeUnit.SECONDS).getTTL())
+                    .as("kept alive").isPositive();
+
+            server.jumpClock(60_000);
+            assertThat(dateLagOnceSettled(endpoint, 60_000)).as("Date ahead by the jump")
+                    .isBetween(55_000L, 65_000L);
+            assertThat(client.getLeaseClient().timeToLive(lease, io.etcd.jetcd.options.LeaseOption.DEFAULT)
+                    .get(10, TimeUnit.SECONDS).getTTL()).as("a 10 s lease outlives a jump of a minute forward")
+                    .isPositive();
+
+            server.jumpClock(0);
+            assertThat(dateLagOnceSettled(endpoint, 0)).as("and back").isBetween(-5_000L, 5_000L);
+            assertThat(client.getLeaseClient().keepAliveOnce(lease).get(10, TimeUnit.SECONDS).getTTL())
+                    .as("kept alive after the jumps").isPositive();
+        }
+    }
+
+    private static io.etcd.jetcd.ByteSequence bytes(String text) {
+        return io.etcd.jetcd.ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+
+    /** The server's {@code Date} on {@code /health} minus the machine's time of the request, in ms (±1 s: whole seconds). */
+    private static long dateLag(String endpoint) throws Exception {
+        long before = System.currentTimeMillis();
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(endpoint + "/health"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        long after = System.currentTimeMillis();
+        String date = response.headers().firstValue("Date").orElseThrow(
+                () -> new AssertionError("no Date header from " + endpoint + "/health"));
+        long server = ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
+        return server - (before + after) / 2;
+    }
+
+    /** {@link #dateLag} once it is within 5 s of {@code expected}, trying for up to 30 s; the last one otherwise. */
+    private static long dateLagOnceSettled(String endpoint, long expected) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        long lag = dateLag(endpoint);
+        while (Math.abs(lag - expected) > 5_000 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            lag = dateLag(endpoint);
         }
         return lag;
     }

@@ -110,7 +110,7 @@ class NewFaultRulesTest {
         assertThat(Workload.BASIC.defaultFaults()).containsAll(Fault.all());
         assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("redis")).isTrue();
         assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("jdbc")).isTrue();
-        assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("etcd")).as("a Go binary: no preload reaches its clock").isFalse();
+        assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("etcd")).as("under the ptrace clock tracer").isTrue();
         assertThat(Fault.SERVER_CLOCK_JUMP.appliesTo("zookeeper")).as("in a server JVM of its own").isTrue();
         for (String backend : Backends.SUPPORTED) {
             assertThat(Fault.SILENT_PARTITION.appliesTo(backend)).isTrue();

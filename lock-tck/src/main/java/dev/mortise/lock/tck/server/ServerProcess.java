@@ -89,6 +89,23 @@ public abstract class ServerProcess implements AutoCloseable {
         return this;
     }
 
+    private final List<String> commandPrefix = new ArrayList<>();
+
+    /**
+     * Runs the server under a wrapper program from its next start on: {@code prefix} goes in
+     * front of the whole command (and of the {@code env} of {@link #environment}), so the
+     * wrapper starts the server as its child - for example a tracer that moves the server's wall
+     * clock. The wrapper must pass on the signals it gets and exit when the server exits: from
+     * then on {@link #pid()} and the signals of {@link #stop()} and {@link #pause()} reach the
+     * wrapper first ({@link #pause()} and {@link #kill()} also signal its descendants, the server).
+     * Not for the one-time {@link #prepare()} commands.
+     */
+    public ServerProcess commandPrefix(List<String> prefix) {
+        commandPrefix.clear();
+        commandPrefix.addAll(prefix);
+        return this;
+    }
+
     /** Starts the server and waits until it is ready. */
     public ServerProcess start() {
         launch();
@@ -105,7 +122,9 @@ public abstract class ServerProcess implements AutoCloseable {
                 prepare();
                 prepared = true;
             }
-            ProcessBuilder builder = new ProcessBuilder(withEnvironment(command())).directory(dir.toFile())
+            List<String> command = new ArrayList<>(commandPrefix);
+            command.addAll(withEnvironment(command()));
+            ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()));
             process = builder.start();
