@@ -40,7 +40,7 @@ final class HoldActions {
     private volatile Renewer renewer;
 
     HoldActions(LockBackend backend, ClientSettings settings, Validity validity, Events events, Notifier notifier,
-                Messages messages) {
+                Messages messages, KeyGates gates) {
         this.backend = backend;
         this.backendName = backend.name();
         this.settings = settings;
@@ -49,7 +49,7 @@ final class HoldActions {
         this.notifier = notifier;
         this.messages = messages;
         this.ticker = settings.ticker();
-        this.expiry = new ExpiryTimer(backendName, ticker,
+        this.expiry = new ExpiryTimer(backendName, ticker, gates,
                 hold -> loseInBackground(hold, LostReason.EXPIRED, hold.renewalFailure()));
     }
 
