@@ -413,7 +413,7 @@ public final class DefaultLockClient implements LockClient {
             for (Hold hold : gate.holds()) {
                 if (hold.isActive()) {
                     result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
-                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(),
+                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos()), hold.remaining(),
                             hold.renewed, hold.ownerDescription(), hold.mode, hold.holderId()));
                 }
             }

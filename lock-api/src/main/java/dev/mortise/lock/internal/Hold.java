@@ -51,7 +51,6 @@ final class Hold {
     final boolean renewed;
     final KeyGates.Gate gate;
     private final long acquiredAtMillis = System.currentTimeMillis();
-    final long acquiredNanos;
     /** The clock of this hold's lifetime (the client's and its backend's). */
     final Ticker ticker;
 
@@ -81,13 +80,17 @@ final class Hold {
         this.lease = lease;
         this.renewed = renewed;
         this.gate = gate;
-        this.acquiredNanos = grant.requestedAtNanos();
         this.validUntilNanos = validUntilNanos;
         this.confirmedStartNanos = grant.requestedAtNanos();
     }
 
     String key() {
         return grant.key();
+    }
+
+    /** When the hold's first request was sent, on {@link #ticker} (the grant's stamp; not a field: one long less per hold). */
+    long acquiredNanos() {
+        return grant.requestedAtNanos();
     }
 
     /** The opaque id of this hold ({@link HolderIds}), computed once on first use. */
