@@ -23,6 +23,8 @@ public final class RedisKeys {
     /** {@code "{" + enc + "}"}: the hash tag shared by every name of the key. */
     private final String tag;
     private final int slot;
+    /** {@link #lock()}, made once: the acquire and the release of a hold both send it. */
+    private String lock;
 
     private RedisKeys(String prefix, String tag, int slot) {
         this.prefix = prefix;
@@ -38,7 +40,12 @@ public final class RedisKeys {
 
     /** The key holding the owner, with the lease as its TTL. */
     public String lock() {
-        return prefix + ":lock:" + tag;
+        String name = lock;
+        if (name == null) {
+            name = prefix + ":lock:" + tag;
+            lock = name; // racing threads make equal strings; a String is safely published
+        }
+        return name;
     }
 
     /** The counter of fencing tokens; never expires. */
