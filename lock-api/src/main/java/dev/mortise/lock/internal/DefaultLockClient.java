@@ -86,7 +86,7 @@ public final class DefaultLockClient implements LockClient {
         Messages messages = new Messages(backendName);
         Validity validity = new Validity(backend, settings);
         this.notifier = new Notifier(backendName, events);
-        this.actions = new HoldActions(backend, settings, validity, events, notifier, messages);
+        this.actions = new HoldActions(backend, settings, validity, events, notifier, messages, gates);
         this.renewer = new Renewer(backend, validity, gates, actions, notifier, actions.expiry(),
                 settings.defaultLease(), ticker);
         actions.start(renewer);
@@ -413,7 +413,7 @@ public final class DefaultLockClient implements LockClient {
             for (Hold hold : gate.holds()) {
                 if (hold.isActive()) {
                     result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
-                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos), hold.remaining(),
+                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos()), hold.remaining(),
                             hold.renewed, hold.ownerDescription(), hold.mode, hold.holderId()));
                 }
             }

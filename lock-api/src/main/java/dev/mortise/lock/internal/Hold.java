@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 
 /**
@@ -52,7 +51,6 @@ final class Hold {
     final boolean renewed;
     final KeyGates.Gate gate;
     private final long acquiredAtMillis = System.currentTimeMillis();
-    final long acquiredNanos;
     /** The clock of this hold's lifetime (the client's and its backend's). */
     final Ticker ticker;
 
@@ -71,8 +69,6 @@ final class Hold {
     private boolean requestInFlight;
     private LockLostEvent lostEvent;
     private List<Consumer<LockLostEvent>> lostListeners; // created with the first listener
-    private ScheduledFuture<?> expiryCheck;
-    private long expiryCheckAt;
 
     Hold(Grant grant, LockMode mode, Thread ownerThread, String ownerId, Duration lease, boolean renewed,
          KeyGates.Gate gate, long validUntilNanos, Ticker ticker) {
@@ -84,13 +80,17 @@ final class Hold {
         this.lease = lease;
         this.renewed = renewed;
         this.gate = gate;
-        this.acquiredNanos = grant.requestedAtNanos();
         this.validUntilNanos = validUntilNanos;
         this.confirmedStartNanos = grant.requestedAtNanos();
     }
 
     String key() {
         return grant.key();
+    }
+
+    /** When the hold's first request was sent, on {@link #ticker} (the grant's stamp; not a field: one long less per hold). */
+    long acquiredNanos() {
+        return grant.requestedAtNanos();
     }
 
     /** The opaque id of this hold ({@link HolderIds}), computed once on first use. */
@@ -139,7 +139,6 @@ final class Hold {
         }
         if (state == State.ACTIVE) {
             state = State.RELEASING;
-            cancelExpiryCheck();
             return Closing.RELEASE;
         }
         return state == State.LOST && !serverReleaseTaken ? Closing.CLEAR_STALE : Closing.NOTHING;
@@ -181,7 +180,6 @@ final class Hold {
             }
             state = State.LOST;
             lostEvent = event;
-            cancelExpiryCheck();
             toCall = lostListeners == null ? List.of() : lostListeners;
             lostListeners = null;
             notifyAll(); // an extend waiting for the watchdog's request gives up
@@ -279,7 +277,7 @@ final class Hold {
      * the deadline had already passed when the answer arrived: a lease that stopped being valid
      * never becomes valid again ({@link Confirmation#TOO_LATE}: the caller loses it as expired).
      *
-     * @return {@link Confirmation#APPLIED_EARLIER} if the expiry check must be moved earlier
+     * @return {@link Confirmation#APPLIED_EARLIER} if the deadline moved earlier (the expiry timer must be told)
      */
     synchronized Confirmation confirmed(long startNanos, long deadline, Duration newLease) {
         if (state != State.ACTIVE) {
@@ -288,12 +286,12 @@ final class Hold {
         if (ticker.read() - validUntilNanos >= 0) {
             return Confirmation.TOO_LATE;
         }
+        boolean earlier = deadline - validUntilNanos < 0;
         confirmedStartNanos = startNanos;
         validUntilNanos = deadline;
         renewalFailure = null;
         lease = newLease;
-        return expiryCheck != null && deadline - expiryCheckAt < 0 ? Confirmation.APPLIED_EARLIER
-                : Confirmation.APPLIED;
+        return earlier ? Confirmation.APPLIED_EARLIER : Confirmation.APPLIED;
     }
 
     /**
@@ -301,14 +299,14 @@ final class Hold {
      * soon as it arrives, so the deadline becomes the earlier of the current one and what the
      * request would set. Only a confirmation raises it again.
      *
-     * @return true if the expiry check must be moved earlier
+     * @return true if the deadline moved earlier (the expiry timer must be told)
      */
     synchronized boolean unconfirmed(long deadlineIfApplied) {
         if (state != State.ACTIVE || deadlineIfApplied - validUntilNanos >= 0) {
             return false;
         }
         validUntilNanos = deadlineIfApplied;
-        return expiryCheck != null && deadlineIfApplied - expiryCheckAt < 0;
+        return true;
     }
 
     void renewalFailed(Throwable failure) {
@@ -320,23 +318,6 @@ final class Hold {
     }
 
     // ---- expiry -------------------------------------------------------------------------
-
-    synchronized void expiryCheck(ScheduledFuture<?> check, long at) {
-        cancelExpiryCheck();
-        if (state == State.ACTIVE) {
-            expiryCheck = check;
-            expiryCheckAt = at;
-        } else {
-            check.cancel(false);
-        }
-    }
-
-    private void cancelExpiryCheck() {
-        if (expiryCheck != null) {
-            expiryCheck.cancel(false);
-            expiryCheck = null;
-        }
-    }
 
     long confirmedStartNanos() {
         return confirmedStartNanos;

@@ -38,9 +38,11 @@ final class HoldActions {
     /** The clock of lease time (the backend's). */
     private final Ticker ticker;
     private volatile Renewer renewer;
+    /** The release call, made once: {@code backend::release} would be a new object per release. */
+    private final java.util.function.Predicate<dev.mortise.lock.spi.Grant> releaseCall;
 
     HoldActions(LockBackend backend, ClientSettings settings, Validity validity, Events events, Notifier notifier,
-                Messages messages) {
+                Messages messages, KeyGates gates) {
         this.backend = backend;
         this.backendName = backend.name();
         this.settings = settings;
@@ -49,7 +51,8 @@ final class HoldActions {
         this.notifier = notifier;
         this.messages = messages;
         this.ticker = settings.ticker();
-        this.expiry = new ExpiryTimer(backendName, ticker,
+        this.releaseCall = backend::release;
+        this.expiry = new ExpiryTimer(backendName, ticker, gates,
                 hold -> loseInBackground(hold, LostReason.EXPIRED, hold.renewalFailure()));
     }
 
@@ -88,7 +91,7 @@ final class HoldActions {
     }
 
     private LockBackendException release(Hold hold) {
-        return end(hold, backend::release);
+        return end(hold, releaseCall);
     }
 
     /** Sets the server lease of a hold being released to {@code linger} instead of deleting it. */
@@ -112,7 +115,7 @@ final class HoldActions {
             if (serverCall.test(hold.grant)) {
                 hold.released();
                 events.fire(LockEvent.Type.RELEASED, hold.key(), hold.mode, hold.grant.fencingToken(),
-                        ticker.read() - hold.acquiredNanos, null);
+                        ticker.read() - hold.acquiredNanos(), null);
             } else {
                 announce(hold, hold.releaseRefused(event(hold, LostReason.MISSING_AT_RELEASE, null)), true);
             }
@@ -257,7 +260,7 @@ final class HoldActions {
         LockLostEvent event = hold.lostEvent();
         log.warn("Lock '{}' on backend '{}' (token {}) was lost: {}", hold.key(), backendName,
                 hold.grant.fencingToken(), event.reason(), event.cause());
-        long heldNanos = ticker.read() - hold.acquiredNanos;
+        long heldNanos = ticker.read() - hold.acquiredNanos();
         if (tellHere) {
             notifier.lostHere(event, hold.mode, heldNanos, listeners);
         } else {
@@ -267,7 +270,7 @@ final class HoldActions {
 
     private LockLostEvent event(Hold hold, LostReason reason, Throwable cause) {
         return new LockLostEvent(hold.key(), backendName, hold.grant.fencingToken(), reason, Instant.now(),
-                Duration.ofNanos(ticker.read() - hold.acquiredNanos), cause);
+                Duration.ofNanos(ticker.read() - hold.acquiredNanos()), cause);
     }
 
     /** Ends an active hold as FORCE_RELEASED and deletes it on the server; false if it was not active. */

@@ -46,8 +46,12 @@ final class KeyGates {
         private int users; // guarded by the map's bin lock (compute)
         /** The client's holds on this key (copy on write, guarded by this for writes). */
         private volatile Hold[] holds = NONE;
-        /** Requests on their way to the server (guarded by this), created lazily: usually at most one. */
-        private List<Pending> pending;
+        /**
+         * Requests on their way to the server (guarded by this): usually at most one, kept in a
+         * field; more (shared callers asking at once) in a list created lazily.
+         */
+        private Pending pendingOne;
+        private List<Pending> pendingMore;
 
         private Gate(KeyGates owner, String key) {
             this.owner = owner;
@@ -151,14 +155,28 @@ final class KeyGates {
          * {@code previous} (a request of the same caller that produced no hold), if any.
          */
         synchronized Pending expect(Pending previous, String requestOwner) {
-            if (pending == null) {
-                pending = new ArrayList<>(2);
-            } else if (previous != null) {
-                pending.remove(previous);
+            if (previous != null) {
+                forget(previous);
             }
             Pending next = new Pending(requestOwner);
-            pending.add(next);
+            if (pendingOne == null) {
+                pendingOne = next;
+            } else {
+                if (pendingMore == null) {
+                    pendingMore = new ArrayList<>(2);
+                }
+                pendingMore.add(next);
+            }
             return next;
+        }
+
+        /** Drops a request from the pending ones (guarded by this). */
+        private void forget(Pending request) {
+            if (pendingOne == request) {
+                pendingOne = null;
+            } else if (pendingMore != null) {
+                pendingMore.remove(request);
+            }
         }
 
         /**
@@ -170,9 +188,7 @@ final class KeyGates {
             Hold[] next = java.util.Arrays.copyOf(now, now.length + 1);
             next[now.length] = granted;
             holds = next;
-            if (pending != null) {
-                pending.remove(request);
-            }
+            forget(request);
             return request.lost ? EarlyState.LOST : request.suspended ? EarlyState.SUSPENDED : EarlyState.NONE;
         }
 
@@ -186,8 +202,11 @@ final class KeyGates {
                     return hold;
                 }
             }
-            if (pending != null) {
-                for (Pending request : pending) {
+            if (pendingOne != null && pendingOne.owner.equals(grantOwner)) {
+                pendingOne.record(event, cause);
+            }
+            if (pendingMore != null) {
+                for (Pending request : pendingMore) {
                     if (request.owner.equals(grantOwner)) {
                         request.record(event, cause);
                     }
@@ -205,8 +224,8 @@ final class KeyGates {
                 if (ended != null) {
                     removeHold(ended);
                 }
-                if (request != null && pending != null) {
-                    pending.remove(request);
+                if (request != null) {
+                    forget(request);
                 }
             }
             giveBack(mode);

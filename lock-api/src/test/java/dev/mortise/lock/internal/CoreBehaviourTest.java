@@ -144,6 +144,33 @@ class CoreBehaviourTest {
         }
     }
 
+    /**
+     * The expiry timer keeps one check at the earliest deadline it knows of: a hold armed after a
+     * longer one, and a hold whose deadline {@code extend} lowered, must each move that check
+     * earlier and be told lost near their own deadline, long before the longest lease ends.
+     */
+    @Test
+    void eachHoldIsToldExpiredAtItsOwnDeadlineWhateverTheOrderItWasArmedIn() throws Exception {
+        try (LockClient client = LockClient.builder(LocalLockBackend.create()).build()) {
+            long start = System.nanoTime();
+            LockLease longest = client.acquire(LockSpec.of("long").lease(Duration.ofSeconds(20)));
+            LockLease lowered = client.acquire(LockSpec.of("lowered").lease(Duration.ofSeconds(20)));
+            LockLease shortest = client.acquire(LockSpec.of("short").lease(Duration.ofMillis(300)));
+            CompletableFuture<Long> shortLost = new CompletableFuture<>();
+            CompletableFuture<Long> loweredLost = new CompletableFuture<>();
+            shortest.onLost(event -> shortLost.complete(System.nanoTime() - start));
+            lowered.onLost(event -> loweredLost.complete(System.nanoTime() - start));
+            lowered.extend(Duration.ofMillis(300));
+            // Wide slack for a loaded machine: the point is "at their own deadline", not "at the longest one".
+            assertThat(shortLost.get(10, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(10));
+            assertThat(loweredLost.get(10, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(10));
+            assertThat(longest.isValid()).isTrue();
+            longest.close();
+            assertThatThrownBy(shortest::close).isInstanceOf(LockLostException.class);
+            assertThatThrownBy(lowered::close).isInstanceOf(LockLostException.class);
+        }
+    }
+
     @Test
     void lossFoundByTheWatchdogIsToldOffTheWatchdogThread() throws Exception {
         LocalLockBackend local = LocalLockBackend.create();

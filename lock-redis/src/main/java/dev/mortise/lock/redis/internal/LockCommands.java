@@ -97,7 +97,7 @@ public final class LockCommands {
         return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
                 leaseText.of(lease), clock, mark ? markText.of(markTtl) : "0",
-                mark ? millis(Duration.ofNanos(Deadlines.left(deadline))) : "0");
+                mark ? millisOfNanos(Deadlines.left(deadline)) : "0");
     }
 
     private ScriptCall acquireSharedCall(RedisKeys keys, String owner, Duration lease) {
@@ -108,6 +108,11 @@ public final class LockCommands {
 
     private static String millis(Duration duration) {
         return Long.toString(Math.max(1, duration.toMillis()));
+    }
+
+    /** As {@link #millis}, for nanoseconds: no Duration per waiting acquire. */
+    private static String millisOfNanos(long nanos) {
+        return Long.toString(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos)));
     }
 
     /**

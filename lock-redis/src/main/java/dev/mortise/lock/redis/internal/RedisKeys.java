@@ -22,23 +22,30 @@ public final class RedisKeys {
     private final String prefix;
     /** {@code "{" + enc + "}"}: the hash tag shared by every name of the key. */
     private final String tag;
-    private final int slot;
+    /** The Cluster slot, or -1 until asked for: only a Cluster needs it, so a single node never computes it. */
+    private int slot = -1;
+    /** {@link #lock()}, made once: the acquire and the release of a hold both send it. */
+    private String lock;
 
-    private RedisKeys(String prefix, String tag, int slot) {
+    private RedisKeys(String prefix, String tag) {
         this.prefix = prefix;
         this.tag = tag;
-        this.slot = slot;
     }
 
     /** Encodes {@code key} injectively under {@code prefix} (which must contain no brace). */
     public static RedisKeys of(String prefix, String key) {
         String enc = encode(key);
-        return new RedisKeys(prefix, "{" + enc + "}", Crc16.slot(enc));
+        return new RedisKeys(prefix, "{" + enc + "}");
     }
 
     /** The key holding the owner, with the lease as its TTL. */
     public String lock() {
-        return prefix + ":lock:" + tag;
+        String name = lock;
+        if (name == null) {
+            name = prefix + ":lock:" + tag;
+            lock = name; // racing threads make equal strings; a String is safely published
+        }
+        return name;
     }
 
     /** The counter of fencing tokens; never expires. */
@@ -82,7 +89,12 @@ public final class RedisKeys {
 
     /** The Redis Cluster slot of all of them. */
     public int slot() {
-        return slot;
+        int s = slot;
+        if (s < 0) {
+            s = Crc16.slot(tag.substring(1, tag.length() - 1)); // the slot of enc, the tag's inside
+            slot = s; // racing threads compute the same value
+        }
+        return s;
     }
 
     @Override
