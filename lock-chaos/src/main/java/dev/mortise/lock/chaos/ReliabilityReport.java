@@ -403,7 +403,11 @@ public final class ReliabilityReport {
             the third slot's workers are killed and replaced. The curves are drawn to
             [reliability-soak.svg](reliability-soak.svg) next to this page (one line per worker JVM; a
             killed worker's line ends and its replacement's starts), with the figures in
-            `lock-chaos/target/chaos/soak.json`.
+            `lock-chaos/target/chaos/soak.json`. Two backends at a time halve the time: run
+            `./scripts/chaos.sh redis etcd --soak 30m --out A --doc none` and the same for zookeeper jdbc
+            with `--out B` side by side, then `./scripts/chaos.sh --soak-chart-from A/soak.json,B/soak.json`
+            draws one picture of both. The published soak's `soak.json` files are kept in
+            `lock-chaos/results/` (named after the date and the backends).
             """;
 
     /** Cores, CPU model, memory, OS and JVM: enough to compare runs. */

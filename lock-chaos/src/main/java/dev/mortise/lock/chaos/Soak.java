@@ -181,8 +181,9 @@ public final class Soak {
         return passed;
     }
 
+    /** A backend's entry starts with its name and verdict (the run's result inside it names the backend too). */
     private static final java.util.regex.Pattern BACKEND = java.util.regex.Pattern.compile(
-            "\\{\"backend\":\"([^\"]+)\".*?\"resources\":(\\{.*?}),\"result\":", java.util.regex.Pattern.DOTALL);
+            "\\{\"backend\":\"([^\"]+)\",\"passed\":.*?\"resources\":(\\{.*?}),\"result\":", java.util.regex.Pattern.DOTALL);
     private static final java.util.regex.Pattern RESOURCE = java.util.regex.Pattern.compile("\"([A-Z_]+)\":\\{([^}]*)}");
     private static final java.util.regex.Pattern WORKER = java.util.regex.Pattern.compile("\"([^\"]+)\":\\[([^\\]]*)]");
 

@@ -62,22 +62,27 @@ class SoakTest {
         assertThat(Charts.soakSvg(series, "soak", 60)).startsWith("<svg").contains("<polyline").contains("9 min", ">w1<").endsWith("</svg>\n");
     }
 
+    /** A run's result as RunResult.toJson writes it: it names its backend too. */
+    private static String result(String backend) {
+        return "{\"backend\":\"" + backend + "\",\"fault\":\"none\",\"keys\":[\"a\"],\"takeoverMs\":[1,2]}";
+    }
+
     @Test
     void soaksRunAsSeparateCommandsDrawOnePictureOfAllTheirBackends() {
         Map<String, Map<String, List<Long>>> redis = Map.of("HEAP_BYTES", Map.of("w0", List.of(10L, 11L, 12L)),
                 "THREADS", Map.of("w0", List.of(60L, 61L, 62L), "w1", List.of(63L, 64L)));
         Map<String, Map<String, List<Long>>> jdbc = Map.of("HEAP_BYTES", Map.of("w2", List.of(20L, 21L)));
         String first = Soak.soakJson(Duration.ofMinutes(30), Duration.ofMinutes(1), "a \"machine\"",
-                List.of(Soak.backendJson("redis", List.of("w9 THREADS grew: [1, 2]"), redis, "{\"x\":[1]}")));
+                List.of(Soak.backendJson("redis", List.of("w9 THREADS grew: [1, 2]"), redis, result("redis"))));
         String second = Soak.soakJson(Duration.ofMinutes(30), Duration.ofMinutes(1), "m",
-                List.of(Soak.backendJson("etcd", List.of(), Map.of(), "{}"),
-                        Soak.backendJson("jdbc", List.of(), jdbc, "{\"y\":{}}")));
+                List.of(Soak.backendJson("etcd", List.of(), Map.of("HEAP_BYTES", Map.of("w0", List.of(5L, 6L))),
+                                result("etcd")), Soak.backendJson("jdbc", List.of(), jdbc, result("jdbc"))));
 
         String svg = Soak.chartFromJson(List.of(first, second));
 
-        assertThat(svg).startsWith("<svg").contains(">redis w0<", ">redis w1<", ">jdbc w2<")
+        assertThat(svg).startsWith("<svg").contains(">redis w0<", ">redis w1<", ">etcd w0<", ">jdbc w2<")
                 .contains("30 min per backend; redis, etcd, jdbc").endsWith("</svg>\n");
-        assertThat(svg.split("<polyline", -1)).hasSize(1 + 4);
+        assertThat(svg.split("<polyline", -1)).hasSize(1 + 5);
         assertThatThrownBy(() -> Soak.chartFromJson(List.of("{}"))).hasMessageContaining("--soak-chart-from");
         assertThatThrownBy(() -> Soak.chartFromJson(List.of(first,
                 first.replace("\"sampleEveryMs\":60000", "\"sampleEveryMs\":30000"))))
