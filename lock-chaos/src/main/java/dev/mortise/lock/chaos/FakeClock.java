@@ -94,6 +94,8 @@ public final class FakeClock {
      * (readable and executable by every user: a PostgreSQL server runs as {@code postgres}).
      * {@code backend} names who needs it, for the error a missing {@code cc} gives.
      */
+    private static final String OFFSET_HEADER = "offset.h";
+
     private static Path build(String source, String output, String backend, String... flags) {
         try {
             Path dir = Files.createTempDirectory("mortise-clockjump-");
@@ -103,6 +105,12 @@ public final class FakeClock {
                     throw new IllegalStateException(source + " is missing from the lock-chaos jar");
                 }
                 Files.copy(in, file);
+            }
+            try (InputStream in = FakeClock.class.getResourceAsStream(OFFSET_HEADER)) {
+                if (in == null) {
+                    throw new IllegalStateException(OFFSET_HEADER + " is missing from the lock-chaos jar");
+                }
+                Files.copy(in, dir.resolve(OFFSET_HEADER)); // the offset parsing both sources include
             }
             Path binary = dir.resolve(output);
             List<String> command = new ArrayList<>(List.of("cc"));

@@ -22,24 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "offset.h"
+
 static volatile long long offset_ns;
 static volatile long long read_at_ns = -1;
 
 static int raw_clock(clockid_t clock, struct timespec *ts) {
     return (int) syscall(SYS_clock_gettime, clock, ts);
-}
-
-static long long parse(const char *s) {
-    int sign = 1;
-    long long whole = 0, frac = 0, scale = 1000000000LL;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s == '+') s++; else if (*s == '-') { sign = -1; s++; }
-    while (*s >= '0' && *s <= '9') whole = whole * 10 + (*s++ - '0');
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9' && scale > 1) { scale /= 10; frac += (*s++ - '0') * scale; }
-    }
-    return sign * (whole * 1000000000LL + frac);
 }
 
 static long long current_offset(void) {
@@ -59,7 +48,7 @@ static long long current_offset(void) {
             close(fd);
             if (n > 0) {
                 buf[n] = 0;
-                offset = parse(buf);
+                offset = parse_offset(buf);
             }
         }
     }

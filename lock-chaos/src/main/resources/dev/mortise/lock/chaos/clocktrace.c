@@ -53,6 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "offset.h"
+
 #ifndef __x86_64__
 #error "clocktrace reads and writes x86-64 registers"
 #endif
@@ -72,19 +74,6 @@ static long long mono_ns(void) {
     return now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-static long long parse(const char *s) {
-    int sign = 1;
-    long long whole = 0, frac = 0, scale = 1000000000LL;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s == '+') s++; else if (*s == '-') { sign = -1; s++; }
-    while (*s >= '0' && *s <= '9') whole = whole * 10 + (*s++ - '0');
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9' && scale > 1) { scale /= 10; frac += (*s++ - '0') * scale; }
-    }
-    return sign * (whole * 1000000000LL + frac);
-}
-
 static long long current_offset(void) {
     long long mono = mono_ns();
     if (read_at_ns >= 0 && mono - read_at_ns < RELOAD_NS) {
@@ -98,7 +87,7 @@ static long long current_offset(void) {
         close(fd);
         if (n > 0) {
             buf[n] = 0;
-            offset = parse(buf);
+            offset = parse_offset(buf);
         }
     }
     offset_ns = offset;

@@ -116,13 +116,23 @@ class FakeClockTest {
     /** {@link #mtimeLag} once it is within 5 s of {@code expected}, trying for up to 30 s; the last one otherwise. */
     private static long lagOnceSettled(org.apache.curator.framework.CuratorFramework client, long expected)
             throws Exception {
+        return onceSettled(() -> mtimeLag(client), expected);
+    }
+
+    /** A server's clock lag, read again; throws what reading it throws. */
+    private interface Lag {
+        long read() throws Exception;
+    }
+
+    /** {@code lag} once it is within 5 s of {@code expected}, trying for up to 30 s; the last reading otherwise. */
+    private static long onceSettled(Lag lag, long expected) throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;
-        long lag = mtimeLag(client);
-        while (Math.abs(lag - expected) > 5_000 && System.nanoTime() < deadline) {
+        long last = lag.read();
+        while (Math.abs(last - expected) > 5_000 && System.nanoTime() < deadline) {
             Thread.sleep(100);
-            lag = mtimeLag(client);
+            last = lag.read();
         }
-        return lag;
+        return last;
     }
 
     /**
@@ -186,13 +196,7 @@ class FakeClockTest {
 
     /** {@link #dateLag} once it is within 5 s of {@code expected}, trying for up to 30 s; the last one otherwise. */
     private static long dateLagOnceSettled(String endpoint, long expected) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        long lag = dateLag(endpoint);
-        while (Math.abs(lag - expected) > 5_000 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            lag = dateLag(endpoint);
-        }
-        return lag;
+        return onceSettled(() -> dateLag(endpoint), expected);
     }
 
     private static RedisServer redisOf(BackendServer server) {
