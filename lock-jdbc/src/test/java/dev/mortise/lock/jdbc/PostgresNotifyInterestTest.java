@@ -114,7 +114,7 @@ class PostgresNotifyInterestTest {
         LockLease held = holder.acquire(LockSpec.of(key).lease(POLL));
         CompletableFuture<LockLease> waiting = CompletableFuture.supplyAsync(
                 () -> waiter.acquire(LockSpec.of(key).lease(POLL).waitFor(Duration.ofMinutes(2))));
-        Thread.sleep(1000);
+        awaitWaiters(key, 1);
         assertThat(waiting).isNotDone();
         long released = System.nanoTime();
         held.close();
@@ -135,11 +135,16 @@ class PostgresNotifyInterestTest {
             waiting.add(CompletableFuture.supplyAsync(
                     () -> readers.acquire(LockSpec.of(key).shared().lease(POLL).waitFor(Duration.ofMinutes(2)))));
         }
-        Thread.sleep(1000);
+        awaitWaiters(key, 2);
         held.close();
+        // both are granted before either leaves: a reader leaving while the other still waits frees the
+        // row for a waiter, which rightly notifies (CI saw 2 when the first was closed before the second's retry)
+        List<LockLease> granted = new ArrayList<>();
         for (CompletableFuture<LockLease> reader : waiting) {
-            LockLease granted = reader.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS);
-            CompletableFuture.runAsync(granted::close).get(30, TimeUnit.SECONDS);
+            granted.add(reader.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS));
+        }
+        for (LockLease lease : granted) {
+            CompletableFuture.runAsync(lease::close).get(30, TimeUnit.SECONDS);
         }
         assertThat(notifies(key, 1000)).as("the writer's release notifies once; the readers' releases do not")
                 .isEqualTo(1);
@@ -295,6 +300,30 @@ class PostgresNotifyInterestTest {
         int before = notifies(key, 500);
         upgraded.acquire(LockSpec.of(key).lease(POLL)).close();
         assertThat(notifies(key, 500) - before).as("after createTableIfMissing added the column").isZero();
+    }
+
+    /**
+     * Waits until the row records {@code count} waiters, so the release after it is surely one they
+     * wait for (a fixed sleep is not enough on a loaded machine).
+     */
+    private static void awaitWaiters(String key, int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int seen = -1;
+        while (System.nanoTime() < deadline) {
+            try (Connection c = TestDatabases.postgres().getConnection();
+                 java.sql.PreparedStatement s = c.prepareStatement("SELECT COALESCE((SELECT count(*) FROM"
+                         + " jsonb_object_keys(waiters)), 0) FROM mortise_locks WHERE lock_key = ?")) {
+                s.setString(1, key);
+                try (java.sql.ResultSet rows = s.executeQuery()) {
+                    seen = rows.next() ? rows.getInt(1) : 0;
+                }
+            }
+            if (seen >= count) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the row of " + key + " records " + seen + " waiters after 30 s, expected " + count);
     }
 
     /** The row's waiters and the database's time in µs, for messages. */
