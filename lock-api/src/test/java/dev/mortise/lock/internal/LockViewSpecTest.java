@@ -40,13 +40,14 @@ class LockViewSpecTest {
 
     @Test
     void aViewWithoutAnExplicitLeaseIsRenewed() throws Exception {
-        try (LockClient client = LockClient.builder(LocalLockBackend.create()).defaultLease(Duration.ofMillis(300))
+        // renewed every second; over two leases pass, so a stall shorter than two thirds of the lease cannot end it
+        try (LockClient client = LockClient.builder(LocalLockBackend.create()).defaultLease(Duration.ofSeconds(3))
                 .build()) {
             Lock view = client.asLock(LockSpec.of("k"));
             view.lock();
             try {
                 assertThat(only(client).renewed()).isTrue();
-                Thread.sleep(900);
+                Thread.sleep(7000);
                 assertThat(otherThreadGets(client.asLock("k"))).as("renewed past its lease").isFalse();
             } finally {
                 view.unlock();

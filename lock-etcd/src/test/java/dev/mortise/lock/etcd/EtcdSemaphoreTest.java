@@ -170,6 +170,7 @@ class EtcdSemaphoreTest {
         PermitLease held = holderSide.acquire(Duration.ofSeconds(5));
         first.tryAcquire(); // open both clients' session leases
         second.tryAcquire();
+        double watchers = EtcdMetrics.read(server.endpoint(), "etcd_debugging_mvcc_watcher_total");
         CompletableFuture<PermitLease> firstWaits = CompletableFuture.supplyAsync(
                 () -> first.acquire(Duration.ofSeconds(60)));
         EtcdLockBackendTest.await(Duration.ofSeconds(10), () -> keys() == 2,
@@ -178,7 +179,15 @@ class EtcdSemaphoreTest {
                 () -> second.acquire(Duration.ofSeconds(60)));
         EtcdLockBackendTest.await(Duration.ofSeconds(10), () -> keys() == 3,
                 "the second waiter queued");
-        Thread.sleep(300); // both watches in place
+        // both watches in place on the server (created asynchronously after the queue keys): a watch created
+        // after the release would show as a Watch request, and see the release as its first event
+        // (a soft wait: the server's count also moves with other clients' watches ending, so it only bounds the wait)
+        long watchesDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (EtcdMetrics.read(server.endpoint(), "etcd_debugging_mvcc_watcher_total") < watchers + 2
+                && System.nanoTime() - watchesDeadline < 0) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(100);
         Map<String, Long> before = EtcdMetrics.messagesReceived(server.endpoint());
         held.close();
         PermitLease firstHolds = firstWaits.get(30, TimeUnit.SECONDS);

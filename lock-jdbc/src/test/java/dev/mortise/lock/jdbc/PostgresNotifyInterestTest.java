@@ -254,7 +254,7 @@ class PostgresNotifyInterestTest {
                 () -> deaf.acquire(LockSpec.of(writerKey).lease(POLL).waitFor(Duration.ofMinutes(2))).close());
         CompletableFuture<Void> listening = CompletableFuture.runAsync(
                 () -> listener.acquire(LockSpec.of(writerKey).lease(POLL).waitFor(Duration.ofMinutes(2))).close());
-        Thread.sleep(1000);
+        awaitWaiters(writerKey, 1); // the listening one's entry (the polling one records none)
         held.close();
         CompletableFuture.allOf(polling, listening).get(90, TimeUnit.SECONDS);
         assertThat(notifies(writerKey, 1000)).as("a listening waiter beside a polling one is still woken")

@@ -80,7 +80,13 @@ class PostgresNotifyTest {
             held.add(holder.acquire(LockSpec.of(key).lease(POLL)));
             waiting.add(CompletableFuture.supplyAsync(() -> waiter.acquire(key, Duration.ofMinutes(2))));
         }
-        Thread.sleep(1500);
+        // the listener starts with the first waiter: wait until its LISTEN shows (not a fixed sleep), then a
+        // while longer, in which the other three waiters must not open LISTENs of their own
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (listensSince(since) < 1 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(1000);
         assertThat(listensSince(since)).as("LISTEN connections opened by one backend with four waiters")
                 .isEqualTo(1);
         for (LockLease lease : held) {

@@ -429,10 +429,11 @@ public abstract class SemaphoreContract {
         List<PermitLease> granted = new CopyOnWriteArrayList<>();
         Thread big = waiter(test.b.semaphore(name, 2), 2, "big", order, granted);
         big.start();
-        Thread.sleep(500);
+        // Queued first (b's first request may have to open its session): a fixed sleep could let small in ahead
+        awaitWaiting(a, 1);
         Thread small = waiter(test.b.semaphore(name, 2), 1, "small", order, granted);
         small.start();
-        Thread.sleep(500);
+        awaitWaiting(a, 2);
         first.close();
         Thread.sleep(500);
         assertThat(order).as("one permit free: the later waiter for 1 must not pass the waiter for 2").isEmpty();
@@ -449,6 +450,21 @@ public abstract class SemaphoreContract {
         assertThat(order).containsExactly("big", "small");
         granted.stream().filter(p -> p.count() == 1).forEach(PermitLease::close);
         assertThat(residue(a, 2)).isZero();
+    }
+
+    /** Waits until the server reports {@code n} requests waiting for {@code semaphore}'s permits. */
+    private void awaitWaiting(LockSemaphore semaphore, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + SLACK.toNanos();
+        int seen = -1;
+        while (System.nanoTime() - deadline < 0) {
+            seen = test.a.inspect(semaphore.permitsKey()).waiters().orElseThrow(() -> new AssertionError(
+                    "a backend that declares arrival order for permit waiters must report its waiters"));
+            if (seen >= n) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError(n + " waiters for " + semaphore.permitsKey() + " expected, the server reports " + seen);
     }
 
     private static Thread waiter(LockSemaphore semaphore, int n, String label, List<String> order,
