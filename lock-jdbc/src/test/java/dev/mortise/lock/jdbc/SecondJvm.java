@@ -32,10 +32,6 @@ public final class SecondJvm {
                      .defaultLease(Duration.ofSeconds(2)).build()) {
             if (mode.equals("serve")) {
                 locks.ping();
-                // the lock path and the counter's read run once, so the rounds start at speed and really contend
-                try (LockLease warm = locks.acquire(key + ":warm", Duration.ofSeconds(60))) {
-                    H2FileTwoJvmTest.counter(pool);
-                }
                 System.out.println("READY");
                 System.out.flush();
                 while (System.in.read() >= 0) {
