@@ -97,25 +97,25 @@ abstract class JdbcMultiKeyBatchTest {
     }
 
     private JdbcLockBackend backend() {
-        JdbcLockBackend backend = JdbcLockBackend.builder(recording).dialect(probe.dialect()).build();
+        return backend(recording);
+    }
+
+    private JdbcLockBackend backend(DataSource source) {
+        JdbcLockBackend backend = JdbcLockBackend.builder(source).dialect(probe.dialect()).build();
         closeables.add(backend);
         return backend;
     }
 
     private LockClient client() {
-        LockClient client = LockClient.builder(backend()).defaultLease(Duration.ofSeconds(30)).build();
-        closeables.add(client);
-        return client;
+        return client(recording);
     }
 
     /**
-     * A client whose statements are not recorded: a waiter running beside a counted call would
-     * otherwise add its own retries to the count whenever its back-off happens to fall inside it.
+     * A client on {@code source}; {@code dataSource()} for one whose statements are not recorded (a
+     * waiter running beside a counted call would otherwise add its own retries to the count).
      */
-    private LockClient unrecordedClient() {
-        JdbcLockBackend backend = JdbcLockBackend.builder(dataSource()).dialect(probe.dialect()).build();
-        closeables.add(backend);
-        LockClient client = LockClient.builder(backend).defaultLease(Duration.ofSeconds(30)).build();
+    private LockClient client(DataSource source) {
+        LockClient client = LockClient.builder(backend(source)).defaultLease(Duration.ofSeconds(30)).build();
         closeables.add(client);
         return client;
     }
@@ -187,8 +187,8 @@ abstract class JdbcMultiKeyBatchTest {
     @Test
     void aWaitingWriterKeepsTheSharedPartOfABatchOut() throws Exception {
         LockClient locks = client();
-        LockClient reader = unrecordedClient();
-        LockClient writer = unrecordedClient();
+        LockClient reader = client(dataSource());
+        LockClient writer = client(dataSource());
         String x = prefix + "x";
         String r = prefix + "r";
         LockLease read = reader.acquire(LockSpec.of(r).shared().lease(Duration.ofSeconds(30)));
