@@ -213,6 +213,105 @@ class RedisLockBackendTest {
      * Ping-pong between two clients (two threads each) on one key with a 60 s lease: a lost
      * wake-up would leave a waiter asleep until that lease ran out, far past the test's limit.
      */
+    /** Script calls the server ran ({@code EVALSHA} and {@code EVAL}), from {@code INFO commandstats}. */
+    private static long scriptCalls() {
+        try {
+            long calls = 0;
+            for (String line : RedisCli.run(server.port(), "INFO", "commandstats").split("\n")) {
+                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                    int at = line.indexOf("calls=") + "calls=".length();
+                    calls += Long.parseLong(line.substring(at, line.indexOf(',', at)));
+                }
+            }
+            return calls;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void aWaitingWriterIsHandedTheLockByTheReleaseWithoutAskingAgain() throws Exception {
+        LockClient a = client(server);
+        LockClient b = client(server);
+        b.tryAcquire(key + ":warm", Duration.ZERO).ifPresent(LockLease::close); // connected, scripts ready
+        LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
+        long before = scriptCalls();
+        CompletableFuture<LockLease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(
+                LockSpec.of(key).lease(Duration.ofSeconds(40)).waitFor(Duration.ofSeconds(50))));
+        // A first wait on a key: a busy attempt, the subscription, one more attempt (a release between
+        // the two is seen by the second); both have run once the server counted them.
+        await(SLACK, () -> subscribers(keys.channel()) == 1 && scriptCalls() >= before + 2,
+                "the waiter to subscribe and to be refused twice");
+        assertThat(scriptCalls()).as("the waiter's attempts so far").isEqualTo(before + 2);
+        held.close();
+        LockLease granted = waiter.get(30, TimeUnit.SECONDS);
+        assertThat(scriptCalls() - before).as("the waiter's two attempts and the release, no attempt after it")
+                .isEqualTo(3);
+        assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(granted.isValid()).isTrue();
+        long pttl = Long.parseLong(server.command("PTTL", keys.lock()).substring(1));
+        assertThat(pttl).as("the waiter's own 40 s lease, set by the release").isBetween(30_000L, 40_000L);
+        CompletableFuture.runAsync(granted::close).get(30, TimeUnit.SECONDS);
+        assertThat(server.command("EXISTS", keys.lock(), keys.writers(), keys.handOffs())).isEqualTo(":0");
+    }
+
+    @Test
+    void aWaiterGivingUpAsTheLockIsHandedToItKeepsNothing() throws Exception {
+        LockClient a = client(server);
+        LockClient b = client(server);
+        java.util.Random random = new java.util.Random(Long.getLong("mortise.seed", 19L));
+        for (int round = 0; round < 12; round++) {
+            LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
+            long waitMillis = 150;
+            CompletableFuture<java.util.Optional<LockLease>> waiter = CompletableFuture.supplyAsync(() -> b.tryAcquire(
+                    LockSpec.of(key).lease(Duration.ofSeconds(60)).waitFor(Duration.ofMillis(waitMillis))));
+            await(SLACK, () -> subscribers(keys.channel()) == 1, "the waiter to subscribe");
+            // release around the moment the waiter gives up: before, at, or just after it
+            Thread.sleep(waitMillis - 60 + random.nextInt(120));
+            held.close();
+            java.util.Optional<LockLease> got = waiter.get(30, TimeUnit.SECONDS);
+            got.ifPresent(LockLease::close);
+            await(SLACK, () -> {
+                try {
+                    return server.command("EXISTS", keys.lock(), keys.writers(), keys.handOffs()).equals(":0");
+                } catch (java.io.IOException e) {
+                    throw new AssertionError(e);
+                }
+            }, "round " + round + " (" + (got.isPresent() ? "granted" : "gave up")
+                    + "): no lock, marker or hand-off offer left behind, long before the 60 s lease");
+        }
+    }
+
+    @Test
+    void aWaiterThatVanishedIsHandedTheLockOnlyWhileItsOfferIsFresh() throws Exception {
+        LockClient a = client(server);
+        client(server).tryAcquire(key + ":warm", Duration.ZERO).ifPresent(LockLease::close); // loads the scripts
+        // A waiter whose process died right after its busy attempt (the attempt sent by hand).
+        LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
+        ghostAttempt("ghost-1", 5_000, 1_000);
+        held.close();
+        assertThat(server.command("GET", keys.lock())).as("handed over by the release").endsWith("ghost-1");
+        long pttl = Long.parseLong(server.command("PTTL", keys.lock()).substring(1));
+        assertThat(pttl).as("the vanished waiter's own lease, no longer").isBetween(1L, 5_000L);
+        server.command("DEL", keys.lock());
+
+        held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)));
+        ghostAttempt("ghost-2", 5_000, 300);
+        Thread.sleep(600); // its offer lapses (300 ms); its marker (for readers) lives on
+        held.close();
+        assertThat(server.command("EXISTS", keys.lock())).as("a stale offer is not taken up").isEqualTo(":0");
+        assertThat(server.command("EXISTS", keys.handOffs())).isEqualTo(":0");
+    }
+
+    /** A waiting exclusive attempt of {@code owner} sent by hand: marks it and offers a hand-off for {@code window} ms. */
+    private void ghostAttempt(String owner, long lease, long window) throws Exception {
+        String reply = server.command("EVAL", dev.mortise.lock.redis.internal.Scripts.ACQUIRE.source(), "6",
+                keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers(), keys.handOffs(),
+                owner, Long.toString(lease), "0", "10000", "30000", Long.toString(window));
+        assertThat(reply).as("refused, with the holder's PTTL").startsWith("*2");
+        assertThat(server.command("HEXISTS", keys.handOffs(), owner)).isEqualTo(":1");
+    }
+
     @Test
     void manyQuickHandOffsLoseNoWakeUp() throws Exception {
         manyQuickHandOffs(false);

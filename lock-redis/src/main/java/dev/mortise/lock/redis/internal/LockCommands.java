@@ -91,13 +91,42 @@ public final class LockCommands {
 
     // ---- asynchronous primitives (Redlock sends them to many nodes at once) -------------------
 
-    /** An exclusive attempt; {@code markTtl} above zero leaves a "writer waiting" marker if refused. */
+    /**
+     * An exclusive attempt; {@code markTtl} above zero leaves a "writer waiting" marker if refused and,
+     * where releases hand over ({@link #handsOver()}), an offer to be handed the lock.
+     */
     private ScriptCall acquireCall(RedisKeys keys, String owner, Duration lease, Duration markTtl, long deadline) {
         boolean mark = !markTtl.isZero();
+        if (mark && handsOver()) {
+            return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+                    List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers(),
+                            keys.handOffs()), owner,
+                    leaseText.of(lease), clock, markText.of(markTtl), millisOfNanos(Deadlines.left(deadline)),
+                    handOffWindow(lease));
+        }
         return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
                 List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
                 leaseText.of(lease), clock, mark ? markText.of(markTtl) : "0",
                 mark ? millisOfNanos(Deadlines.left(deadline)) : "0");
+    }
+
+    /**
+     * Whether an exclusive release hands the lock straight to a waiting writer ({@link Scripts#RELEASE_HANDING}):
+     * in the default mode without {@code waitForReplicas} (a hand-off has no {@code WAIT} of its own, so
+     * there every waiter asks again and waits for its replicas).
+     */
+    boolean handsOver() {
+        return !fair && replicas == 0;
+    }
+
+    /**
+     * How long a waiting writer's hand-off offer stays fresh after its attempt: a third of its lease,
+     * at most {@link PushWait#HEARTBEAT}. A handed lease counts from that attempt, so at least two
+     * thirds of it are left at the hand-off; and a waiter that died right after asking can be handed
+     * the lock only within this window (it then holds the lock for its lease, as a holder that dies).
+     */
+    static String handOffWindow(Duration lease) {
+        return Long.toString(Math.max(1, Math.min(PushWait.HEARTBEAT.toMillis(), lease.toMillis() / 3)));
     }
 
     private ScriptCall acquireSharedCall(RedisKeys keys, String owner, Duration lease) {
@@ -179,6 +208,16 @@ public final class LockCommands {
         return ScriptCall.of(Scripts.RELEASE, ScriptReturn.LONG, List.of(keys.lock()), owner, keys.channel());
     }
 
+    /** The release of a grant of this deployment: hands over to a waiting writer where {@link #handsOver()}. */
+    private ScriptCall releaseHoldCall(RedisKeys keys, String owner, boolean shared) {
+        if (shared || !handsOver()) {
+            return releaseCall(keys, owner, RELEASE, shared);
+        }
+        return ScriptCall.of(Scripts.RELEASE_HANDING, ScriptReturn.LONG,
+                List.of(keys.lock(), keys.fence(), keys.writers(), keys.handOffs(), keys.readers()), owner,
+                keys.channel(), clock);
+    }
+
     /** KEYS of the fair scripts: lock, fence, queue, waiters, the owner's cancelled marker, readers. */
     private static List<Object> fairKeys(RedisKeys keys, String owner) {
         return List.of(keys.lock(), keys.fence(), keys.queue(), keys.waiters(), keys.cancelled(owner),
@@ -192,7 +231,7 @@ public final class LockCommands {
                     keys.channel(), CANCEL, ttl, clock);
         }
         return ScriptCall.of(Scripts.CANCEL, ScriptReturn.LONG, List.of(keys.lock(), keys.cancelled(owner),
-                keys.readers(), keys.writers()), owner, keys.channel(), ttl, always ? "1" : "0");
+                keys.readers(), keys.writers(), keys.handOffs()), owner, keys.channel(), ttl, always ? "1" : "0");
     }
 
     /**
@@ -214,15 +253,16 @@ public final class LockCommands {
     }
 
     /**
-     * Non-fair mode: a waiting exclusive request gives up. Removes its "writer waiting" marker (and
-     * tells waiters when it was the last, so readers it held back go at once). With {@code await},
+     * Non-fair mode: a waiting exclusive request gives up. Removes its "writer waiting" marker and its
+     * hand-off offer, and releases a lock handed to it meanwhile (telling waiters then, and when the
+     * marker was the last, so readers it held back go at once). With {@code await},
      * waits for the server at most the operation timeout; if it does not confirm, the removal is
      * retried in the background until the marker has lapsed by itself (at most the waiter TTL after
      * the blocking hold's lease).
      */
     public void unmark(RedisKeys keys, LockRequest request, boolean await) {
         ScriptCall call = ScriptCall.of(Scripts.UNMARK, ScriptReturn.LONG,
-                List.of(keys.lock(), keys.readers(), keys.writers()), request.owner(), keys.channel());
+                List.of(keys.lock(), keys.readers(), keys.writers(), keys.handOffs()), request.owner(), keys.channel());
         CompletableFuture<Long> first = CleanUps.send(runner, call, deadline(waiterTtl.plus(horizon(request.lease()))));
         if (!await) {
             return;
@@ -588,7 +628,7 @@ public final class LockCommands {
 
     public boolean release(Grant grant) {
         Object state = grant.state();
-        Long released = runner.call(releaseCall(ReadHold.keysOf(state), grant.owner(), RELEASE, ReadHold.isShared(state)),
+        Long released = runner.call(releaseHoldCall(ReadHold.keysOf(state), grant.owner(), ReadHold.isShared(state)),
                 grant.key(), "release");
         return released == 1;
     }

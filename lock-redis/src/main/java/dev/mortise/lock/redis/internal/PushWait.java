@@ -34,6 +34,11 @@ import java.util.concurrent.TimeUnit;
  * waiter that gives up (timeout, interrupt, failure) leaves the queue, passing on a lock
  * handed to it meanwhile, and gives back whatever an unanswered retry may take.
  *
+ * <p>In the default mode (without {@code waitForReplicas}) a waiting writer's attempts also offer to be
+ * handed the lock, and a release hands it to a writer whose offer is fresh (made within a third of its
+ * lease, at most {@link #HEARTBEAT}) the same way, so a contended hand-off costs the release and its
+ * message; other waiters ignore a hand-off, and a writer that gives up releases what was handed to it.
+ *
  * <p>In the default mode an exclusive waiter's attempts leave a "writer waiting" marker on the
  * server, which refuses new shared requests (no writer starvation) and lapses with the wait. It
  * lives until the blocking hold's lease ends plus the waiter TTL, so a waiter that sleeps until a
@@ -171,7 +176,8 @@ public final class PushWait {
     private static ReleaseWaiter waiter(LockCommands commands, LockRequest request, RedisKeys keys, Duration entryTtl,
                                         boolean marks, long deadline) {
         boolean fair = commands.fair();
-        return new ReleaseWaiter(request.key(), keys, fair ? request.owner() : null,
+        boolean handed = fair || (marks && commands.handsOver());
+        return new ReleaseWaiter(request.key(), keys, handed ? request.owner() : null,
                 () -> commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline),
                 orphan -> commands.abandon(orphan, keys, request));
     }

@@ -5,7 +5,8 @@ import dev.mortise.lock.spi.KeyEncoding;
 /**
  * The Redis names of one user key: {@code <prefix>:lock:{<enc>}}, {@code <prefix>:fence:{<enc>}},
  * the release channel {@code <prefix>:released:{<enc>}}, the shared holds {@code <prefix>:readers:{<enc>}},
- * the waiting writers {@code <prefix>:writers:{<enc>}} and, in fair mode,
+ * the waiting writers {@code <prefix>:writers:{<enc>}} and their hand-off offers
+ * {@code <prefix>:handoffs:{<enc>}}, and, in fair mode,
  * {@code <prefix>:queue:{<enc>}} and {@code <prefix>:waiters:{<enc>}}, where {@code <enc>} is the
  * user key percent-encoded so that it contains no brace. The braces make {@code <enc>} the hash
  * tag, so every name of a key lives in one cluster slot, and no user key can choose another
@@ -66,6 +67,14 @@ public final class RedisKeys {
     /** Non-fair mode: the markers of waiting exclusive requests, a hash owner → deadline-ms. */
     public String writers() {
         return prefix + ":writers:" + tag;
+    }
+
+    /**
+     * Non-fair mode: the hand-off offers of waiting exclusive requests, a hash owner →
+     * "fresh-until-ms:lease-ms"; a release hands the lock to a waiter whose offer is still fresh.
+     */
+    public String handOffs() {
+        return prefix + ":handoffs:" + tag;
     }
 
     /** Fair mode: waiting owners by arrival. */

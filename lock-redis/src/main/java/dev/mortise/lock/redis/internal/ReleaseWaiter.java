@@ -7,7 +7,8 @@ import java.util.function.Supplier;
 
 /**
  * One waiting call's view of its key's release channel ({@link ReleaseChannels}): it learns of
- * releases, and in fair mode of a hand-off to its owner, published after it joined.
+ * releases, and of a hand-off to its owner (fair mode, or a waiting writer in the default mode),
+ * published after it joined. A hand-off to another owner is no release: the lock is held again.
  *
  * <p>When a release arrives while the waiting thread sleeps, the message thread sends the
  * retry itself ({@code retry}), and the waiting thread wakes once, with the answer: a
@@ -20,7 +21,7 @@ public final class ReleaseWaiter {
 
     /** What woke the waiting thread. */
     public enum News {
-        /** Fair mode: the release script handed the lock to this owner ({@link #handedToken()}). */
+        /** The release script handed the lock to this owner ({@link #handedToken()}). */
         HANDED,
         /** The message thread sent a retry ({@link #takeRetry()}); it may still be on its way. */
         RETRIED,
@@ -48,15 +49,16 @@ public final class ReleaseWaiter {
     private String handedToken;
 
     /**
-     * @param fairOwner the waiting owner in fair mode (hand-off messages name it), or null
+     * @param handedOwner the waiting owner a release may hand the lock to (hand-off messages name it):
+     *                    every waiter in fair mode, a waiting writer in the default mode; or null
      * @param retry     starts one acquire attempt; called on the message thread, must not block
      * @param abandon   gives back whatever a retry may take that the waiting thread will never read
      */
-    public ReleaseWaiter(String key, RedisKeys keys, String fairOwner, Supplier<LockCommands.Pending> retry,
+    public ReleaseWaiter(String key, RedisKeys keys, String handedOwner, Supplier<LockCommands.Pending> retry,
                          Consumer<LockCommands.Pending> abandon) {
         this.key = key;
         this.keys = keys;
-        this.handOffPrefix = fairOwner == null ? null : fairOwner + " ";
+        this.handOffPrefix = handedOwner == null ? null : handedOwner + " ";
         this.retry = retry;
         this.abandon = abandon;
     }
@@ -92,15 +94,12 @@ public final class ReleaseWaiter {
             if (closed) {
                 return;
             }
-            if (handOffPrefix != null) {
-                if (message.startsWith(handOffPrefix)) {
+            if (!RELEASED.equals(message)) {
+                if (handOffPrefix != null && message.startsWith(handOffPrefix)) {
                     handedToken = message.substring(handOffPrefix.length());
                     notifyAll();
-                    return;
                 }
-                if (!RELEASED.equals(message)) {
-                    return; // handed to another waiter, who holds it now: nothing to try
-                }
+                return; // else handed to another waiter, who holds it now: nothing to try
             }
             if (!sleeping || retrying || handedToken != null) {
                 released = true; // the thread's own attempt (or a retry) is on its way: try again after it
@@ -196,7 +195,7 @@ public final class ReleaseWaiter {
         return pending;
     }
 
-    /** Fair mode: the token the release script sent with the hand-off to this owner, or null. */
+    /** The token the release script sent with the hand-off to this owner, or null. */
     public synchronized Long handedToken() {
         return handedToken == null ? null : Long.valueOf(handedToken);
     }

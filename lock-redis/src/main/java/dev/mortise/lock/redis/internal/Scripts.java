@@ -105,26 +105,39 @@ public final class Scripts {
             """;
 
     /**
-     * KEYS: lock, fence, cancelled marker of the owner, readers, waiting writers. ARGV: owner, lease ms,
-     * clock (1: server-clock tokens, 0: counter; see {@link #NEXT_TOKEN}), marker TTL ms (0: leave no
-     * marker), wait left ms. The exclusive acquire: takes the lock if it is free (no exclusive holder and
+     * KEYS: lock, fence, cancelled marker of the owner, readers, waiting writers, and optionally the
+     * hand-off offers. ARGV: owner, lease ms, clock (1: server-clock tokens, 0: counter; see
+     * {@link #NEXT_TOKEN}), marker TTL ms (0: leave no marker), wait left ms, and optionally the hand-off
+     * window ms (absent or 0: offer none). The exclusive acquire: takes the lock if it is free (no exclusive holder and
      * no live reader) or already the owner's, and returns {1, token}; otherwise {0, holder's PTTL}, and
      * {0, readers' PTTL, 1} when readers hold it. A new holder bumps the fence counter; the same owner
      * asking again (a retried request) keeps its token. A waiting request (marker TTL above 0) that is
      * refused leaves its "writer waiting" marker, which refuses new readers until it lapses: for at most
      * the wait left, and the marker TTL after the blocking hold's PTTL (after now when readers block, so
-     * the waiter refreshes it); a grant removes it. An owner whose attempt was given up ({@link #CANCEL})
-     * is refused with {0, -1} and nothing is written: the attempt arrived after its own clean-up.
+     * the waiter refreshes it); a grant removes it. With a hand-off window, a marking request also offers
+     * to take the lock straight from the holder's release ({@link #RELEASE_HANDING}): the offer, owner →
+     * {@code "<fresh-until-ms>:<lease-ms>"}, is fresh for the window and a grant removes it. An owner whose
+     * attempt was given up ({@link #CANCEL}) is refused with {0, -1} and nothing is written: the attempt
+     * arrived after its own clean-up.
      */
     public static final LuaScript ACQUIRE = LuaScript.of("acquire", NEXT_TOKEN + SHARED + """
             if redis.call('EXISTS', KEYS[3]) == 1 then
               return {0, -1}
             end
+            local offers = ARGV[6] ~= nil and ARGV[6] ~= '0'
             local function mark(after)
               local ttl = math.min(tonumber(ARGV[5]), after + tonumber(ARGV[4]))
-              redis.call('HSET', KEYS[5], ARGV[1], now_ms() + ttl)
+              local now = now_ms()
+              redis.call('HSET', KEYS[5], ARGV[1], now + ttl)
               if redis.call('PTTL', KEYS[5]) < ttl then
                 redis.call('PEXPIRE', KEYS[5], ttl)
+              end
+              if offers then
+                local window = math.min(tonumber(ARGV[6]), ttl)
+                redis.call('HSET', KEYS[6], ARGV[1], (now + window) .. ':' .. ARGV[2])
+                if redis.call('PTTL', KEYS[6]) < window then
+                  redis.call('PEXPIRE', KEYS[6], window)
+                end
               end
             end
             local holder = redis.call('GET', KEYS[1])
@@ -133,6 +146,9 @@ public final class Scripts {
                 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
                 if ARGV[4] ~= '0' then
                   redis.call('HDEL', KEYS[5], ARGV[1]) -- a hash goes with its last field
+                  if offers then
+                    redis.call('HDEL', KEYS[6], ARGV[1])
+                  end
                 end
                 return {1, next_token(KEYS[2], ARGV[3])}
               end
@@ -362,6 +378,48 @@ public final class Scripts {
             """);
 
     /**
+     * KEYS: lock, fence, waiting writers, hand-off offers, readers. ARGV: owner, release channel, clock.
+     * The single-server release: deletes the lock only if the owner still holds it, then hands it
+     * straight to a waiting writer whose hand-off offer is still fresh and whose marker still lives (the
+     * offer refreshed longest ago first): sets the lock to that waiter with the lease it asked for, bumps
+     * the fence counter and publishes {@code "<waiter> <token>"}, so the waiter is granted without
+     * asking again. With no such waiter it publishes {@code released}. Stale offers are dropped on the
+     * way. Returns 1 if the lock was the owner's, else 0 (and nothing changes).
+     */
+    public static final LuaScript RELEASE_HANDING = LuaScript.of("release-handing", NEXT_TOKEN + """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+              return 0
+            end
+            redis.call('DEL', KEYS[1])
+            local offers = redis.call('HGETALL', KEYS[4])
+            if #offers > 0 then
+              local t = redis.call('TIME')
+              local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+              local chosen, chosen_fresh, chosen_lease
+              for i = 1, #offers, 2 do
+                local sep = string.find(offers[i + 1], ':', 1, true)
+                local fresh = tonumber(string.sub(offers[i + 1], 1, sep - 1))
+                if fresh <= now or tonumber(redis.call('HGET', KEYS[3], offers[i]) or '0') <= now then
+                  redis.call('HDEL', KEYS[4], offers[i]) -- stale, or the waiter gave up
+                elseif chosen == nil or fresh < chosen_fresh then
+                  chosen, chosen_fresh, chosen_lease = offers[i], fresh, string.sub(offers[i + 1], sep + 1)
+                end
+              end
+              if chosen ~= nil and redis.call('EXISTS', KEYS[5]) == 0 then
+                redis.call('SET', KEYS[1], chosen, 'PX', chosen_lease)
+                redis.call('HDEL', KEYS[3], chosen)
+                redis.call('HDEL', KEYS[4], chosen)
+                next_token(KEYS[2], ARGV[3])
+                -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
+                redis.call('PUBLISH', ARGV[2], chosen .. ' ' .. redis.call('GET', KEYS[2]))
+                return 1
+              end
+            end
+            redis.call('PUBLISH', ARGV[2], 'released')
+            return 1
+            """);
+
+    /**
      * KEYS: readers. ARGV: owner, release channel. Removes the owner's share; when it was the last live
      * reader (a writer can go now) or a semaphore's permit hold (a permit waiter may fit now), tells
      * waiters on the channel. Returns 1 if the share was still the
@@ -386,11 +444,20 @@ public final class Scripts {
             """);
 
     /**
-     * KEYS: lock, readers, waiting writers. ARGV: owner, release channel. A waiting writer gives up:
-     * removes its marker and, when no live marker remains and no one holds the lock exclusively, tells
-     * waiters (readers the marker held back can go). Returns 1 if the owner had a marker, else 0.
+     * KEYS: lock, readers, waiting writers, and optionally the hand-off offers. ARGV: owner, release
+     * channel. A waiting writer gives up: removes its marker and its hand-off offer, and a lock a
+     * release handed to it meanwhile (telling waiters); when no live marker remains and no one holds
+     * the lock exclusively, tells waiters (readers the marker held back can go). Returns 1 if the owner
+     * had a marker, else 0.
      */
     public static final LuaScript UNMARK = LuaScript.of("unmark", SHARED + """
+            if KEYS[4] then
+              redis.call('HDEL', KEYS[4], ARGV[1])
+              if redis.call('GET', KEYS[1]) == ARGV[1] then
+                redis.call('DEL', KEYS[1]) -- handed over as the waiter gave up
+                redis.call('PUBLISH', ARGV[2], 'released')
+              end
+            end
             if redis.call('HDEL', KEYS[3], ARGV[1]) == 0 then
               return 0
             end
@@ -401,8 +468,8 @@ public final class Scripts {
             """);
 
     /**
-     * KEYS: lock, cancelled marker of the owner, readers, waiting writers. ARGV: owner, release channel,
-     * marker TTL ms, always (1: mark in any case; 0: only if the lock is not the owner's). The clean-up
+     * KEYS: lock, cancelled marker of the owner, readers, waiting writers, and optionally the hand-off
+     * offers (the owner's is removed). ARGV: owner, release channel, marker TTL ms, always (1: mark in any case; 0: only if the lock is not the owner's). The clean-up
      * of an attempt whose answer may never have come, or may still come: deletes the lock if the owner
      * holds it, or the owner's share if it holds one (and tells waiters when the lock is free then),
      * removes the owner's writer marker, and leaves the cancelled marker that makes an acquire of that
@@ -425,6 +492,9 @@ public final class Scripts {
                   redis.call('PUBLISH', ARGV[2], 'released')
                 end
               end
+            end
+            if KEYS[5] then
+              redis.call('HDEL', KEYS[5], ARGV[1])
             end
             if redis.call('HDEL', KEYS[4], ARGV[1]) == 1 and live_writers(KEYS[4], now_ms()) == 0
                 and not ours and redis.call('EXISTS', KEYS[1]) == 0 then
