@@ -308,8 +308,67 @@ class RedisLockBackendTest {
         String reply = server.command("EVAL", dev.mortise.lock.redis.internal.Scripts.ACQUIRE.source(), "6",
                 keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers(), keys.handOffs(),
                 owner, Long.toString(lease), "0", "10000", "30000", Long.toString(window));
-        assertThat(reply).as("refused, with the holder's PTTL").startsWith("*2");
+        assertThat(reply).as("refused: the holder's PTTL, not readers, the fence counter").startsWith("*4");
         assertThat(server.command("HEXISTS", keys.handOffs(), owner)).isEqualTo(":1");
+    }
+
+    @Test
+    void aHandOffMessageThatComesAfterTheWaitersNextRefusalIsNoGrant() throws Exception {
+        staleHandOff(false);
+    }
+
+    @Test
+    void aHandOffMessageThatComesAfterTheWaitersNextRefusalIsNoGrantInFairMode() throws Exception {
+        staleHandOff(true);
+    }
+
+    /**
+     * A waiter handed the lock whose hand-off message is late (a paused process, a slow pub/sub
+     * connection): its handed lease runs out unused, another client takes the key, the waiter's own
+     * timer sends an attempt that is refused, and only then does the message come. Granting on it
+     * would count the stale hand-off's lease from that refused attempt, while the other client holds.
+     */
+    private void staleHandOff(boolean fair) throws Exception {
+        try (dev.mortise.lock.tck.server.StallingProxy proxy = new dev.mortise.lock.tck.server.StallingProxy(server.port())) {
+            LockClient a = LockClient.builder(builder().address(server.address()).fair(fair).build()).build();
+            LockClient c = LockClient.builder(builder().address(server.address()).fair(fair).build()).build();
+            LockClient w = LockClient.builder(builder().address(proxy.redisAddress()).fair(fair).build()).build();
+            closeables.add(a);
+            closeables.add(c);
+            closeables.add(w);
+            w.tryAcquire(key + ":warm", Duration.ZERO).ifPresent(LockLease::close); // connected, scripts ready
+            LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(3)));
+            long before = scriptCalls();
+            // The handed lease must run out before the waiter's next attempt: in fair mode that is its
+            // heartbeat (at most 1 s); in the default mode a's lease (3 s), and the offer (a third of
+            // the lease) must still be fresh when a releases.
+            Duration handed = Duration.ofMillis(fair ? 400 : 1500);
+            CompletableFuture<java.util.Optional<LockLease>> waiter = CompletableFuture.supplyAsync(() -> w.tryAcquire(
+                    LockSpec.of(key).lease(handed).waitFor(Duration.ofSeconds(8))));
+            await(SLACK, () -> subscribers(keys.channel()) == 1 && scriptCalls() >= before + 2,
+                    "the waiter to subscribe and to be refused twice");
+            proxy.holdIncoming(keys.channel()); // the next message on the key's channel comes late
+            held.close(); // hands the key to the waiter: a lease it will not hear of in time
+            assertThat(proxy.awaitHeld(SLACK)).as("the hand-off message held back").isTrue();
+            LockLease taken = c.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)).waitFor(Duration.ofSeconds(10)));
+            long afterTaken = scriptCalls();
+            // The waiter's own timer (a's 3 s lease) sends an attempt, refused: c holds the key.
+            await(Duration.ofSeconds(10), () -> scriptCalls() > afterTaken, "the waiter's next attempt");
+            Thread.sleep(300); // its refusal read before the message comes
+            proxy.letGo();
+            java.util.Optional<LockLease> got = waiter.get(30, TimeUnit.SECONDS);
+            boolean takenValid = taken.isValid();
+            got.ifPresent(lease -> {
+                try {
+                    lease.close();
+                } catch (RuntimeException lost) {
+                    // the server never had it for this waiter: reported lost
+                }
+            });
+            assertThat(got).as("granted on a stale hand-off while another client held the key").isEmpty();
+            assertThat(takenValid).isTrue();
+            taken.close();
+        }
     }
 
     @Test

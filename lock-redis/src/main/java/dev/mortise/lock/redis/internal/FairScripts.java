@@ -113,7 +113,8 @@ public final class FairScripts {
      * mode (S shared, X exclusive). Granted {1, token} if the lock (or a share) is ours already (handed
      * over, or a retried request), or an exclusive request finds the lock free, no reader holding, and
      * is first in line (or no one waits), or a shared request finds no exclusive holder and no live
-     * writer queued before it. Otherwise {0, ms}: the holder's PTTL (the readers' when they hold), or,
+     * writer queued before it. Otherwise {0, ms, 0, fence counter} (the counter tells a waiter whether a
+     * hand-off it hears of later came after this refusal), ms being the holder's PTTL (the readers' when they hold), or,
      * when the lock is free but another waiter comes first, the time until that waiter's entry lapses;
      * with enqueue, joins the queue (or refreshes our entry). A cancelled owner (see {@link #RELEASE},
      * mode 2) is refused with {0, -1}: nothing is taken or queued.
@@ -180,7 +181,7 @@ public final class FairScripts {
               redis.call('PEXPIRE', KEYS[3], ARGV[4])
               redis.call('PEXPIRE', KEYS[4], ARGV[4])
             end
-            return {0, wait}
+            return {0, wait, 0, tonumber(redis.call('GET', KEYS[2]) or '0')}
             """);
 
     /**

@@ -353,10 +353,13 @@ public final class LockCommands {
     }
 
     /**
-     * An answered attempt and whether live readers were what refused it (an exclusive request then
-     * refreshes its writer-waiting marker at least every {@link PushWait#HEARTBEAT}).
+     * An answered attempt; whether live readers were what refused it (an exclusive request then
+     * refreshes its writer-waiting marker at least every {@link PushWait#HEARTBEAT}); and the key's fence
+     * counter when the server refused it ({@link Long#MAX_VALUE} when the answer carried none: a
+     * granted or cancelled attempt). A hand-off whose token is not above a refusal's counter was made
+     * before that refusal, and its lease had ended by then.
      */
-    public record Answer(Attempt attempt, boolean readersHold) {
+    public record Answer(Attempt attempt, boolean readersHold, long fence) {
     }
 
     // ---- synchronous operations of the single-deployment backend -------------------------------
@@ -457,7 +460,9 @@ public final class LockCommands {
                     + "withdrawn. Check replication (INFO replication), raise replicaTimeout or lower waitForReplicas.",
                     request.key(), "redis", null);
         }
-        return new Answer(attempt, !attempt.isGranted() && reply.size() > 2);
+        boolean refused = !attempt.isGranted();
+        return new Answer(attempt, refused && reply.size() > 2 && ((Number) reply.get(2)).longValue() == 1,
+                refused && reply.size() > 3 ? ((Number) reply.get(3)).longValue() : Long.MAX_VALUE);
     }
 
     /**

@@ -34,6 +34,11 @@ import java.util.concurrent.TimeUnit;
  * waiter that gives up (timeout, interrupt, failure) leaves the queue, passing on a lock
  * handed to it meanwhile, and gives back whatever an unanswered retry may take.
  *
+ * <p>A hand-off message can come late (a paused process, a slow pub/sub connection): by then the
+ * handed lease may have run out and the waiter's own timer may have had a refusal since. Each refusal
+ * carries the key's fence counter, and a hand-off counts only if its token is above the counter of the
+ * last refusal (it was made after it); otherwise the waiter asks again.
+ *
  * <p>In the default mode (without {@code waitForReplicas}) a waiting writer's attempts also offer to be
  * handed the lock, and a release hands it to a writer whose offer is fresh (made within a third of its
  * lease, at most {@link #HEARTBEAT}) the same way, so a contended hand-off costs the release and its
@@ -87,8 +92,10 @@ public final class PushWait {
                 granted = attempt.isGranted();
                 return attempt.grant();
             }
-            // Local validity of a hand-off counts from the last attempt the server answered busy.
+            // Local validity of a hand-off counts from the last attempt the server answered busy, and
+            // only a hand-off made after that refusal (a token above the counter it reported) counts.
             long busySentAt = first.requestedAt();
+            long busyFence = answer.fence();
             if (waiter == null || fair) {
                 if (waiter == null) {
                     waiter = waiter(commands, request, keys, entryTtl, marks, deadline);
@@ -101,6 +108,7 @@ public final class PushWait {
                 answer = commands.answer(retry, request, keys);
                 attempt = answer.attempt();
                 busySentAt = retry.requestedAt();
+                busyFence = answer.fence();
             }
             while (true) {
                 if (attempt.isGranted()) {
@@ -122,6 +130,7 @@ public final class PushWait {
                 LockCommands.Pending next;
                 switch (waiter.await(sleep)) {
                     case HANDED -> {
+                        long token = waiter.handedToken();
                         // A retry still on its way must land before we return: landing after our
                         // release, it would queue this finished owner again, and a later release
                         // would hand the lock to no one. Landing now, it only finds us holding.
@@ -137,10 +146,27 @@ public final class PushWait {
                                     + "fate in flight. Check the server's latency, or raise operationTimeout.",
                                     request.key(), "redis", null);
                         }
-                        // The lease was set when the lock was handed over, after our last busy
-                        // attempt was processed: counting validity from that attempt is safe.
-                        granted = true;
-                        return Optional.of(LockCommands.grant(request, keys, waiter.handedToken(), busySentAt));
+                        if (late != null) {
+                            LockCommands.Answer landed = commands.answer(late, request, keys);
+                            if (landed.attempt().isGranted()) {
+                                granted = true; // it found the handed lock ours: a grant of its own
+                                return landed.attempt().grant();
+                            }
+                            busySentAt = late.requestedAt();
+                            busyFence = landed.fence();
+                        }
+                        if (token > busyFence) {
+                            // Handed over after our last refusal was processed, with the lease set
+                            // then: counting validity from that refused attempt is safe.
+                            granted = true;
+                            return Optional.of(LockCommands.grant(request, keys, token, busySentAt));
+                        }
+                        // Handed over before a refusal we have since had (the message came late: a
+                        // paused process, a slow connection): that lease ended unused. Ask again.
+                        waiter.discardHandOff();
+                        waiter.beforeAttempt();
+                        queued |= fair;
+                        next = commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline);
                     }
                     case RETRIED -> next = waiter.takeRetry();
                     default -> {
@@ -153,6 +179,7 @@ public final class PushWait {
                 attempt = answer.attempt();
                 if (!attempt.isGranted()) {
                     busySentAt = next.requestedAt();
+                    busyFence = answer.fence();
                 }
             }
         } catch (RuntimeException e) {

@@ -200,6 +200,11 @@ public final class ReleaseWaiter {
         return handedToken == null ? null : Long.valueOf(handedToken);
     }
 
+    /** Forgets a hand-off found stale (made before a refusal the waiting thread has had since). */
+    public synchronized void discardHandOff() {
+        handedToken = null;
+    }
+
     /**
      * Stops listening and leaves the key's subscription (which lingers if this was its last
      * waiter). If the wait ended without a grant, a retry the message thread sent that no one

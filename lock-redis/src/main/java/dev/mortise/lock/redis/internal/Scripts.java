@@ -109,8 +109,9 @@ public final class Scripts {
      * hand-off offers. ARGV: owner, lease ms, clock (1: server-clock tokens, 0: counter; see
      * {@link #NEXT_TOKEN}), marker TTL ms (0: leave no marker), wait left ms, and optionally the hand-off
      * window ms (absent or 0: offer none). The exclusive acquire: takes the lock if it is free (no exclusive holder and
-     * no live reader) or already the owner's, and returns {1, token}; otherwise {0, holder's PTTL}, and
-     * {0, readers' PTTL, 1} when readers hold it. A new holder bumps the fence counter; the same owner
+     * no live reader) or already the owner's, and returns {1, token}; otherwise {0, holder's PTTL, 0, fence
+     * counter}, and {0, readers' PTTL, 1, fence counter} when readers hold it (the counter tells a waiter
+     * whether a hand-off it hears of later came after this refusal). A new holder bumps the fence counter; the same owner
      * asking again (a retried request) keeps its token. A waiting request (marker TTL above 0) that is
      * refused leaves its "writer waiting" marker, which refuses new readers until it lapses: for at most
      * the wait left, and the marker TTL after the blocking hold's PTTL (after now when readers block, so
@@ -156,7 +157,7 @@ public final class Scripts {
               if ARGV[4] ~= '0' then
                 mark(0)
               end
-              return {0, readers, 1}
+              return {0, readers, 1, tonumber(redis.call('GET', KEYS[2]) or '0')}
             end
             if holder == ARGV[1] then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -166,7 +167,7 @@ public final class Scripts {
             if ARGV[4] ~= '0' then
               mark(math.max(pttl, 0))
             end
-            return {0, pttl}
+            return {0, pttl, 0, tonumber(redis.call('GET', KEYS[2]) or '0')}
             """);
 
     /**

@@ -39,6 +39,8 @@ public final class StallingProxy implements AutoCloseable {
     private volatile byte[] dropMarker;
     private volatile byte[] replyMarker;
     private final AtomicInteger replyHoldsLeft = new AtomicInteger();
+    private volatile byte[] incomingMarker;
+    private final AtomicInteger incomingHoldsLeft = new AtomicInteger();
     private volatile byte[] marker;
     private volatile long stallMillis;
     private volatile boolean closed;
@@ -90,6 +92,18 @@ public final class StallingProxy implements AutoCloseable {
         letGo = new CountDownLatch(1);
         this.replyMarker = marker.getBytes(StandardCharsets.UTF_8);
         replyHoldsLeft.set(1);
+    }
+
+    /**
+     * The next server-to-client chunk (on any connection) containing {@code marker} is held until
+     * {@link #letGo()}, and every later one of its connection behind it: a pub/sub message, say, that
+     * comes late while other connections flow. {@link #awaitHeld} tells when it is held.
+     */
+    public void holdIncoming(String marker) {
+        held = new CountDownLatch(1);
+        letGo = new CountDownLatch(1);
+        this.incomingMarker = marker.getBytes(StandardCharsets.UTF_8);
+        incomingHoldsLeft.set(1);
     }
 
     /** Waits up to {@code timeout} until a chunk is held by {@link #hold(String)}; true if it is. */
@@ -174,6 +188,11 @@ public final class StallingProxy implements AutoCloseable {
                     if (upstream && replyHoldsLeft.get() > 0 && contains(buffer, n, replyMarker)
                             && replyHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         holdNextReply.set(true); // before the request leaves: its reply cannot pass first
+                    }
+                    if (!upstream && incomingHoldsLeft.get() > 0 && contains(buffer, n, incomingMarker)
+                            && incomingHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
+                        held.countDown();
+                        letGo.await();
                     }
                     if (!upstream && holdNextReply.compareAndSet(true, false)) {
                         held.countDown();
