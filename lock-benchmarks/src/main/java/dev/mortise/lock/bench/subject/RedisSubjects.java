@@ -43,7 +43,7 @@ import java.util.concurrent.locks.Lock;
 public final class RedisSubjects {
 
     /** Ids in report order. */
-    public static final List<String> IDS = List.of("redis/mortise", "redis/mortise-lettuce", "redis/mortise-fair", "redis/mortise-lettuce-fair",
+    public static final List<String> IDS = List.of("redis/mortise", "redis/mortise-lettuce", "redis/mortise-fair", "redis/mortise-fair-lettuce",
             "redis/redisson-rlock", "redis/redisson-fenced", "redis/si-spin", "redis/si-pubsub", "redis/shedlock",
             "redis/floor-evalsha", "redis/floor-evalsha-lettuce", "redis/floor-ping");
 
@@ -67,7 +67,7 @@ public final class RedisSubjects {
             // Fair mode queues waiters on the server and hands the lock over inside the release script.
             case "redis/mortise-fair" -> MortiseSubjects.over(id, "Mortise (fair mode)",
                     RedisLockBackend.builder().address(address).fair(true).build());
-            case "redis/mortise-lettuce-fair" -> MortiseSubjects.over(id, "Mortise (Lettuce, fair mode)",
+            case "redis/mortise-fair-lettuce" -> MortiseSubjects.over(id, "Mortise (Lettuce, fair mode)",
                     RedisLockBackend.builder().address(address).driver(RedisDriver.LETTUCE).fair(true).build());
             case "redis/redisson-rlock" -> redisson(id, "Redisson RLock", address, false);
             case "redis/redisson-fenced" -> redisson(id, "Redisson RFencedLock", address, true);
