@@ -177,7 +177,7 @@ public final class LettuceTransport implements RedisTransport {
                 .add(eval ? call.script().sourceBytes() : call.script().shaBytes())
                 .add(keys.size());
         for (Object key : keys) {
-            args.addKey((String) key); // a key argument: the first one picks the node
+            args.addKey(key.toString()); // a key argument: the first one picks the node
         }
         for (Object value : call.args()) {
             args.addValue(value instanceof String s ? s : String.valueOf(value));

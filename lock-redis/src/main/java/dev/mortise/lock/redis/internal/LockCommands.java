@@ -99,13 +99,14 @@ public final class LockCommands {
         boolean mark = !markTtl.isZero();
         if (mark && handsOver()) {
             return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
-                    List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers(),
-                            keys.handOffs()), owner,
+                    List.of(keys.lock(), keys.fenceName(), keys.cancelledName(owner), keys.readersName(),
+                            keys.writersName(), keys.handOffsName()), owner,
                     leaseText.of(lease), clock, markText.of(markTtl), millisOfNanos(Deadlines.left(deadline)),
                     handOffWindow(lease));
         }
         return ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
-                List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
+                List.of(keys.lock(), keys.fenceName(), keys.cancelledName(owner), keys.readersName(),
+                        keys.writersName()), owner,
                 leaseText.of(lease), clock, mark ? markText.of(markTtl) : "0",
                 mark ? millisOfNanos(Deadlines.left(deadline)) : "0");
     }
@@ -131,7 +132,8 @@ public final class LockCommands {
 
     private ScriptCall acquireSharedCall(RedisKeys keys, String owner, Duration lease) {
         return ScriptCall.of(Scripts.ACQUIRE_SHARED, ScriptReturn.LIST,
-                List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
+                List.of(keys.lock(), keys.fenceName(), keys.cancelledName(owner), keys.readersName(),
+                        keys.writersName()), owner,
                 leaseText.of(lease), clock);
     }
 
@@ -214,8 +216,8 @@ public final class LockCommands {
             return releaseCall(keys, owner, RELEASE, shared);
         }
         return ScriptCall.of(Scripts.RELEASE_HANDING, ScriptReturn.LONG,
-                List.of(keys.lock(), keys.fence(), keys.writers(), keys.handOffs(), keys.readers()), owner,
-                keys.channel(), clock);
+                List.of(keys.lock(), keys.fenceName(), keys.writersName(), keys.handOffsName()), owner,
+                keys.channelName(), clock);
     }
 
     /** KEYS of the fair scripts: lock, fence, queue, waiters, the owner's cancelled marker, readers. */

@@ -96,6 +96,36 @@ public final class RedisKeys {
         return prefix + ":cancelled:" + tag + ":" + owner;
     }
 
+    /** {@link #fence()} as its parts, for a script call ({@link KeyName}). */
+    KeyName fenceName() {
+        return new KeyName(prefix, ":fence:", tag, null);
+    }
+
+    /** {@link #channel()} as its parts, for a script call. */
+    KeyName channelName() {
+        return new KeyName(prefix, ":released:", tag, null);
+    }
+
+    /** {@link #readers()} as its parts, for a script call. */
+    KeyName readersName() {
+        return new KeyName(prefix, ":readers:", tag, null);
+    }
+
+    /** {@link #writers()} as its parts, for a script call. */
+    KeyName writersName() {
+        return new KeyName(prefix, ":writers:", tag, null);
+    }
+
+    /** {@link #handOffs()} as its parts, for a script call. */
+    KeyName handOffsName() {
+        return new KeyName(prefix, ":handoffs:", tag, null);
+    }
+
+    /** {@link #cancelled(String)} as its parts, for a script call. */
+    KeyName cancelledName(String owner) {
+        return new KeyName(prefix, ":cancelled:", tag, owner);
+    }
+
     /** The Redis Cluster slot of all of them. */
     public int slot() {
         int s = slot;

@@ -11,6 +11,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -91,12 +92,40 @@ public final class RedissonTransport implements RedisTransport {
                     : script.evalShaAsync(RScript.Mode.READ_WRITE, call.script().sha(), type);
         } else if (eval) {
             future = script.evalAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().source(), type,
-                    call.keys(), call.args());
+                    texts(call.keys()), texts(call.args()));
         } else {
             future = script.evalShaAsync(call.routingKey(), RScript.Mode.READ_WRITE, call.script().sha(), type,
-                    call.keys(), call.args());
+                    texts(call.keys()), texts(call.args()));
         }
         return future.toCompletableFuture();
+    }
+
+    /** The keys with each {@link KeyName} as its string: Redisson is given plain strings only. */
+    private static List<Object> texts(List<Object> keys) {
+        for (Object key : keys) {
+            if (key instanceof KeyName) {
+                List<Object> texts = new ArrayList<>(keys.size());
+                for (Object k : keys) {
+                    texts.add(k instanceof KeyName ? k.toString() : k);
+                }
+                return texts;
+            }
+        }
+        return keys;
+    }
+
+    /** As {@link #texts(List)}, for the arguments. */
+    private static Object[] texts(Object[] args) {
+        Object[] texts = args;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i] instanceof KeyName) {
+                if (texts == args) {
+                    texts = args.clone();
+                }
+                texts[i] = args[i].toString();
+            }
+        }
+        return texts;
     }
 
     @Override

@@ -13,7 +13,8 @@ import java.util.List;
  * The arguments of one {@code EVALSHA}/{@code EVAL} ({@link ScriptCall}) for Lettuce, written
  * straight from the call into the network buffer as RESP bulk strings: the script's SHA-1 (or
  * source) from its bytes encoded once per script, the key count, the KEYS and the ARGV in
- * UTF-8, every length prefix written as digits. Lettuce's own {@link CommandArgs} wraps each
+ * UTF-8 (a {@link KeyName} part by part, never built as a string), every length prefix written as
+ * digits. Lettuce's own {@link CommandArgs} wraps each
  * argument in an object, grows a list for them, and writes each length prefix through a
  * {@link Long#toString} string; per lock cycle that was a good part of the client's garbage.
  *
@@ -49,16 +50,16 @@ final class ScriptArgs extends CommandArgs<String, String> {
         bulk(buf, script);
         bulk(buf, keys.size());
         for (Object key : keys) {
-            bulk(buf, (String) key);
+            bulk(buf, key);
         }
         for (Object value : values) {
-            bulk(buf, value instanceof String s ? s : String.valueOf(value));
+            bulk(buf, value);
         }
     }
 
     @Override
     public ByteBuffer getFirstEncodedKey() {
-        return keys.isEmpty() ? null : StringCodec.UTF8.encodeKey((String) keys.get(0));
+        return keys.isEmpty() ? null : StringCodec.UTF8.encodeKey(keys.get(0).toString());
     }
 
     private static void bulk(ByteBuf buf, byte[] bytes) {
@@ -67,6 +68,19 @@ final class ScriptArgs extends CommandArgs<String, String> {
         buf.writeBytes(CRLF);
         buf.writeBytes(bytes);
         buf.writeBytes(CRLF);
+    }
+
+    /** A key or value: a {@link KeyName} part by part, anything else as its text. */
+    private static void bulk(ByteBuf buf, Object argument) {
+        if (argument instanceof KeyName name) {
+            buf.writeByte('$');
+            digits(buf, name.utf8Length());
+            buf.writeBytes(CRLF);
+            name.writeUtf8(buf);
+            buf.writeBytes(CRLF);
+        } else {
+            bulk(buf, argument instanceof String s ? s : String.valueOf(argument));
+        }
     }
 
     private static void bulk(ByteBuf buf, String text) {

@@ -379,7 +379,7 @@ public final class Scripts {
             """);
 
     /**
-     * KEYS: lock, fence, waiting writers, hand-off offers, readers. ARGV: owner, release channel, clock.
+     * KEYS: lock, fence, waiting writers, hand-off offers. ARGV: owner, release channel, clock.
      * The single-server release: deletes the lock only if the owner still holds it, then hands it
      * straight to a waiting writer whose hand-off offer is still fresh and whose marker still lives (the
      * offer refreshed longest ago first): sets the lock to that waiter with the lease it asked for, bumps
@@ -406,7 +406,8 @@ public final class Scripts {
                   chosen, chosen_fresh, chosen_lease = offers[i], fresh, string.sub(offers[i + 1], sep + 1)
                 end
               end
-              if chosen ~= nil and redis.call('EXISTS', KEYS[5]) == 0 then
+              -- No reader can hold beside the exclusive hold just released: the lock is free for the waiter.
+              if chosen ~= nil then
                 redis.call('SET', KEYS[1], chosen, 'PX', chosen_lease)
                 redis.call('HDEL', KEYS[3], chosen)
                 redis.call('HDEL', KEYS[4], chosen)

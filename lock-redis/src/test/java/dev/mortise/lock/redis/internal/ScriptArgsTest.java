@@ -58,6 +58,20 @@ class ScriptArgsTest {
     }
 
     @Test
+    void keyNamesWritePartByPartWhatTheirStringsWould() {
+        RedisKeys names = RedisKeys.of("pré{fix}".replace("{", "").replace("}", ""), "k:{1}\n日 😀");
+        ScriptCall asNames = ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+                List.of(names.lock(), names.fenceName(), names.cancelledName("owner-é"), names.readersName(),
+                        names.writersName(), names.handOffsName()), "owner-é", "30000", names.channelName());
+        ScriptCall asStrings = ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+                List.of(names.lock(), names.fence(), names.cancelled("owner-é"), names.readers(), names.writers(),
+                        names.handOffs()), "owner-é", "30000", names.channel());
+        assertThat(ours(asNames, false)).isEqualTo(lettuce(asStrings, false));
+        assertThat(names.fenceName().toString()).isEqualTo(names.fence());
+        assertThat(names.cancelledName("o").toString()).isEqualTo(names.cancelled("o"));
+    }
+
+    @Test
     void digitsOfEveryMagnitude() {
         for (int value : new int[] {0, 9, 10, 99, 100, 12345, Integer.MAX_VALUE}) {
             ByteBuf buf = Unpooled.buffer(1);
