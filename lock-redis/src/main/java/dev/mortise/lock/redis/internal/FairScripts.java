@@ -29,7 +29,7 @@ public final class FairScripts {
      * at the head the lock if no reader holds, publishing {@code "<owner> <token>"} per grant; it
      * returns how many it served.
      */
-    private static final String PURGE = Scripts.NEXT_TOKEN + Scripts.SHARED + """
+    private static final String PURGE = Scripts.NEXT_TOKEN + Scripts.SHARED + Scripts.HAND_OVER + """
             local function entry_of(entry)
               local sep = string.find(entry, ':', 1, true)
               local rest = string.sub(entry, sep + 1)
@@ -86,12 +86,9 @@ public final class FairScripts {
                 end
                 if mode ~= 'S' then
                   if served == 0 and not readers_only and redis.call('EXISTS', KEYS[6]) == 0 then
-                    redis.call('SET', KEYS[1], first, 'PX', lease)
                     redis.call('ZREM', KEYS[3], first)
                     redis.call('HDEL', KEYS[4], first)
-                    next_token(KEYS[2], ARGV[5])
-                    -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
-                    redis.call('PUBLISH', ARGV[2], first .. ' ' .. redis.call('GET', KEYS[2]))
+                    hand_over(first, lease, ARGV[5])
                     served = 1
                   end
                   return served

@@ -69,6 +69,8 @@ public final class PushWait {
         // request's first attempt checks its count against the stored one; its retries (sent with
         // waiting = true) follow the stored count, so a setPermits raise lets them in.
         boolean marks = !fair && !request.shared() && Deadlines.left(deadline) > 0;
+        // Retries of a waiting request: fair mode queues them, a writer marks, a permit request follows the stored count.
+        boolean waiting = fair || marks || request.takesPermits();
         Duration entryTtl = commands.waiterTtl();
         ReleaseChannels channels = commands.channels();
         ReleaseWaiter waiter = null;
@@ -104,7 +106,7 @@ public final class PushWait {
                 }
                 queued |= fair;
                 waiter.beforeAttempt();
-                LockCommands.Pending retry = commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline);
+                LockCommands.Pending retry = commands.start(request, keys, waiting, entryTtl, deadline);
                 answer = commands.answer(retry, request, keys);
                 attempt = answer.attempt();
                 busySentAt = retry.requestedAt();
@@ -127,53 +129,51 @@ public final class PushWait {
                 if (fair || (marks && answer.readersHold())) {
                     sleep = Math.min(sleep, HEARTBEAT.toNanos());
                 }
+                ReleaseWaiter.News news = waiter.await(sleep);
+                if (news == ReleaseWaiter.News.HANDED) {
+                    long token = waiter.handedToken();
+                    // A retry still on its way must land before we return: landing after our
+                    // release, it would queue this finished owner again, and a later release
+                    // would hand the lock to no one. Landing now, it only finds us holding.
+                    LockCommands.Pending late = waiter.takeRetry();
+                    if (late != null && !commands.settle(late, request.key())) {
+                        // Unanswered, it may still land after our release and queue us again:
+                        // give the lock on now (the cancel also refuses that retry) and fail.
+                        commands.cancelAsync(keys, request.owner(), request.lease());
+                        throw new LockBackendException("Backend 'redis' (" + commands.runner().where()
+                                + ") handed lock '" + request.key() + "' over, but an earlier retry got no answer "
+                                + "within the operation timeout (" + commands.runner().timeout().toMillis()
+                                + " ms), so the lock was given on rather than kept with a request of unknown "
+                                + "fate in flight. Check the server's latency, or raise operationTimeout.",
+                                request.key(), "redis", null);
+                    }
+                    if (late != null) {
+                        LockCommands.Answer landed = commands.answer(late, request, keys);
+                        if (landed.attempt().isGranted()) {
+                            granted = true; // it found the handed lock ours: a grant of its own
+                            return landed.attempt().grant();
+                        }
+                        busySentAt = late.requestedAt();
+                        busyFence = landed.fence();
+                    }
+                    if (token > busyFence) {
+                        // Handed over after our last refusal was processed, with the lease set
+                        // then: counting validity from that refused attempt is safe.
+                        granted = true;
+                        return Optional.of(LockCommands.grant(request, keys, token, busySentAt));
+                    }
+                    // Handed over before a refusal we have since had (the message came late: a
+                    // paused process, a slow connection): that lease ended unused. Ask again.
+                    waiter.discardHandOff();
+                    news = ReleaseWaiter.News.TRY_AGAIN;
+                }
                 LockCommands.Pending next;
-                switch (waiter.await(sleep)) {
-                    case HANDED -> {
-                        long token = waiter.handedToken();
-                        // A retry still on its way must land before we return: landing after our
-                        // release, it would queue this finished owner again, and a later release
-                        // would hand the lock to no one. Landing now, it only finds us holding.
-                        LockCommands.Pending late = waiter.takeRetry();
-                        if (late != null && !commands.settle(late, request.key())) {
-                            // Unanswered, it may still land after our release and queue us again:
-                            // give the lock on now (the cancel also refuses that retry) and fail.
-                            commands.cancelAsync(keys, request.owner(), request.lease());
-                            throw new LockBackendException("Backend 'redis' (" + commands.runner().where()
-                                    + ") handed lock '" + request.key() + "' over, but an earlier retry got no answer "
-                                    + "within the operation timeout (" + commands.runner().timeout().toMillis()
-                                    + " ms), so the lock was given on rather than kept with a request of unknown "
-                                    + "fate in flight. Check the server's latency, or raise operationTimeout.",
-                                    request.key(), "redis", null);
-                        }
-                        if (late != null) {
-                            LockCommands.Answer landed = commands.answer(late, request, keys);
-                            if (landed.attempt().isGranted()) {
-                                granted = true; // it found the handed lock ours: a grant of its own
-                                return landed.attempt().grant();
-                            }
-                            busySentAt = late.requestedAt();
-                            busyFence = landed.fence();
-                        }
-                        if (token > busyFence) {
-                            // Handed over after our last refusal was processed, with the lease set
-                            // then: counting validity from that refused attempt is safe.
-                            granted = true;
-                            return Optional.of(LockCommands.grant(request, keys, token, busySentAt));
-                        }
-                        // Handed over before a refusal we have since had (the message came late: a
-                        // paused process, a slow connection): that lease ended unused. Ask again.
-                        waiter.discardHandOff();
-                        waiter.beforeAttempt();
-                        queued |= fair;
-                        next = commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline);
-                    }
-                    case RETRIED -> next = waiter.takeRetry();
-                    default -> {
-                        waiter.beforeAttempt();
-                        queued |= fair;
-                        next = commands.start(request, keys, fair || marks || request.takesPermits(), entryTtl, deadline);
-                    }
+                if (news == ReleaseWaiter.News.RETRIED) {
+                    next = waiter.takeRetry();
+                } else {
+                    waiter.beforeAttempt();
+                    queued |= fair;
+                    next = commands.start(request, keys, waiting, entryTtl, deadline);
                 }
                 answer = commands.answer(next, request, keys);
                 attempt = answer.attempt();

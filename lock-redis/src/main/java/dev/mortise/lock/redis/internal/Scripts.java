@@ -38,6 +38,29 @@ public final class Scripts {
             end
             """;
 
+    /** Lua: {@code now_ms()}, the server's clock in ms. */
+    static final String NOW_MS = """
+            local function now_ms()
+              local t = redis.call('TIME')
+              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            end
+            """;
+
+    /**
+     * Lua (after {@link #NEXT_TOKEN}): {@code hand_over(waiter, lease, clock)} gives the free lock
+     * (KEYS[1]) to a waiter inside a release: sets it to the waiter with the waiter's lease, bumps the
+     * fence counter (KEYS[2]) and publishes {@code "<waiter> <token>"} on the release channel (ARGV[2]).
+     * The caller removes the waiter's own entries. Shared by {@link #RELEASE_HANDING} and fair mode.
+     */
+    static final String HAND_OVER = """
+            local function hand_over(waiter, lease, clock)
+              redis.call('SET', KEYS[1], waiter, 'PX', lease)
+              next_token(KEYS[2], clock)
+              -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
+              redis.call('PUBLISH', ARGV[2], waiter .. ' ' .. redis.call('GET', KEYS[2]))
+            end
+            """;
+
     /**
      * Lua helpers of shared (read) holds. {@code now_ms()} is the server's clock in ms. A key's readers
      * are a hash owner → {@code "<expiry-ms>:<token>"} (expiry by the server's clock; the token as the
@@ -51,11 +74,7 @@ public final class Scripts {
      * Waiting writers (non-fair mode) are a hash owner → deadline-ms, kept the same way:
      * {@code live_writers} drops lapsed markers and returns the ms until the last live one lapses (0: none).
      */
-    static final String SHARED = """
-            local function now_ms()
-              local t = redis.call('TIME')
-              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-            end
+    static final String SHARED = NOW_MS + """
             local function reader_entry(entry)
               local sep = string.find(entry, ':', 1, true)
               return tonumber(string.sub(entry, 1, sep - 1)), string.sub(entry, sep + 1)
@@ -387,15 +406,14 @@ public final class Scripts {
      * asking again. With no such waiter it publishes {@code released}. Stale offers are dropped on the
      * way. Returns 1 if the lock was the owner's, else 0 (and nothing changes).
      */
-    public static final LuaScript RELEASE_HANDING = LuaScript.of("release-handing", NEXT_TOKEN + """
+    public static final LuaScript RELEASE_HANDING = LuaScript.of("release-handing", NEXT_TOKEN + NOW_MS + HAND_OVER + """
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
               return 0
             end
             redis.call('DEL', KEYS[1])
             local offers = redis.call('HGETALL', KEYS[4])
             if #offers > 0 then
-              local t = redis.call('TIME')
-              local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+              local now = now_ms()
               local chosen, chosen_fresh, chosen_lease
               for i = 1, #offers, 2 do
                 local sep = string.find(offers[i + 1], ':', 1, true)
@@ -408,12 +426,9 @@ public final class Scripts {
               end
               -- No reader can hold beside the exclusive hold just released: the lock is free for the waiter.
               if chosen ~= nil then
-                redis.call('SET', KEYS[1], chosen, 'PX', chosen_lease)
                 redis.call('HDEL', KEYS[3], chosen)
                 redis.call('HDEL', KEYS[4], chosen)
-                next_token(KEYS[2], ARGV[3])
-                -- The stored decimal string, not the Lua number: '..' would print 1.8e15 as 1.7954896e+15.
-                redis.call('PUBLISH', ARGV[2], chosen .. ' ' .. redis.call('GET', KEYS[2]))
+                hand_over(chosen, chosen_lease, ARGV[3])
                 return 1
               end
             end
