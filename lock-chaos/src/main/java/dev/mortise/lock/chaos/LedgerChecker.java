@@ -115,13 +115,15 @@ public final class LedgerChecker {
             lostUpdates += diff;
         }
 
-        List<String> falseGrantEvidence = falseGrants(events, faults);
+        // A grant whose log line a pause delayed is judged at the instant the pause struck (PausedGrants).
+        List<WorkerEvent> granted = PausedGrants.placed(events, faults);
+        List<String> falseGrantEvidence = falseGrants(granted, faults);
         evidence.addAll(falseGrantEvidence);
         List<String> reused = reusedTokenGrants(events);
         reused.stream().limit(10).forEach(r -> evidence.add("token reused: " + r));
 
         Clock clock = Clock.forRun(fault);
-        List<String> validity = validityOverlaps(events, clock);
+        List<String> validity = validityOverlaps(granted, clock);
         validity.stream().limit(10).forEach(evidence::add);
         long samples = events.stream().filter(e -> e.type().equals("VALID")).count();
 

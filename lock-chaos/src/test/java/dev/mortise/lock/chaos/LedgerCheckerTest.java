@@ -275,4 +275,65 @@ class LedgerCheckerTest {
 
         assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
     }
+
+    /**
+     * The CI failure of 2026-11-27 (ZooKeeper, waiter-pause; the workers' own lines in
+     * src/test/resources/ci-zookeeper-waiter-pause). w1 logged WAIT at ...0578 and ACQUIRED token 7
+     * at ...5016, 4.4 s later, while w0 held token 19. Token 7 is the czxid of the node w1 created
+     * before w0's first node (8), and w0 waited on it until w1's session expired: w1's grant was
+     * made before the SIGSTOP, while the key was free, and only its line came after the CONT.
+     * Every sample of it after the pause was false and its write was refused. The record of the
+     * pause itself is not in the evidence; it is rebuilt from the run's settings (1.5 s lease, so
+     * a 4 s pause) and the lines: it ended just before w1's next line.
+     */
+    @Test
+    void aGrantLoggedAfterAPauseThatStruckItsWaitIsTimedAtThePause() throws Exception {
+        List<WorkerEvent> events = ciWaiterPauseEvents();
+        String key = events.stream().filter(e -> e.type().equals("ACQUIRED")).findFirst().orElseThrow().key();
+        InjectedFault pause = new InjectedFault(Fault.WAITER_PAUSE, "w1", key, 0, 1795842361005L, 1795842365005L);
+
+        // What CI reported, judging the grant by its line.
+        assertThat(LedgerChecker.falseGrants(events, List.of(pause))).singleElement().asString()
+                .contains("w1 granted").contains("token 7");
+        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).hasSize(1);
+
+        List<WorkerEvent> placed = PausedGrants.placed(events, List.of(pause));
+        assertThat(LedgerChecker.falseGrants(placed, List.of(pause))).isEmpty();
+        assertThat(LedgerChecker.validityOverlaps(placed, LedgerChecker.Clock.MONOTONIC)).isEmpty();
+    }
+
+    /** The same run, but w1 saw token 7 valid once after the pause: a grant on stale evidence, judged by its line. */
+    @Test
+    void aPausedWaitersGrantSeenValidAfterThePauseStaysAFalseGrant() throws Exception {
+        List<WorkerEvent> events = new java.util.ArrayList<>(ciWaiterPauseEvents());
+        WorkerEvent grant = events.stream().filter(e -> e.worker().equals("w1") && e.type().equals("ACQUIRED")
+                && e.token() == 7).findFirst().orElseThrow();
+        events.add(new WorkerEvent("w1", grant.at() + 5, "VALID", grant.key(), 7, 1, grant.mono() + 5_000_000,
+                grant.wallMicros() + 5000));
+        InjectedFault pause = new InjectedFault(Fault.WAITER_PAUSE, "w1", grant.key(), 0, 1795842361005L,
+                1795842365005L);
+
+        List<WorkerEvent> placed = PausedGrants.placed(events, List.of(pause));
+        assertThat(LedgerChecker.falseGrants(placed, List.of(pause))).singleElement().asString()
+                .contains("w1 granted").contains("token 7");
+        // A pause that ended after the grant's line did not separate them: nothing is moved.
+        InjectedFault later = new InjectedFault(Fault.WAITER_PAUSE, "w1", grant.key(), 0, 1795842361005L,
+                grant.at() + 1);
+        assertThat(PausedGrants.placed(ciWaiterPauseEvents(), List.of(later))).isEqualTo(ciWaiterPauseEvents());
+    }
+
+    private static List<WorkerEvent> ciWaiterPauseEvents() throws Exception {
+        List<WorkerEvent> events = new java.util.ArrayList<>();
+        for (String worker : List.of("w0", "w1")) {
+            try (var in = LedgerCheckerTest.class.getResourceAsStream("/ci-zookeeper-waiter-pause/" + worker + ".out")) {
+                for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+                    WorkerEvent e = WorkerEvent.parse(worker, line);
+                    if (e != null) {
+                        events.add(e);
+                    }
+                }
+            }
+        }
+        return events;
+    }
 }
