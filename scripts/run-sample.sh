@@ -34,6 +34,11 @@ fi
 echo "Building the sample (first run: a few minutes while Maven downloads dependencies)..."
 ./mvnw -B -q -pl samples -am package -DskipTests
 
-jar=$(ls samples/target/samples-*.jar | grep -v '\.original$' | head -n 1)
+# The repackaged, runnable jar (samples/pom.xml fixes its name; -sources and -javadoc jars sit beside it).
+jar=samples/target/mortise-sample.jar
+if [ ! -f "$jar" ]; then
+  echo "The build did not make $jar; see the Maven output above." >&2
+  exit 1
+fi
 echo "Starting $jar (Ctrl-C stops it)"
 exec java -jar "$jar" "$@"
