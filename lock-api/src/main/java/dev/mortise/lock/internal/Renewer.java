@@ -135,8 +135,18 @@ final class Renewer {
                     own = validity.renewalPeriodNanos(lease);
                 }
                 period = Math.min(period, own);
-                if (now - hold.confirmedStartNanos() >= own - defaultPeriod / 2 && hold.tryBeginRequest()) {
-                    due.computeIfAbsent(lease, l -> new ArrayList<>()).add(hold);
+                if (now - hold.confirmedStartNanos() < own - defaultPeriod / 2 || !hold.tryBeginRequest()) {
+                    continue;
+                }
+                // Read again under the claim: an extend that completed since the reads above moved the
+                // lease and its confirmation, and renewing with the old lease would undo it.
+                Duration claimed = hold.lease();
+                long claimedPeriod = claimed.equals(lease) ? own : validity.renewalPeriodNanos(claimed);
+                period = Math.min(period, claimedPeriod);
+                if (now - hold.confirmedStartNanos() >= claimedPeriod - defaultPeriod / 2) {
+                    due.computeIfAbsent(claimed, l -> new ArrayList<>()).add(hold);
+                } else {
+                    hold.endRequest();
                 }
             }
         }

@@ -57,6 +57,11 @@ class ScriptedBackend implements LockBackend {
     }
 
     @Override
+    public dev.mortise.lock.spi.Ticker ticker() {
+        return local.ticker();
+    }
+
+    @Override
     public BackendGuarantees guarantees() {
         return local.guarantees();
     }
