@@ -84,8 +84,15 @@ public interface LockLease extends AutoCloseable {
      * {@link #isValid()}), never more. On a renewed hold the watchdog goes on renewing with
      * {@code lease} from then on. Waits for a watchdog renewal of this hold that is under way.
      *
-     * @throws IllegalArgumentException if {@code lease} is not positive, shorter than the
-     *                                  backend honours or mostly eaten by the drift allowance
+     * <p>A lease shorter than this client can ask of the backend (below the backend's
+     * {@code shortestLease}, etcd's second, or so short that the drift allowance would eat it)
+     * is "hold it until {@code lease} from now": the server is asked for the shortest lease it
+     * honours, the hold is no longer renewed, it is valid until then, and when that instant
+     * passes it ends as any lease left to run out does ({@code onLost} with {@code EXPIRED},
+     * and the client deletes it on the server so the key is free at once). A longer
+     * {@code extend} before then cancels that end.
+     *
+     * @throws IllegalArgumentException if {@code lease} is not positive
      * @throws LockLostException       if the hold is closed, expired or no longer ours on the server
      * @throws LockBackendException    if the server could not be reached (the server may or may
      *                                 not have applied it, so validity is the lesser of the old and

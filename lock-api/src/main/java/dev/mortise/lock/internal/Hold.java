@@ -38,6 +38,9 @@ final class Hold {
 
     enum State { ACTIVE, RELEASING, RELEASED, LOST }
 
+    /** {@link #endAt} value of a hold that lasts as long as it is renewed or its lease runs. */
+    static final long NO_END = Long.MIN_VALUE;
+
     /** What closing a lease asks the caller to do. */
     enum Closing { NOTHING, RELEASE, CLEAR_STALE }
 
@@ -58,6 +61,8 @@ final class Hold {
     private volatile Duration lease;
     private volatile long validUntilNanos;
     private volatile long confirmedStartNanos; // start of the last request the server confirmed
+    /** When an extend shorter than the backend honours ends this hold ({@link #NO_END}: it does not). */
+    private volatile long endAtNanos = NO_END;
     private volatile boolean suspended;
     private volatile Throwable renewalFailure; // since the last confirmation: the cause of an expiry
     private volatile State state = State.ACTIVE;
@@ -286,6 +291,9 @@ final class Hold {
         if (ticker.read() - validUntilNanos >= 0) {
             return Confirmation.TOO_LATE;
         }
+        if (endAtNanos != NO_END && endAtNanos - deadline < 0) {
+            deadline = endAtNanos; // a shortened hold is worth no more than its end, whatever the server keeps
+        }
         boolean earlier = deadline - validUntilNanos < 0;
         confirmedStartNanos = startNanos;
         validUntilNanos = deadline;
@@ -307,6 +315,19 @@ final class Hold {
         }
         validUntilNanos = deadlineIfApplied;
         return true;
+    }
+
+    /**
+     * Sets when the hold ends ({@link #NO_END}: it no longer ends early), before the confirmation
+     * of the extend that asked for it is applied. The watchdog leaves an ending hold alone.
+     */
+    synchronized void endAt(long nanos) {
+        endAtNanos = nanos;
+    }
+
+    /** Whether an extend shorter than the backend honours set this hold to end ({@link #endAt}). */
+    boolean ending() {
+        return endAtNanos != NO_END;
     }
 
     void renewalFailed(Throwable failure) {

@@ -127,8 +127,27 @@ final class HoldActions {
         }
     }
 
-    /** Sets the hold's lease on the server and locally, from what the server confirmed and applied. */
+    /**
+     * Sets the hold's lease on the server and locally, from what the server confirmed and applied.
+     * A positive lease shorter than this client can ask of the backend ({@link Validity#shortestAccepted})
+     * ends the hold that long from now instead: the server is asked for the shortest lease it
+     * honours, the client stops renewing the hold, counts it valid until then and clears it on the
+     * server when that instant passes, as for any lease left to run out. Shortening never makes a
+     * hold last longer than asked, so it needs no floor.
+     */
     void extend(Hold hold, Duration lease) {
+        Duration shortest = lease == null || lease.isNegative() || lease.isZero() ? null
+                : Validity.shortestAccepted(backend, settings);
+        if (shortest != null && lease.compareTo(shortest) < 0) {
+            long endAt = ticker.read() + lease.toNanos();
+            extendOnServer(hold, shortest, endAt);
+            return;
+        }
+        extendOnServer(hold, lease, Hold.NO_END);
+    }
+
+    /** {@link #extend}'s server request with {@code lease}; {@code endAt}: when the hold ends, or {@link Hold#NO_END}. */
+    private void extendOnServer(Hold hold, Duration lease, long endAt) {
         Validity.check(lease, backend, settings, "Lease for lock '" + Arguments.abbreviate(hold.key()) + "'",
                 "pass a lease");
         checkExpiry(hold);
@@ -159,6 +178,7 @@ final class HoldActions {
             Duration applied = validity.applied(hold.grant, lease);
             boolean short_ = applied.compareTo(lease) < 0;
             Duration next = short_ && hold.renewed ? hold.lease() : lease;
+            hold.endAt(endAt);
             switch (hold.confirmed(start, validity.deadline(hold.grant, start, lease), next)) {
                 case APPLIED_EARLIER -> expiry.arm(hold);
                 case TOO_LATE -> {
@@ -169,7 +189,7 @@ final class HoldActions {
                 case ENDED -> throw invalidLease(hold);
                 case APPLIED -> { }
             }
-            if (hold.renewed) {
+            if (hold.renewed && endAt == Hold.NO_END) {
                 renewer.tickWithin(validity.renewalPeriodNanos(next));
             }
             events.fire(LockEvent.Type.RENEWED, hold.key(), hold.mode, hold.grant.fencingToken(), ticker.read() - start, null);

@@ -126,7 +126,7 @@ final class Renewer {
         for (KeyGates.Gate gate : keys.all()) {
             // Shared and exclusive holds alike: one batch per lease, whatever the mode.
             for (Hold hold : gate.holds()) {
-                if (!hold.renewed || !hold.isActive()) {
+                if (!hold.renewed || !hold.isActive() || hold.ending()) {
                     continue;
                 }
                 Duration lease = hold.lease();
@@ -143,7 +143,7 @@ final class Renewer {
                 Duration claimed = hold.lease();
                 long claimedPeriod = claimed.equals(lease) ? own : validity.renewalPeriodNanos(claimed);
                 period = Math.min(period, claimedPeriod);
-                if (now - hold.confirmedStartNanos() >= claimedPeriod - defaultPeriod / 2) {
+                if (now - hold.confirmedStartNanos() >= claimedPeriod - defaultPeriod / 2 && !hold.ending()) {
                     due.computeIfAbsent(claimed, l -> new ArrayList<>()).add(hold);
                 } else {
                     hold.endRequest();

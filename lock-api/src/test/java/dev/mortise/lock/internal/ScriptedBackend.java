@@ -122,6 +122,14 @@ class ScriptedBackend implements LockBackend {
         return keepsGrantedLease && granted != null ? granted : requested;
     }
 
+    /** The shortest lease this backend says it honours (etcd's is a second). */
+    volatile Duration shortestLease = Duration.ofMillis(1);
+
+    @Override
+    public Duration shortestLease() {
+        return shortestLease;
+    }
+
     @Override
     public Duration validity(Duration lease) {
         return validity.apply(lease);
