@@ -5,7 +5,14 @@
 # start on their own loopback ports: redis-server, etcd, PostgreSQL, MariaDB), then runs
 # ./mvnw verify. ZooKeeper runs inside the tests (curator-test), so it needs no package.
 # Extra arguments go to Maven, e.g. ./scripts/test-all.sh -pl lock-api,lock-tck
+# --repeat N (first) runs the same Maven command up to N times and stops at the first failing
+# round, to make an intermittent failure show: ./scripts/test-all.sh --repeat 5 -pl lock-redis -am
 set -euo pipefail
+repeat=1
+if [ "${1:-}" = "--repeat" ]; then
+  repeat=${2:?"--repeat needs a number of rounds"}
+  shift 2
+fi
 cd "$(dirname "$0")/.."
 
 missing=()
@@ -36,4 +43,14 @@ if [ ${#missing[@]} -gt 0 ] || ! command -v javac >/dev/null 2>&1; then
 fi
 
 # Two modules at a time: the suites mostly wait on servers and leases, so two share the cores well.
-exec ./mvnw -B -T 2 verify "$@"
+if [ "$repeat" -eq 1 ]; then
+  exec ./mvnw -B -T 2 verify "$@"
+fi
+for round in $(seq 1 "$repeat"); do
+  echo "==== test-all round $round of $repeat ===="
+  if ! ./mvnw -B -T 2 verify "$@"; then
+    echo "==== round $round of $repeat failed (surefire reports: */target/surefire-reports) ====" >&2
+    exit 1
+  fi
+done
+echo "==== all $repeat rounds passed ===="
