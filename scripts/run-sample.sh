@@ -32,7 +32,8 @@ if ! command -v javac >/dev/null 2>&1 || [ ${#missing[@]} -gt 0 ]; then
 fi
 
 echo "Building the sample (first run: a few minutes while Maven downloads dependencies)..."
-./mvnw -B -q -pl samples -am package -DskipTests
+# No Javadoc or sources jars: the service does not need them (they took most of a rebuild's time).
+./mvnw -B -q -pl samples -am package -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true
 
 # The repackaged, runnable jar (samples/pom.xml fixes its name; -sources and -javadoc jars sit beside it).
 jar=samples/target/mortise-sample.jar
