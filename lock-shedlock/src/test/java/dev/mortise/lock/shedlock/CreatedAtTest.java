@@ -4,6 +4,7 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.local.LocalLockServer;
+import dev.mortise.lock.spi.LockBackend;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * configuration created an hour ago makes the difference plain: counted from {@code lock} the
  * name would stay held for most of an hour, counted from {@code createdAt} it ends at once or
  * within seconds. Another client over the same server observes the end of the hold, as another
- * process would.
+ * process would. On the in-process backend here; {@link RedisCreatedAtTest} runs the same on Redis.
  */
 class CreatedAtTest {
 
@@ -32,11 +33,16 @@ class CreatedAtTest {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
     private final LocalLockServer server = new LocalLockServer();
-    private final LockClient client = LockClient.builder(new LocalLockBackend(server)).build();
-    private final LockClient otherProcess = LockClient.builder(new LocalLockBackend(server)).build();
+    private final LockClient client = LockClient.builder(newBackend()).build();
+    private final LockClient otherProcess = LockClient.builder(newBackend()).build();
     private final MortiseLockProvider provider = new MortiseLockProvider(client);
     private final String name = "created-at-" + UUID.randomUUID();
     private final Instant anHourAgo = ClockProvider.now().minus(Duration.ofHours(1));
+
+    /** A new backend on the test's server, as a separate process would build it. */
+    protected LockBackend newBackend() {
+        return new LocalLockBackend(server);
+    }
 
     @AfterEach
     void close() {
