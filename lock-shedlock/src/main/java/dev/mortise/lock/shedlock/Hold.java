@@ -88,11 +88,15 @@ final class Hold {
             return true;
         }
         cancelTimer();
-        timer = provider.schedule(() -> endByTimer(forGeneration), delayNanos);
+        timer = provider.schedule(() -> endIfCurrent(forGeneration), delayNanos);
         return timer != null;
     }
 
-    private void endByTimer(int forGeneration) {
+    /**
+     * Releases the hold now if {@code forGeneration} is still the newest; a release the server
+     * could not be told of is logged, not thrown (the server drops the hold when its lease runs out).
+     */
+    void endIfCurrent(int forGeneration) {
         try {
             synchronized (this) {
                 if (forGeneration == generation) {
@@ -100,7 +104,8 @@ final class Hold {
                 }
             }
         } catch (RuntimeException e) {
-            // Nobody to tell on the timer thread; the server drops the hold when its lease runs out.
+            // Nobody to tell (the timer thread, or a lock() whose grant stands); the server drops
+            // the hold when its lease runs out.
             log.warn("Could not release ShedLock lock '{}' on backend '{}' at its end; the server drops it when its "
                     + "lease runs out", name, lease.backend(), e);
         }

@@ -4,11 +4,13 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.spi.BackendGuarantees;
+import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>No waiting.</b> {@link #lock} tries once and returns empty if the name is held,
  *       by any process, or by this one: every call is its own owner, so a second
  *       {@code lock} of a held name on the same thread is refused, never re-entered.</li>
+ *   <li><b>Both durations count from {@link LockConfiguration}'s {@code createdAt}</b>, as in
+ *       ShedLock: the hold ends at {@code getLockAtMostUntil()} and an unlocked one is kept until
+ *       {@code getLockAtLeastUntil()}, however long after {@code createdAt} {@code lock} was
+ *       called. ({@link SimpleLock#extend} counts from its own call, as ShedLock's does.)</li>
  *   <li><b>{@code lockAtMostFor} is an explicit lease</b> on the server, never renewed: if
  *       the process stops, the server drops the hold then. A {@code lockAtMostFor} shorter
  *       than the backend can keep (etcd: 1 s; any backend: {@link Builder#shortestLease}) is
@@ -108,7 +114,12 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
     }
 
     /**
-     * Tries once to lock {@code configuration}'s name for {@code lockAtMostFor}, as a new owner.
+     * Tries once to lock {@code configuration}'s name until its {@code lockAtMostUntil}
+     * ({@code createdAt + lockAtMostFor}), as a new owner. If that instant has already passed,
+     * the name is still locked if free and the hold ended at once: the lock is granted, as
+     * ShedLock's storage providers ({@code JdbcTemplateLockProvider}, {@code InMemoryLockProvider})
+     * grant it, but nothing holds the name any more; its {@code unlock} is quiet and its
+     * {@code extend} empty.
      *
      * @return the lock, or empty if the name is held (by anyone, this thread included)
      * @throws dev.mortise.lock.LockBackendException if the backend failed
@@ -122,18 +133,21 @@ public final class MortiseLockProvider implements ExtensibleLockProvider, AutoCl
                         + "' is closed: create a new provider to lock '" + configuration.getName() + "'");
             }
         }
+        // Both instants count from createdAt, as ShedLock's providers count them: read the wall
+        // clock (ShedLock's, so a test clock applies) once, then follow the monotonic clock.
+        Instant now = ClockProvider.now();
         long start = System.nanoTime();
         String name = configuration.getName();
-        Duration atMost = configuration.getLockAtMostFor();
-        LockSpec spec = LockSpec.of(keyPrefix + name).lease(serverLease(atMost))
+        Duration atMostLeft = Duration.between(now, configuration.getLockAtMostUntil());
+        Duration atLeastLeft = Duration.between(now, configuration.getLockAtLeastUntil());
+        LockSpec spec = LockSpec.of(keyPrefix + name).lease(serverLease(atMostLeft))
                 .owner(ownerPrefix + owners.incrementAndGet());
         Optional<LockLease> lease = client.tryAcquire(spec);
         if (lease.isEmpty()) {
             return Optional.empty();
         }
         Hold hold = new Hold(this, name, lease.get());
-        return Optional.of(new MortiseSimpleLock(this, hold, hold.nextGeneration(), start, atMost,
-                configuration.getLockAtLeastFor()));
+        return Optional.of(new MortiseSimpleLock(this, hold, hold.nextGeneration(), start, atMostLeft, atLeastLeft));
     }
 
     /** The client this provider locks on. */

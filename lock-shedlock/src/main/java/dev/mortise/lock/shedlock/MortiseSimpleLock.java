@@ -19,6 +19,12 @@ public final class MortiseSimpleLock implements SimpleLock {
     private final long atLeastUntilNanos;
     private boolean valid = true; // guarded by this
 
+    /**
+     * A lock held until {@code startNanos + atMost} and, once unlocked, kept until
+     * {@code startNanos + atLeast}. Either duration may be zero or negative (a configuration
+     * whose {@code createdAt} is that far back): a hold already past {@code atMost} is ended
+     * before this returns, so the name is free when the caller gets the lock.
+     */
     MortiseSimpleLock(MortiseLockProvider provider, Hold hold, int generation, long startNanos, Duration atMost,
                       Duration atLeast) {
         this.provider = provider;
@@ -28,7 +34,12 @@ public final class MortiseSimpleLock implements SimpleLock {
         this.atLeastUntilNanos = startNanos + atLeast.toNanos();
         if (provider.raised(atMost)) {
             // The server was asked for more than lockAtMostFor: end the hold at lockAtMostFor here.
-            hold.endLater(generation, atMostUntilNanos - System.nanoTime());
+            long left = atMostUntilNanos - System.nanoTime();
+            if (left <= 0) {
+                hold.endIfCurrent(generation);
+            } else {
+                hold.endLater(generation, left);
+            }
         }
     }
 

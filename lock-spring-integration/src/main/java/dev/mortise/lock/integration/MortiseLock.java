@@ -32,11 +32,24 @@ import java.util.concurrent.locks.Condition;
  * thread's leases of the lost hold, so its pending {@code unlock()} calls throw
  * {@link IllegalMonitorStateException} and the following lock takes the key afresh on the server.
  * {@link #newCondition()} is not supported.
+ *
+ * <p>Ownership is the calling thread's <em>within its registry</em>: each thread's hold is taken
+ * under an explicit owner id the registry gives it ({@link LockSpec#owner}), so a thread re-enters
+ * what it locked through this registry and nothing else — not the same key locked through another
+ * registry over the same client, nor through the client's own API, as two Spring Integration
+ * registries never share a hold.
+ *
+ * <p>One live lock per key: {@link MortiseLockRegistry#expireUnusedOlderThan} only drops
+ * (<em>retires</em>) a lock no thread holds or is locking. A retired lock holds no state; every
+ * later call on it goes to the registry's live lock of its key, putting the retired one back as
+ * that lock if the key has none. So a lock obtained before an expiry and locked after it is still
+ * the registry's lock: {@code obtain}, {@code renewLock} and {@code unlock} all find the hold.
  */
 public final class MortiseLock implements DistributedLock {
 
     private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 
+    private final MortiseLockRegistry registry;
     private final LockClient client;
     private final String key;
     /*
@@ -45,16 +58,23 @@ public final class MortiseLock implements DistributedLock {
      * renewLock's extend/ensureValid, the validity check that refuses re-entering a lost hold and
      * closes all of that hold's leases), plus whether any thread holds it (expireUnusedOlderThan).
      * The core views also re-enter a lost hold silently (a fresh hold pushed over the lost leases),
-     * which Spring Integration's leader initiator must not see.
+     * which Spring Integration's leader initiator must not see, and are owned by bare threads,
+     * where each registry needs an owner namespace of its own (LockSpec.owner, which views refuse).
      */
     private final Map<Thread, Deque<Held>> holders = new ConcurrentHashMap<>();
     private volatile long lastUsedMillis = System.currentTimeMillis();
+    private int locking; // guarded by this: calls between enter() and their exit(), so expiry cannot retire them
+    private boolean retired; // guarded by this: dropped from the registry; see live()
 
-    /** One open lease and the explicit lease it was taken with ({@code null}: renewed by the client). */
-    private record Held(LockLease lease, Duration ttl) {
+    /**
+     * One open lease, the explicit lease it was taken with ({@code null}: renewed by the client)
+     * and the owner id it was taken under (one per thread's run of nested holds).
+     */
+    private record Held(LockLease lease, Duration ttl, String owner) {
     }
 
-    MortiseLock(LockClient client, String key) {
+    MortiseLock(MortiseLockRegistry registry, LockClient client, String key) {
+        this.registry = registry;
         this.client = client;
         this.key = key;
     }
@@ -70,43 +90,103 @@ public final class MortiseLock implements DistributedLock {
      * @throws IllegalMonitorStateException if the calling thread does not hold this lock
      */
     public long fencingToken() {
-        return innermost().lease().fencingToken();
+        return live().innermost().lease().fencingToken();
     }
 
-    /** Whether the calling thread holds this lock and the hold is still valid as far as the client can tell. */
+    /** Whether the calling thread holds this lock (through this registry). */
     public boolean isHeldByCurrentThread() {
-        Deque<Held> stack = holders.get(Thread.currentThread());
+        Deque<Held> stack = live().holders.get(Thread.currentThread());
         return stack != null && !stack.isEmpty();
     }
 
-    boolean isHeld() {
-        return !holders.isEmpty();
+    /**
+     * Retires this lock if no thread holds it or is locking it and it was last used before
+     * {@code beforeMillis}; the registry calls it while it removes the lock from its map.
+     */
+    synchronized boolean retireIfUnused(long beforeMillis) {
+        if (locking == 0 && holders.isEmpty() && lastUsedMillis < beforeMillis) {
+            retired = true;
+        }
+        return retired;
     }
 
-    long lastUsedMillis() {
-        return lastUsedMillis;
+    /** Makes a retired lock live again; the registry calls it while it puts the lock back in its map. */
+    synchronized void revive() {
+        retired = false;
+    }
+
+    private synchronized boolean isRetired() {
+        return retired;
+    }
+
+    /**
+     * The registry's live lock of this key: this one unless it was retired. Only a live lock has
+     * holders, and a lock that the calling thread holds cannot be retired, so an unlock or a
+     * token read reaches the thread's hold through any lock object of the key.
+     */
+    private MortiseLock live() {
+        MortiseLock lock = this;
+        while (lock.isRetired()) {
+            lock = registry.live(lock);
+        }
+        return lock;
+    }
+
+    /**
+     * The live lock of this key, counted as locking until {@link #exit()}: expiry leaves it in the
+     * registry while a thread is between obtaining it and holding it (the race of issue 28.4).
+     */
+    private MortiseLock enter() {
+        MortiseLock lock = this;
+        while (!lock.tryEnter()) {
+            lock = registry.live(lock);
+        }
+        return lock;
+    }
+
+    private synchronized boolean tryEnter() {
+        if (retired) {
+            return false;
+        }
+        locking++;
+        return true;
+    }
+
+    private synchronized void exit() {
+        locking--;
     }
 
     @Override
     public void lock() {
-        lock(spec(FOREVER, null));
+        MortiseLock live = enter();
+        try {
+            live.lockEntered(null);
+        } finally {
+            live.exit();
+        }
     }
 
     @Override
     public void lock(Duration ttl) {
-        lock(spec(FOREVER, ttl));
+        MortiseLock live = enter();
+        try {
+            live.lockEntered(ttl);
+        } finally {
+            live.exit();
+        }
     }
 
-    private void lock(LockSpec spec) {
+    private void lockEntered(Duration ttl) {
         LockLostException lost = dropLostHold();
         if (lost != null) {
             throw lost;
         }
+        LockSpec spec = spec(FOREVER, ttl);
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    push(client.acquire(spec), spec.explicitLease());
+                    push(client.acquire(spec), spec);
                     return;
                 } catch (LockInterruptedException e) {
                     // lock() is not interruptible: remember it, keep waiting, restore it after.
@@ -123,42 +203,63 @@ public final class MortiseLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        LockLostException lost = dropLostHold();
-        if (lost != null) {
-            throw lost;
+        MortiseLock live = enter();
+        try {
+            LockLostException lost = live.dropLostHold();
+            if (lost != null) {
+                throw lost;
+            }
+            live.interruptibly(FOREVER, null);
+        } finally {
+            live.exit();
         }
-        interruptibly(spec(FOREVER, null));
     }
 
     @Override
     public boolean tryLock() {
-        if (dropLostHold() != null) {
-            return false;
+        MortiseLock live = enter();
+        try {
+            if (live.dropLostHold() != null) {
+                return false;
+            }
+            LockSpec spec = live.spec(Duration.ZERO, null);
+            return live.push(client.tryAcquire(spec), spec);
+        } finally {
+            live.exit();
         }
-        LockSpec spec = spec(Duration.ZERO, null);
-        return push(client.tryAcquire(spec), null);
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return interruptibly(spec(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null));
+        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
     }
 
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
-        return interruptibly(spec(waitTime.isNegative() ? Duration.ZERO : waitTime, ttl));
+        throwIfInterrupted(); // before the lost-hold check, as a lock with a wait always has
+        MortiseLock live = enter();
+        try {
+            if (live.dropLostHold() != null) {
+                return false;
+            }
+            return live.interruptibly(waitTime.isNegative() ? Duration.ZERO : waitTime, ttl);
+        } finally {
+            live.exit();
+        }
     }
 
-    private boolean interruptibly(LockSpec spec) throws InterruptedException {
+    private void throwIfInterrupted() throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before locking '" + key + "' (backend '"
                     + client.backendName() + "')");
         }
-        if (dropLostHold() != null) {
-            return false;
-        }
+    }
+
+    private boolean interruptibly(Duration wait, Duration ttl) throws InterruptedException {
+        throwIfInterrupted();
+        LockSpec spec = spec(wait, ttl);
         try {
-            return push(client.tryAcquire(spec), spec.explicitLease());
+            return push(client.tryAcquire(spec), spec);
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             InterruptedException interrupted = new InterruptedException(e.getMessage());
@@ -169,6 +270,10 @@ public final class MortiseLock implements DistributedLock {
 
     @Override
     public void unlock() {
+        live().unlockLive();
+    }
+
+    private void unlockLive() {
         Thread thread = Thread.currentThread();
         Deque<Held> stack = holders.get(thread);
         Held held = stack == null ? null : stack.pollFirst();
@@ -246,19 +351,26 @@ public final class MortiseLock implements DistributedLock {
         return held;
     }
 
+    /**
+     * The calling thread's request: under the owner id of its current holds (to nest in them), or
+     * a fresh one from the registry when it holds none here.
+     */
     private LockSpec spec(Duration wait, Duration ttl) {
-        LockSpec spec = LockSpec.of(key).waitFor(wait);
+        Deque<Held> stack = holders.get(Thread.currentThread());
+        Held top = stack == null ? null : stack.peekFirst();
+        LockSpec spec = LockSpec.of(key).waitFor(wait).owner(top != null ? top.owner() : registry.newOwner());
         return ttl == null ? spec : spec.lease(ttl);
     }
 
-    private boolean push(Optional<LockLease> lease, Duration ttl) {
-        lease.ifPresent(l -> push(l, ttl));
+    private boolean push(Optional<LockLease> lease, LockSpec spec) {
+        lease.ifPresent(l -> push(l, spec));
         return lease.isPresent();
     }
 
-    private void push(LockLease lease, Duration ttl) {
+    private void push(LockLease lease, LockSpec spec) {
         // Only the owning thread touches its own stack, so a plain deque is enough.
-        holders.computeIfAbsent(Thread.currentThread(), t -> new ArrayDeque<>()).push(new Held(lease, ttl));
+        holders.computeIfAbsent(Thread.currentThread(), t -> new ArrayDeque<>())
+                .push(new Held(lease, spec.explicitLease(), spec.explicitOwner()));
         lastUsedMillis = System.currentTimeMillis();
     }
 

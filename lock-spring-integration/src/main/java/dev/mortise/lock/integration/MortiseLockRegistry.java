@@ -7,8 +7,10 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A Spring Integration {@link org.springframework.integration.support.locks.LockRegistry}
@@ -20,7 +22,14 @@ import java.util.concurrent.ConcurrentMap;
  * <ul>
  *   <li>{@link #obtain(Object)} takes any non-null key and locks {@code keyPrefix + key.toString()}.
  *       Every {@code obtain} of one key returns the same {@link MortiseLock} until
- *       {@link #expireUnusedOlderThan} drops it; ownership is the calling thread's (reentrant).</li>
+ *       {@link #expireUnusedOlderThan} drops it. A dropped lock still works: used again, it becomes
+ *       the key's lock once more (or, if {@code obtain} made a new one meanwhile, acts on that one),
+ *       so a thread that obtained a lock before an expiry and locks it after holds the registry's
+ *       lock, which {@code obtain}, {@code renewLock} and {@code unlock} find.</li>
+ *   <li>Ownership is the calling thread's, within this registry (reentrant): each registry is an
+ *       owner namespace of its own ({@link dev.mortise.lock.LockSpec#owner}), so two registries
+ *       over one client exclude each other even on one thread, as two Spring Integration
+ *       registries do, and a registry's hold is not re-entered through the client's own API.</li>
  *   <li>A lock taken with {@code lock()}/{@code tryLock(..)} holds the client's default lease and
  *       is renewed in the background until unlocked. One taken with
  *       {@link DistributedLock#lock(Duration)} or {@link DistributedLock#tryLock(Duration, Duration)}
@@ -45,7 +54,14 @@ public class MortiseLockRegistry
 
     private final LockClient client;
     private final String keyPrefix;
+    /** The live lock of each key: a lock is live exactly while it is the value here. */
     private final ConcurrentMap<String, MortiseLock> locks = new ConcurrentHashMap<>();
+    /**
+     * This registry's owner namespace: owner ids are this prefix and a counter. Random, so that no
+     * other code on the client can name one of them and nest in this registry's holds.
+     */
+    private final String ownerPrefix = "lock-registry-" + UUID.randomUUID() + "/";
+    private final AtomicLong owners = new AtomicLong();
 
     /** A registry locking keys as they are ({@code key.toString()}). */
     public MortiseLockRegistry(LockClient client) {
@@ -71,18 +87,41 @@ public class MortiseLockRegistry
     @Override
     public DistributedLock obtain(Object lockKey) {
         String key = key(lockKey);
-        return locks.computeIfAbsent(key, k -> new MortiseLock(client, k));
+        return locks.computeIfAbsent(key, k -> new MortiseLock(this, client, k));
     }
 
     /**
-     * Drops the cached locks of keys that no thread holds through this registry and that were
-     * last locked or unlocked more than {@code age} milliseconds ago. Only the local objects go:
-     * the server holds nothing for an unheld key. A later {@link #obtain} makes a fresh one.
+     * Drops the cached locks of keys that no thread holds or is locking through this registry and
+     * that were last locked or unlocked more than {@code age} milliseconds ago. Only the local
+     * objects go: the server holds nothing for an unheld key. A later {@link #obtain} makes a fresh
+     * one; a dropped lock still in someone's hands comes back when used (see {@link #obtain}).
      */
     @Override
     public void expireUnusedOlderThan(long age) {
         long before = System.currentTimeMillis() - age;
-        locks.values().removeIf(lock -> !lock.isHeld() && lock.lastUsedMillis() < before);
+        for (String key : locks.keySet()) {
+            // Retired under the map's lock of the entry, so that no live() can revive it half-way.
+            locks.computeIfPresent(key, (k, lock) -> lock.retireIfUnused(before) ? null : lock);
+        }
+    }
+
+    /**
+     * The live lock of {@code retired}'s key: the one in the map, or {@code retired} itself, made
+     * live again, if the key has none.
+     */
+    MortiseLock live(MortiseLock retired) {
+        return locks.compute(retired.key(), (k, current) -> {
+            if (current != null) {
+                return current;
+            }
+            retired.revive();
+            return retired;
+        });
+    }
+
+    /** A new owner id in this registry's namespace, for a thread that starts holding a key. */
+    String newOwner() {
+        return ownerPrefix + owners.incrementAndGet();
     }
 
     @Override
