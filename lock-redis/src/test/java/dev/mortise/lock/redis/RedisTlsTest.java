@@ -5,6 +5,7 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.tck.server.FreePorts;
 import dev.mortise.lock.tck.server.RedisServer;
+import dev.mortise.lock.tck.server.StallingProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,30 @@ class RedisTlsTest {
                 .trustStore(dir.resolve("trust.p12").toUri().toURL(), "changeit").build()).build()) {
             try (LockLease lease = client.acquire(key, SLACK)) {
                 assertThat(lease.fencingToken()).isPositive();
+                assertThat(server.command("EXISTS", dev.mortise.lock.redis.internal.RedisKeys.of("mortise", key).lock()))
+                        .isEqualTo(":1");
+            }
+        }
+    }
+
+    /**
+     * Issue 33: a first TLS connect on a cold, busy JVM took longer than the operation timeout, and
+     * the first acquire failed because its wait for an answer also covered opening the connection.
+     * Here the proxy holds each connection's first bytes (the TLS ClientHello) longer than the
+     * operation timeout but well within the connect timeout (default 10 s): the client must wait
+     * for the connection with its connect timeout, and give the command its operation timeout
+     * from when it could be written.
+     */
+    @Test
+    void aSlowFirstHandshakeWaitsForTheConnectTimeoutNotTheOperationTimeout() throws Exception {
+        Duration operationTimeout = Duration.ofSeconds(2);
+        String key = "tls-slow-start:" + UUID.randomUUID();
+        try (StallingProxy proxy = new StallingProxy(tlsPort)) {
+            proxy.stallConnectionStarts(operationTimeout.plusSeconds(1).toMillis());
+            try (LockClient client = LockClient.builder(builder().address("rediss://" + proxy.hostPort())
+                    .trustStore(dir.resolve("trust.p12").toUri().toURL(), "changeit")
+                    .operationTimeout(operationTimeout).build()).build();
+                 LockLease lease = client.tryAcquire(key).orElseThrow()) {
                 assertThat(server.command("EXISTS", dev.mortise.lock.redis.internal.RedisKeys.of("mortise", key).lock()))
                         .isEqualTo(":1");
             }
