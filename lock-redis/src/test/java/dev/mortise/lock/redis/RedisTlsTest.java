@@ -112,6 +112,26 @@ class RedisTlsTest {
         }
     }
 
+    /**
+     * A connection that does not open within the connect timeout fails the first call with a
+     * message that names the key, the backend and the connect timeout as the fix (not the
+     * operation timeout, which has not started: nothing was sent).
+     */
+    @Test
+    void aConnectionThatDoesNotOpenWithinTheConnectTimeoutSaysSo() throws Exception {
+        String key = "tls-no-start:" + UUID.randomUUID();
+        try (StallingProxy proxy = new StallingProxy(tlsPort)) {
+            proxy.stallConnectionStarts(Duration.ofMinutes(5).toMillis());
+            try (LockClient client = LockClient.builder(builder().address("rediss://" + proxy.hostPort())
+                    .trustStore(dir.resolve("trust.p12").toUri().toURL(), "changeit")
+                    .operationTimeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(1)).build()).build()) {
+                assertThatThrownBy(() -> client.tryAcquire(key)).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining(key).hasMessageContaining("'redis'").hasMessageContaining("connectTimeout")
+                        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("operationTimeout"));
+            }
+        }
+    }
+
     @Test
     void anUntrustedCertificateIsABackendErrorNotAGrant() {
         try (LockClient client = LockClient.builder(builder().address("rediss://127.0.0.1:" + tlsPort)
