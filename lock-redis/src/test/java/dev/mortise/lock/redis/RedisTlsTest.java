@@ -92,9 +92,11 @@ class RedisTlsTest {
      * Issue 33: a first TLS connect on a cold, busy JVM took longer than the operation timeout, and
      * the first acquire failed because its wait for an answer also covered opening the connection.
      * Here the proxy holds each connection's first bytes (the TLS ClientHello) longer than the
-     * operation timeout but well within the connect timeout (default 10 s): the client must wait
-     * for the connection with its connect timeout, and give the command its operation timeout
-     * from when it could be written.
+     * operation timeout but well within the connect timeout: the client must wait for the
+     * connection with its connect timeout, and give the command its operation timeout from when
+     * it could be written. (The test's first version relied on the default connect timeout, 10 s,
+     * and failed before the fix as CI did; the connect timeout is now given, generous, so that the
+     * cold set-up on a busy machine, seconds on top of the 3 s stall, cannot reach it.)
      */
     @Test
     void aSlowFirstHandshakeWaitsForTheConnectTimeoutNotTheOperationTimeout() throws Exception {
@@ -104,7 +106,7 @@ class RedisTlsTest {
             proxy.stallConnectionStarts(operationTimeout.plusSeconds(1).toMillis());
             try (LockClient client = LockClient.builder(builder().address("rediss://" + proxy.hostPort())
                     .trustStore(dir.resolve("trust.p12").toUri().toURL(), "changeit")
-                    .operationTimeout(operationTimeout).build()).build();
+                    .operationTimeout(operationTimeout).connectTimeout(Duration.ofSeconds(60)).build()).build();
                  LockLease lease = client.tryAcquire(key).orElseThrow()) {
                 assertThat(server.command("EXISTS", dev.mortise.lock.redis.internal.RedisKeys.of("mortise", key).lock()))
                         .isEqualTo(":1");
