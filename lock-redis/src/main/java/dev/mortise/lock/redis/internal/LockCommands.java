@@ -694,7 +694,6 @@ public final class LockCommands {
     }
 
     public void ping() {
-        runner.ensureReady(null); // a first ping waits for the connection within the connect timeout
         runner.call(ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of()), null, "answer a ping");
     }
 
