@@ -35,8 +35,8 @@ import java.util.function.Consumer;
  * <p>Clients the backend builds connect lazily (Redisson's {@code lazyInitialization}; with
  * Lettuce, on first use), so {@link #build()} never blocks on the network: an unreachable server
  * shows up as a {@link dev.mortise.lock.LockBackendException} on first use, within the
- * {@link #connectTimeout} (Redisson may try the connection twice), and a server that stops
- * answering within the {@link #operationTimeout}.
+ * {@link #connectTimeout} (Redisson may try the connection twice, so up to about twice that),
+ * and a server that stops answering within the {@link #operationTimeout}.
  */
 public final class RedisLockBackendBuilder {
 
