@@ -29,13 +29,14 @@ import java.util.function.Consumer;
  *
  * <p>The client library: Redisson by default; {@link #driver driver(RedisDriver.LETTUCE)} makes
  * the backend build a Lettuce client from the same address, cluster nodes or Sentinel group,
- * credentials, trust store and operation timeout ({@code io.lettuce:lettuce-core} must be on the
+ * credentials, trust store and timeouts ({@code io.lettuce:lettuce-core} must be on the
  * classpath). {@link #config} and {@link #configure} are Redisson's alone.
  *
  * <p>Clients the backend builds connect lazily (Redisson's {@code lazyInitialization}; with
  * Lettuce, on first use), so {@link #build()} never blocks on the network: an unreachable server
- * shows up as a {@link dev.mortise.lock.LockBackendException} on first use, within the operation
- * timeout.
+ * shows up as a {@link dev.mortise.lock.LockBackendException} on first use, within the
+ * {@link #connectTimeout} (Redisson may try the connection twice, so up to about twice that),
+ * and a server that stops answering within the {@link #operationTimeout}.
  */
 public final class RedisLockBackendBuilder {
 
@@ -54,6 +55,7 @@ public final class RedisLockBackendBuilder {
     private String trustStorePassword;
     private Consumer<Config> customizer;
     private Duration operationTimeout = Duration.ofSeconds(3);
+    private Duration connectTimeout = Duration.ofSeconds(10);
     private String keyPrefix = "mortise";
     private int replicas;
     private Duration replicaTimeout = Duration.ofMillis(500);
@@ -176,11 +178,28 @@ public final class RedisLockBackendBuilder {
     }
 
     /**
-     * The longest any single operation waits for Redis (default 3 s); also the response and connect
-     * timeout of the client the backend builds (Redisson or Lettuce).
+     * The longest any single operation waits for Redis's answer, counted from when its command
+     * can be written on an open connection (default 3 s); also the response timeout of the client
+     * the backend builds (Redisson's {@code timeout}, Lettuce's command timeout). Opening the
+     * connection is bounded by {@link #connectTimeout} instead.
      */
     public RedisLockBackendBuilder operationTimeout(Duration timeout) {
         this.operationTimeout = RedisSettings.checkPositive(timeout, "operationTimeout");
+        return this;
+    }
+
+    /**
+     * The longest the backend waits for a connection to open on first use (default 10 s, as
+     * Lettuce's and Redisson's own defaults): TCP connect, TLS handshake and the Redis handshake
+     * ({@code HELLO}, {@code AUTH}). It does not count against the {@link #operationTimeout} of the
+     * call that opened it, so a first call on a small or busy machine, where a first TLS connect on
+     * a cold JVM takes seconds, does not fail on a slow handshake. Also the connect timeout of the
+     * client the backend builds (Redisson's {@code connectTimeout}; Lettuce's socket connect
+     * timeout, TLS handshake timeout and {@code RedisURI} timeout). With {@link #config} or a
+     * supplied client, that client's own connect settings apply as well.
+     */
+    public RedisLockBackendBuilder connectTimeout(Duration timeout) {
+        this.connectTimeout = RedisSettings.checkPositive(timeout, "connectTimeout");
         return this;
     }
 
@@ -241,7 +260,8 @@ public final class RedisLockBackendBuilder {
 
     /**
      * With {@link #config} the Redisson timeouts are yours; the operation timeout still
-     * bounds every wait of the backend.
+     * bounds every wait of the backend for an answer, and the connect timeout its wait for a
+     * connection to open.
      *
      * @throws IllegalStateException if not exactly one connection source was given, or
      *                               client settings were given with {@link #client}
@@ -276,7 +296,7 @@ public final class RedisLockBackendBuilder {
             } else {
                 where = RedisSettings.describe(address, clusterNodes, sentinelMaster, sentinels) + " (Lettuce)";
                 transport = LettuceClients.build(address, clusterNodes, sentinelMaster, sentinels, username, password,
-                        trustStore, trustStorePassword, operationTimeout, where);
+                        trustStore, trustStorePassword, operationTimeout, connectTimeout, where);
             }
         } else {
             RedisSettings.requireRedisson("redis");
@@ -284,7 +304,8 @@ public final class RedisLockBackendBuilder {
                     : RedisSettings.describe(address, clusterNodes, sentinelMaster, sentinels);
             transport = RedissonDriver.transport(this, where);
         }
-        ScriptRunner runner = new ScriptRunner(transport, operationTimeout, RedisLockBackend.NAME, where);
+        ScriptRunner runner = new ScriptRunner(transport, operationTimeout, connectTimeout, RedisLockBackend.NAME,
+                where);
         return new RedisLockBackend(runner, new LockCommands(runner, keyPrefix, transport.cluster(), replicas,
                 replicaTimeout, fair, fencingTokens == FencingTokens.SERVER_CLOCK));
     }
@@ -300,7 +321,7 @@ public final class RedisLockBackendBuilder {
                 return new RedissonTransport(b.client, false);
             }
             Config built = b.config != null ? new Config(b.config) : RedissonClients.config(b.address, b.clusterNodes,
-                    b.sentinelMaster, b.sentinels, b.operationTimeout);
+                    b.sentinelMaster, b.sentinels, b.operationTimeout, b.connectTimeout);
             RedissonClients.scriptsAsSent(built);
             RedissonClients.security(built, b.username, b.password, b.trustStore, b.trustStorePassword);
             if (b.customizer != null) {

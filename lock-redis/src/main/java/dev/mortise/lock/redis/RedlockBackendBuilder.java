@@ -186,7 +186,7 @@ public final class RedlockBackendBuilder {
                 where = "Redlock node " + addresses.get(i) + (lettuce ? " (Lettuce)" : "");
                 // No retries either way: a node that fails this round is simply not counted.
                 transport = lettuce ? LettuceClients.build(addresses.get(i), null, null, null, username, password,
-                        null, null, nodeTimeout, where)
+                        null, null, nodeTimeout, nodeTimeout, where)
                         : RedissonDriver.owned(this, addresses.get(i), where);
                 closers.add(transport::close);
             } else if (clients != null) {
@@ -197,7 +197,8 @@ public final class RedlockBackendBuilder {
                 where = "Redlock node " + (i + 1) + " of " + count + " (supplied Lettuce client)";
                 closers.add(transport::close); // closes our connections, leaves the client open
             }
-            ScriptRunner runner = new ScriptRunner(transport, nodeTimeout, RedlockBackend.NAME, where);
+            // Connect as before: within the node timeout (a node not ready this round is not counted).
+            ScriptRunner runner = new ScriptRunner(transport, nodeTimeout, nodeTimeout, RedlockBackend.NAME, where);
             nodes.add(new LockCommands(runner, keyPrefix, false, 0, Duration.ZERO, false,
                     fencingTokens == FencingTokens.SERVER_CLOCK));
         }

@@ -31,6 +31,8 @@ class RedisBuildersTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sentinel monitor");
         assertThatThrownBy(() -> RedisLockBackend.builder().operationTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
+        assertThatThrownBy(() -> RedisLockBackend.builder().connectTimeout(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectTimeout");
         assertThatThrownBy(() -> RedisLockBackend.builder().keyPrefix("app{1}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hash tag");
         assertThatThrownBy(() -> RedisLockBackend.builder().waitForReplicas(-1, Duration.ofSeconds(1)))

@@ -19,7 +19,8 @@ import java.util.List;
 
 /**
  * Lettuce clients for the Redis builder: built from the same settings as the Redisson ones
- * (address, cluster nodes or Sentinel group; credentials; trust store; operation timeout), or
+ * (address, cluster nodes or Sentinel group; credentials; trust store; operation and connect
+ * timeouts), or
  * the user's own client wrapped as is. Referenced only when Lettuce is chosen, so lock-redis
  * runs without Lettuce on the classpath otherwise.
  */
@@ -31,31 +32,39 @@ public final class LettuceClients {
     /**
      * A transport over a client built here (closed with the backend). Builds without connecting:
      * the first operation connects.
+     *
+     * @param timeout        the operation timeout: commands expire that long after they are written
+     * @param connectTimeout bounds opening a connection: the TCP connect, the TLS handshake, and
+     *                       (Lettuce's handshake guard, which runs from the channel's registration)
+     *                       the whole set-up through {@code HELLO}/{@code AUTH}
      */
     public static RedisTransport build(String address, List<String> clusterNodes, String sentinelMaster,
                                        List<String> sentinels, String username, String password, URL trustStore,
-                                       String trustPassword, Duration timeout, String where) {
+                                       String trustPassword, Duration timeout, Duration connectTimeout,
+                                       String where) {
         try {
             ClientOptions.Builder options = clusterNodes != null ? ClusterClientOptions.builder()
                     // follow resharding and failover as soon as a MOVED, ASK or reconnect says so
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers().build())
                     : ClientOptions.builder();
-            options.socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                    // A command nobody waits for any more leaves Lettuce's queue after the operation timeout.
+            options.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
+                    // A command nobody waits for any more leaves Lettuce's queue after the operation timeout
+                    // (a fixed timeout: the URI's, below, is the connect timeout).
                     .timeoutOptions(TimeoutOptions.enabled(timeout));
             if (trustStore != null) {
-                options.sslOptions(SslOptions.builder().jdkSslProvider().truststore(trustStore, trustPassword).build());
+                options.sslOptions(SslOptions.builder().jdkSslProvider().truststore(trustStore, trustPassword)
+                        .handshakeTimeout(connectTimeout).build());
             }
             if (clusterNodes != null) {
                 RedisClusterClient client = RedisClusterClient.create(clusterNodes.stream()
-                        .map(a -> uri(a, username, password, timeout)).toList());
+                        .map(a -> uri(a, username, password, connectTimeout)).toList());
                 client.setOptions(((ClusterClientOptions.Builder) options).build());
                 return new LettuceTransport(client, null, true);
             }
             RedisURI uri;
             if (address != null) {
-                uri = uri(address, username, password, timeout);
+                uri = uri(address, username, password, connectTimeout);
             } else {
                 URI first = URI.create(sentinels.get(0));
                 RedisURI.Builder b = RedisURI.Builder.sentinel(first.getHost(), first.getPort(), sentinelMaster);
@@ -63,7 +72,7 @@ public final class LettuceClients {
                     URI more = URI.create(sentinel);
                     b.withSentinel(more.getHost(), more.getPort());
                 }
-                b.withSsl("rediss".equals(first.getScheme())).withTimeout(timeout);
+                b.withSsl("rediss".equals(first.getScheme())).withTimeout(connectTimeout);
                 credentials(b, username, password);
                 uri = b.build();
             }
@@ -76,8 +85,12 @@ public final class LettuceClients {
         }
     }
 
-    private static RedisURI uri(String address, String username, String password, Duration timeout) {
-        RedisURI.Builder b = RedisURI.builder(RedisURI.create(address)).withTimeout(timeout);
+    /**
+     * @param connectTimeout the URI's timeout: Lettuce bounds a connection's whole set-up by it
+     *                       (commands have the fixed operation timeout of the client's TimeoutOptions)
+     */
+    private static RedisURI uri(String address, String username, String password, Duration connectTimeout) {
+        RedisURI.Builder b = RedisURI.builder(RedisURI.create(address)).withTimeout(connectTimeout);
         credentials(b, username, password);
         return b.build();
     }

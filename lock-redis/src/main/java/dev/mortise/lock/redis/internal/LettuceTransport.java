@@ -137,6 +137,27 @@ public final class LettuceTransport implements RedisTransport {
 
     // ---- scripts ------------------------------------------------------------------------------
 
+    /**
+     * The command connection, opened on first use within the client's connect timeout (TCP
+     * connect, TLS handshake, {@code HELLO}/{@code AUTH}); the pub/sub one is started once it is
+     * open, so that a first TLS set-up on a cold JVM does not compete with the command's own.
+     */
+    @Override
+    public CompletableFuture<?> connect() {
+        return open();
+    }
+
+    private CompletableFuture<Commands> open() {
+        Commands ready = commands.ready();
+        if (ready != null) {
+            return CompletableFuture.completedFuture(ready);
+        }
+        return commands.get().thenApply(c -> {
+            pubSub.get();
+            return c;
+        });
+    }
+
     @Override
     public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
         Commands ready = commands.ready();
@@ -144,10 +165,7 @@ public final class LettuceTransport implements RedisTransport {
             return dispatch(ready.async(), call, eval);
         }
         // First use: the connection is on its way (the pub/sub one is started beside it).
-        return commands.get().thenCompose(c -> {
-            pubSub.get();
-            return dispatch(c.async(), call, eval);
-        });
+        return open().thenCompose(c -> dispatch(c.async(), call, eval));
     }
 
     private <T> CompletableFuture<T> dispatch(BaseRedisAsyncCommands<String, String> async, ScriptCall call,

@@ -22,6 +22,16 @@ import java.util.function.Consumer;
 public interface RedisTransport {
 
     /**
+     * Opens the command connection if it is not open (yet), without blocking the caller. The
+     * future completes once a command can be written on it (TCP connected, TLS and Redis
+     * handshakes done) and fails if it could not be opened; it is bounded by the client's own
+     * connect timeout. A connection that opens after its waiter gave up is kept for the next call.
+     * A client that connects on the first command instead (Redisson's lazy initialization, which
+     * connects on the thread that sends it, within its own connect timeout) completes it at once.
+     */
+    CompletableFuture<?> connect();
+
+    /**
      * Starts one script call as is: {@code EVALSHA}, or {@code EVAL} (which also caches the script)
      * with {@code eval}; on a Cluster, on the master of the routing key's slot. A {@code NOSCRIPT}
      * answer fails the future (the caller resends with {@code eval}); a failure to send may also

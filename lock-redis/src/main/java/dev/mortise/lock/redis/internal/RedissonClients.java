@@ -17,9 +17,13 @@ public final class RedissonClients {
     private RedissonClients() {
     }
 
-    /** A lazily connecting Config for one of the three modes, with timeouts that fit the operation timeout. */
+    /**
+     * A lazily connecting Config for one of the three modes: Redisson's {@code timeout} (a sent
+     * command's answer) is the operation timeout, its {@code connectTimeout} (opening a connection,
+     * TLS included) the connect timeout.
+     */
     public static Config config(String address, List<String> clusterNodes, String sentinelMaster,
-                                List<String> sentinels, Duration timeout) {
+                                List<String> sentinels, Duration timeout, Duration connectTimeout) {
         Config config = new Config();
         config.setLazyInitialization(true);
         BaseConfig<?> base;
@@ -35,8 +39,9 @@ public final class RedissonClients {
                     .setSlaveConnectionMinimumIdleSize(1);
         }
         int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
         // One quick retry fits inside the operation timeout; more would outlive it.
-        base.setTimeout(millis).setConnectTimeout(millis).setRetryAttempts(1)
+        base.setTimeout(millis).setConnectTimeout(connectMillis).setRetryAttempts(1)
                 .setRetryDelay(new ConstantDelay(Duration.ofMillis(Math.max(1, Math.min(500, millis / 4)))));
         return config;
     }

@@ -48,6 +48,16 @@ public final class RedissonTransport implements RedisTransport {
         this.cluster = client.getConfig().isClusterConfig();
     }
 
+    /**
+     * Nothing to wait for: Redisson's lazy initialization opens the connections when the first
+     * command is sent, on the thread that sends it, within Redisson's own {@code connectTimeout};
+     * the command's answer is waited for only once it is sent.
+     */
+    @Override
+    public CompletableFuture<?> connect() {
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
         return start(script, call, eval);

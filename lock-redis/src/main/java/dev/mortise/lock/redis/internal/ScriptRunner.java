@@ -19,22 +19,32 @@ import java.util.concurrent.TimeoutException;
  * after a restart or {@code SCRIPT FLUSH}. Every wait is bounded by the operation timeout
  * and every failure becomes a {@link LockBackendException} naming the key, the backend and
  * the fix. Thread-safe.
+ *
+ * <p>Two timeouts: the connect timeout bounds opening a connection on first use
+ * ({@link #ensureReady}); the operation timeout bounds each command from when it can be written.
  */
 public final class ScriptRunner {
 
     private final RedisTransport transport;
     private final Duration timeout;
+    private final Duration connectTimeout;
     private final String backend;
     private final String where;
     private volatile boolean ready;
 
     /**
-     * @param backend the backend's name, for messages
-     * @param where   what the client points at ("Redis at redis://127.0.0.1:6379"), for messages
+     * @param timeout        the operation timeout: how long a command sent on an open connection may
+     *                       take to answer
+     * @param connectTimeout how long {@link #ensureReady} waits for the connection to open (TCP
+     *                       connect, TLS and Redis handshakes) before the first command is sent
+     * @param backend        the backend's name, for messages
+     * @param where          what the client points at ("Redis at redis://127.0.0.1:6379"), for messages
      */
-    public ScriptRunner(RedisTransport transport, Duration timeout, String backend, String where) {
+    public ScriptRunner(RedisTransport transport, Duration timeout, Duration connectTimeout, String backend,
+                        String where) {
         this.transport = transport;
         this.timeout = timeout;
+        this.connectTimeout = connectTimeout;
         this.backend = backend;
         this.where = where;
     }
@@ -47,6 +57,11 @@ public final class ScriptRunner {
         return timeout;
     }
 
+    /** How long {@link #ensureReady} waits for a connection to open. */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
     public String where() {
         return where;
     }
@@ -54,13 +69,78 @@ public final class ScriptRunner {
     /**
      * Makes sure the client has connected before a caller starts its lease clock: a lazily
      * connecting client (either transport) opens its connections on first use, which can take longer
-     * than a short lease and would count against it. One ping, once.
+     * than a short lease and would count against it. Until one succeeds: waits for the connection
+     * at most the connect timeout, then sends one ping and waits for its answer at most the
+     * operation timeout, so a slow connection set-up (a first TLS handshake on a cold, busy JVM
+     * takes seconds) does not eat the command's time.
+     *
+     * @throws LockBackendException naming the key, the backend and the timeout to raise: the
+     *                              connect timeout if the connection did not open (in time), the
+     *                              operation timeout if the open connection did not answer
      */
     public void ensureReady(String key) {
-        if (!ready) {
-            call(ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of()), key, "connect for");
-            ready = true;
+        if (ready) {
+            return;
         }
+        CompletableFuture<?> connected;
+        try {
+            connected = transport.connect();
+        } catch (RuntimeException e) {
+            throw connectFailure(key, e);
+        }
+        awaitConnection(connected, key);
+        ScriptCall ping = ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of());
+        String answering = key == null ? "get a first answer" : "get a first answer for";
+        try {
+            // Redisson connects here, on this thread, within its own connect timeout (see RedissonTransport).
+            await(send(ping, false), () -> send(ping, true), timeout, key, answering);
+        } catch (LockInterruptedException e) {
+            throw e;
+        } catch (LockBackendException e) {
+            throw connectionFailed(e) ? connectFailure(key, e.getCause()) : e;
+        } catch (RuntimeException e) {
+            throw connectionFailed(e) ? connectFailure(key, e) : failure(key, answering, e);
+        }
+        ready = true;
+    }
+
+    /**
+     * Waits for the connection at most the connect timeout. A connection still opening is not
+     * abandoned: if it opens later, the next call uses it.
+     */
+    private void awaitConnection(CompletableFuture<?> connected, String key) {
+        try {
+            Deadlines.awaitUninterruptibly(connected, System.nanoTime() + connectTimeout.toNanos());
+        } catch (TimeoutException e) {
+            throw new LockBackendException(prefix(key, connecting(key)) + "the connection did not open within the "
+                    + "connect timeout (" + connectTimeout.toMillis() + " ms): the TCP connect, TLS handshake or Redis "
+                    + "handshake (HELLO, AUTH) had not finished; nothing was sent. Check that the server is up and "
+                    + "reachable, or raise connectTimeout (a first TLS connect on a small or busy machine can take "
+                    + "seconds: see docs/redis.md).", key, backend, e);
+        } catch (ExecutionException | CompletionException e) {
+            throw connectFailure(key, e.getCause() == null ? e : e.getCause());
+        }
+    }
+
+    /** A connection that could not be opened, by the client's own account: the cause, the fix. */
+    private LockBackendException connectFailure(String key, Throwable cause) {
+        return new LockBackendException(prefix(key, connecting(key)) + "opening the connection failed (connect timeout "
+                + connectTimeout.toMillis() + " ms): " + cause + "; nothing was sent. " + advice(String.valueOf(cause))
+                + ", or raise connectTimeout if the connection set-up timed out.", key, backend, cause);
+    }
+
+    private static String connecting(String key) {
+        return key == null ? "connect" : "connect for";
+    }
+
+    /** Whether {@code failure} says the client could not open a connection (either client's RedisConnectionException). */
+    private static boolean connectionFailed(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getClass().getSimpleName().equals("RedisConnectionException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Starts one script call; a {@code NOSCRIPT} answer is retried once with {@code EVAL}. */

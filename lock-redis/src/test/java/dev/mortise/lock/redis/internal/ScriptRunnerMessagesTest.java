@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 /** The advice a failed script call carries follows what the server said, not one text for every failure. */
 class ScriptRunnerMessagesTest {
 
-    private final ScriptRunner runner = new ScriptRunner(null, Duration.ofSeconds(1), "redis", "127.0.0.1:1");
+    private final ScriptRunner runner = new ScriptRunner(null, Duration.ofSeconds(1), Duration.ofSeconds(10), "redis",
+            "127.0.0.1:1");
 
     @Test
     void aMovedSlotIsExplainedAsReshardingNotAsAnUnreachableServer() {

@@ -50,6 +50,9 @@ class RedisBackendConfiguration {
             if (properties.getOperationTimeout() != null) {
                 builder.operationTimeout(properties.getOperationTimeout());
             }
+            if (properties.getConnectTimeout() != null) {
+                builder.connectTimeout(properties.getConnectTimeout());
+            }
             if (properties.getKeyPrefix() != null) {
                 builder.keyPrefix(properties.getKeyPrefix());
             }

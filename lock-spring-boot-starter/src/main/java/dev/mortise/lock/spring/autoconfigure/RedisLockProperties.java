@@ -68,6 +68,14 @@ public class RedisLockProperties {
     private Duration operationTimeout;
 
     /**
+     * Longest the backend waits for a connection to Redis to open on first use (TCP connect, TLS
+     * handshake, HELLO/AUTH), apart from the operation timeout of the call that opens it; defaults
+     * to the backend's (10s). Also the connect timeout of the client the backend builds; a shared
+     * client bean's own connect settings apply as well.
+     */
+    private Duration connectTimeout;
+
+    /**
      * Prefix of the Redis keys the backend writes; defaults to the backend's (mortise).
      */
     private String keyPrefix;
@@ -150,6 +158,14 @@ public class RedisLockProperties {
 
     public void setOperationTimeout(Duration operationTimeout) {
         this.operationTimeout = operationTimeout;
+    }
+
+    public Duration getConnectTimeout() {
+        return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
     }
 
     public String getKeyPrefix() {

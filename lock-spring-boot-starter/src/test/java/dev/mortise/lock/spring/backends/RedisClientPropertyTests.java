@@ -162,4 +162,18 @@ class RedisClientPropertyTests {
                 .withClassLoader(new FilteredClassLoader("org.redisson"))
                 .run(context -> assertThat(scriptConnections(context)).containsExactly(" resp3"));
     }
+
+    /** mortise.lock.redis.connect-timeout reaches the builder on either driver; a bad value fails start-up naming it. */
+    @Test
+    void connectTimeoutIsPassedToTheBackend() {
+        for (String client : new String[] {"redisson", "lettuce"}) {
+            runner().withPropertyValues("mortise.lock.redis.address=" + server.address(),
+                            "mortise.lock.redis.client=" + client, "mortise.lock.redis.connect-timeout=5s")
+                    .run(context -> assertThat(scriptConnections(context)).hasSize(1));
+            runner().withPropertyValues("mortise.lock.redis.address=" + server.address(),
+                            "mortise.lock.redis.client=" + client, "mortise.lock.redis.connect-timeout=0s")
+                    .run(context -> assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("connectTimeout must be positive"));
+        }
+    }
 }

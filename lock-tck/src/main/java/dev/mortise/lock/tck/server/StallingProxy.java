@@ -43,6 +43,7 @@ public final class StallingProxy implements AutoCloseable {
     private final AtomicInteger incomingHoldsLeft = new AtomicInteger();
     private volatile byte[] marker;
     private volatile long stallMillis;
+    private volatile long startStallMillis;
     private volatile boolean closed;
     private volatile CountDownLatch held = new CountDownLatch(1);
     private volatile CountDownLatch letGo = new CountDownLatch(0);
@@ -124,6 +125,16 @@ public final class StallingProxy implements AutoCloseable {
     }
 
     /**
+     * The first client-to-server chunk of every connection accepted from now on (a TLS
+     * {@code ClientHello}, a Redis {@code HELLO}) is held {@code millis} before it is sent on: the
+     * connection opens at once, but its set-up (TLS and Redis handshakes) finishes that much later,
+     * as on a slow link or a cold, busy client. 0 turns it off.
+     */
+    public void stallConnectionStarts(long millis) {
+        this.startStallMillis = millis;
+    }
+
+    /**
      * The next chunk containing {@code marker} is thrown away and its connection closed: the
      * command never reaches the server, and the client sees the connection reset.
      */
@@ -166,18 +177,26 @@ public final class StallingProxy implements AutoCloseable {
             sockets.add(client);
             sockets.add(server);
             AtomicBoolean holdNextReply = new AtomicBoolean();
-            pump(client, server, true, holdNextReply);
-            pump(server, client, false, holdNextReply);
+            pump(client, server, true, holdNextReply, startStallMillis);
+            pump(server, client, false, holdNextReply, 0);
         }
     }
 
-    /** @param holdNextReply set upstream when a request's reply is to be held, taken downstream */
-    private void pump(Socket from, Socket to, boolean upstream, AtomicBoolean holdNextReply) {
+    /**
+     * @param holdNextReply set upstream when a request's reply is to be held, taken downstream
+     * @param firstStall    how long the first chunk waits before it is sent on (0: not at all)
+     */
+    private void pump(Socket from, Socket to, boolean upstream, AtomicBoolean holdNextReply, long firstStall) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
+                boolean first = true;
                 while ((n = in.read(buffer)) >= 0) {
+                    if (first && firstStall > 0) {
+                        Thread.sleep(firstStall);
+                    }
+                    first = false;
                     if (upstream && dropsLeft.get() > 0 && contains(buffer, n, dropMarker)
                             && dropsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         drops.incrementAndGet();
