@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -115,6 +116,22 @@ public final class MortiseLockFencingAutoConfiguration {
     static FenceAdvisor lockFenceAdvisor(LockOperationSource operations, ObjectProvider<FenceCheck> checks) {
         // The checks are looked up at the first fenced call: the advisor is built before the DataSource.
         return new FenceAdvisor(operations, new FenceInterceptor(operations, checks::getIfAvailable));
+    }
+
+    /** The {@code fence} health indicator: whether the fence table can be read. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.health.contributor.HealthIndicator",
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"})
+    @ConditionalOnSingleCandidate(DataSource.class)
+    @ConditionalOnEnabledHealthIndicator("fence")
+    static class FenceHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fenceHealthIndicator")
+        FenceTableHealthIndicator fenceHealthIndicator(JdbcFenceGuard guard, DataSource dataSource,
+                                                       MortiseLockProperties properties) {
+            return new FenceTableHealthIndicator(guard, dataSource, properties.getFence().isCreateTable());
+        }
     }
 
     /** Counts refusals as mortise.lock.fence.rejected (tags backend, name). */

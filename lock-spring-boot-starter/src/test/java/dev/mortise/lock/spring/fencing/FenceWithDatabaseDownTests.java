@@ -10,6 +10,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -144,6 +148,40 @@ class FenceWithDatabaseDownTests {
                     context.getBean(Ledger.class).write("opaque");
                     assertThat(context.getBean(JdbcFenceGuard.class).dialect()).isEqualTo(FenceDialect.POSTGRESQL);
                 });
+    }
+
+    /** Health shows the state of the fence table, which start-up no longer checks. */
+    @Test
+    void healthReportsTheDatabaseThenTheMissingTableThenUp() {
+        runner.withPropertyValues("mortise.lock.fence.create-table=false")
+                .withBean(DataSource.class, this::postgres)
+                .run(context -> {
+                    HealthIndicator fence = context.getBean("fenceHealthIndicator", HealthIndicator.class);
+                    Health down = fence.health();
+                    assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(String.valueOf(down.getDetails().get("error")))
+                            .contains("Cannot reach the database of fence table mortise_fences");
+
+                    server.start();
+                    Health missing = fence.health();
+                    assertThat(missing.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(String.valueOf(missing.getDetails().get("error")))
+                            .contains("mortise_fences").contains("mortise.lock.fence.create-table=true");
+
+                    new JdbcTemplate(context.getBean(DataSource.class))
+                            .execute(FenceDialect.POSTGRESQL.ddl("mortise_fences"));
+                    Health up = fence.health();
+                    assertThat(up.getStatus()).isEqualTo(Status.UP);
+                    assertThat(up.getDetails()).containsEntry("table", "mortise_fences")
+                            .containsEntry("dialect", "postgresql");
+                });
+        runner.withPropertyValues("mortise.lock.fence.create-table=true", "management.health.fence.enabled=false")
+                .withBean(DataSource.class, this::postgres)
+                .run(context -> assertThat(context).doesNotHaveBean("fenceHealthIndicator"));
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .withBean(DataSource.class, this::postgres)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceGuard.class)
+                        .doesNotHaveBean("fenceHealthIndicator"));
     }
 
     @Test
