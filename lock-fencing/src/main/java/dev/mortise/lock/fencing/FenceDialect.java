@@ -75,4 +75,23 @@ public enum FenceDialect {
         }
         return Optional.empty();
     }
+
+    /**
+     * The dialect a JDBC URL names, if known ({@code jdbc:postgresql:}, {@code jdbc:mysql:},
+     * {@code jdbc:mariadb:}, {@code jdbc:h2:}): to set {@link JdbcFenceGuard.Builder#dialect}
+     * without asking the database.
+     */
+    public static Optional<FenceDialect> forJdbcUrl(String url) {
+        if (url == null) {
+            return Optional.empty();
+        }
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:postgresql:")) {
+            return Optional.of(POSTGRESQL);
+        }
+        if (lower.startsWith("jdbc:mysql:") || lower.startsWith("jdbc:mariadb:")) {
+            return Optional.of(MYSQL);
+        }
+        return lower.startsWith("jdbc:h2:") ? Optional.of(H2) : Optional.empty();
+    }
 }

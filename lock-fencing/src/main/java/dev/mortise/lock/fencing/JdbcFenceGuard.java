@@ -6,7 +6,6 @@ import dev.mortise.lock.MultiLease;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -66,15 +65,16 @@ public final class JdbcFenceGuard {
     /** Longest resource name, in UTF-8 bytes, the shipped fence tables hold. */
     public static final int MAX_RESOURCE_BYTES = 255;
 
-    private final FenceDialect dialect;
+    /** The guard's name in messages. */
+    static final String NAME = "jdbc-fence";
+
+    private final FenceTable fenceTable;
     private final String table;
-    private final FenceStatement statement;
     private final Consumer<StaleFencingTokenException> onRejected;
 
-    private JdbcFenceGuard(Builder builder, FenceDialect dialect) {
-        this.dialect = dialect;
+    private JdbcFenceGuard(Builder builder, FenceTable fenceTable) {
+        this.fenceTable = fenceTable;
         this.table = builder.table;
-        this.statement = FenceStatement.of(dialect, table, builder.queryTimeoutSeconds);
         this.onRejected = builder.onRejected;
     }
 
@@ -111,9 +111,11 @@ public final class JdbcFenceGuard {
         Resources.check(resource, MAX_RESOURCE_BYTES, guardName());
         Resources.checkToken(resource, token, guardName());
         requireTransaction(connection, resource);
+        FenceTable.Prepared prepared = fenceTable.before(connection, resource);
+        FenceDialect dialect = prepared.dialect();
         long answer;
         try {
-            answer = statement.raise(connection, resource, token);
+            answer = prepared.statement().raise(connection, resource, token);
         } catch (SQLException e) {
             throw new FenceCheckException("The fence check for resource '" + Resources.abbreviate(resource)
                     + "' with token " + token + " failed on fence table " + table + " (" + dialect + "): "
@@ -193,9 +195,12 @@ public final class JdbcFenceGuard {
         return keyOfResource;
     }
 
-    /** The dialect in use. */
+    /**
+     * The dialect in use; {@code null} while not known yet (a guard built with
+     * {@link Builder#prepareLazily(boolean)} and no dialect reads it at its first check).
+     */
     public FenceDialect dialect() {
-        return dialect;
+        return fenceTable.dialect();
     }
 
     /** The fence table's name. */
@@ -232,7 +237,7 @@ public final class JdbcFenceGuard {
     }
 
     private static String guardName() {
-        return "jdbc-fence";
+        return NAME;
     }
 
     /** Configures a {@link JdbcFenceGuard}. */
@@ -242,6 +247,7 @@ public final class JdbcFenceGuard {
         private String table = "mortise_fences";
         private FenceDialect dialect;
         private boolean createTableIfMissing;
+        private boolean lazily;
         private int queryTimeoutSeconds;
         private Consumer<StaleFencingTokenException> onRejected = stale -> { };
 
@@ -255,15 +261,34 @@ public final class JdbcFenceGuard {
             return this;
         }
 
-        /** The dialect; by default read from the database's product name when the guard is built. */
+        /**
+         * The dialect; by default read from the database's product name when the guard is built
+         * (at its first check with {@link #prepareLazily(boolean)}).
+         */
         public Builder dialect(FenceDialect dialect) {
             this.dialect = Objects.requireNonNull(dialect, "dialect");
             return this;
         }
 
-        /** Whether {@link #build()} creates the fence table from the shipped DDL if it is missing; default false. */
+        /**
+         * Whether {@link #build()} (or, with {@link #prepareLazily(boolean)}, the first check) creates
+         * the fence table from the shipped DDL if it is missing; default false.
+         */
         public Builder createTableIfMissing(boolean create) {
             this.createTableIfMissing = create;
+            return this;
+        }
+
+        /**
+         * Whether to leave what {@link #build()} would ask of the database (the dialect, unless set,
+         * and the table, if {@link #createTableIfMissing(boolean)}) to the first check, so the guard
+         * builds while the database is down; default false. The first check then reads the dialect
+         * from its own connection and creates the table on a connection of its own (committed); if
+         * that fails, the check throws {@link FenceCheckException} naming the table, the database and
+         * the fix, and the next check tries again.
+         */
+        public Builder prepareLazily(boolean lazily) {
+            this.lazily = lazily;
             return this;
         }
 
@@ -293,53 +318,19 @@ public final class JdbcFenceGuard {
 
         /**
          * Builds the guard: reads the dialect if none was set and creates the table if asked,
-         * each on a connection of its own, committed.
+         * each on a connection of its own, committed; with {@link #prepareLazily(boolean)}, asks
+         * the database nothing.
          *
          * @throws IllegalStateException if the database is not one of {@link FenceDialect}, or
-         *                               could not be reached
+         *                               could not be reached (not with {@code prepareLazily})
          */
         public JdbcFenceGuard build() {
-            FenceDialect resolved = dialect;
-            if (resolved == null || createTableIfMissing) {
-                try (Connection connection = dataSource.getConnection()) {
-                    if (resolved == null) {
-                        String product = connection.getMetaData().getDatabaseProductName();
-                        resolved = FenceDialect.forProductName(product).orElseThrow(() -> new IllegalStateException(
-                                "The fence guard does not know database '" + product + "' (jdbc-fence): it speaks "
-                                        + "PostgreSQL, MySQL/MariaDB and H2; set dialect(..) if yours is compatible."));
-                    }
-                    if (createTableIfMissing) {
-                        createTable(connection, resolved);
-                    }
-                } catch (SQLException e) {
-                    throw new IllegalStateException("Could not prepare fence table " + table + " (jdbc-fence): "
-                            + e.getMessage() + ". Check the DataSource, or create the table yourself ("
-                            + (resolved == null ? "DDL per dialect in dev/mortise/lock/fencing/fences-*.sql"
-                            : resolved.schemaResource()) + ").", e);
-                }
+            FenceTable fenceTable = new FenceTable(dataSource, table, dialect, createTableIfMissing,
+                    queryTimeoutSeconds);
+            if (!lazily) {
+                fenceTable.prepareNow();
             }
-            return new JdbcFenceGuard(this, resolved);
-        }
-
-        /**
-         * Two applications starting at once may both create the table; PostgreSQL can then fail one
-         * of them even with {@code IF NOT EXISTS}, so a failure is ignored when the table is there afterwards.
-         */
-        private void createTable(Connection connection, FenceDialect dialect) throws SQLException {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(true);
-            try (Statement create = connection.createStatement()) {
-                create.execute(dialect.ddl(table));
-            } catch (SQLException e) {
-                try (Statement probe = connection.createStatement()) {
-                    probe.executeQuery("SELECT token FROM " + table + " WHERE 1 = 0").close();
-                } catch (SQLException missing) {
-                    e.addSuppressed(missing);
-                    throw e;
-                }
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
+            return new JdbcFenceGuard(this, fenceTable);
         }
     }
 }

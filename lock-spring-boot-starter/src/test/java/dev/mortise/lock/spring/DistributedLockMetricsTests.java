@@ -91,6 +91,23 @@ class DistributedLockMetricsTests {
                 .as("mortise.lock.acquire before any call").isNotEmpty());
     }
 
+    /**
+     * Issue 29 item 6: every mortise.lock.* meter of the docs' "exist from start-up" exists before
+     * the first lock, mortise.lock.lost included (an alert on it sees 0, not "no data").
+     */
+    @Test
+    void everyLockMeterExistsAtZeroRightAfterStart() {
+        runner.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find(LockMetrics.HELD).longTaskTimers()).isNotEmpty();
+            assertThat(registry.find(LockMetrics.RENEWALS).counters()).isNotEmpty();
+            assertThat(registry.find(LockMetrics.LOST).counters()).as("mortise.lock.lost before any loss")
+                    .isNotEmpty().allMatch(counter -> counter.count() == 0.0);
+            assertThat(registry.find(LockMetrics.LOST).tag("backend", "local").tag("reason", "expired").counter())
+                    .isNotNull();
+        });
+    }
+
     /** Issue 15 item 10: code that uses the injected LockClient gets the same meters. */
     @Test
     void acquiresThroughTheInjectedClientAreTimedAndHeld() {

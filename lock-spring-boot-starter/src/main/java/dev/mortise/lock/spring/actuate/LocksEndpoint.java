@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.actuate;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.mortise.lock.HeldLock;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockInspection;
@@ -171,7 +172,11 @@ public class LocksEndpoint {
      * @param holders the holds on the server
      * @param waiters requests waiting on the server, or {@code null} where the backend cannot tell
      * @param readAt  when the server was read (ISO-8601)
+     *
+     * <p>Its null fields are written as {@code null} (Boot's actuator JSON leaves nulls out by
+     * default): "not recorded by this backend" is an answer, not a missing field.
      */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
     public record InspectionDescriptor(String key, String backend, boolean held, String mode,
                                        List<HolderDescriptor> holders, Integer waiters, String readAt)
             implements OperationResponseBody {
@@ -185,6 +190,7 @@ public class LocksEndpoint {
      * @param remainingMillis  the lease the server still gives it, in ms, or {@code null} where it keeps none
      * @param heldByThisClient whether it is a hold of this instance (on the same backend)
      */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
     public record HolderDescriptor(String holderId, Long fencingToken, Long remainingMillis,
                                    boolean heldByThisClient) {
     }

@@ -3,8 +3,6 @@ package dev.mortise.lock.spring.autoconfigure;
 import dev.mortise.lock.jdbc.JdbcDialect;
 
 import javax.sql.DataSource;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -16,8 +14,6 @@ import java.util.Optional;
  * data sources). Empty when neither is known: lock-jdbc then asks the database at start-up.
  */
 final class JdbcDialects {
-
-    private static final String[] URL_GETTERS = {"getJdbcUrl", "getUrl", "getURL"};
 
     private JdbcDialects() {
     }
@@ -46,30 +42,6 @@ final class JdbcDialects {
 
     /** The JDBC URL {@code dataSource} (or the one it delegates to) was configured with, if it tells. */
     static Optional<String> url(DataSource dataSource) {
-        DataSource current = dataSource;
-        for (int depth = 0; current != null && depth < 5; depth++) {
-            for (String getter : URL_GETTERS) {
-                Object url = call(current, getter);
-                if (url instanceof String text && !text.isBlank()) {
-                    return Optional.of(text);
-                }
-            }
-            // Spring's DelegatingDataSource family (TransactionAwareDataSourceProxy, LazyConnection...).
-            current = call(current, "getTargetDataSource") instanceof DataSource target && target != current ? target
-                    : null;
-        }
-        return Optional.empty();
-    }
-
-    private static Object call(Object target, String name) {
-        try {
-            Method method = target.getClass().getMethod(name);
-            if (!Modifier.isPublic(method.getDeclaringClass().getModifiers())) {
-                method.setAccessible(true);
-            }
-            return method.invoke(target);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            return null; // not a getter this data source has: it does not tell its URL
-        }
+        return DataSourceUrls.url(dataSource);
     }
 }

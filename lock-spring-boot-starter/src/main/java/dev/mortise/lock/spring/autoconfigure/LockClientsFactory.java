@@ -6,6 +6,7 @@ import dev.mortise.lock.LockListener;
 import dev.mortise.lock.local.LocalLockBackend;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spring.LockClients;
+import dev.mortise.lock.spring.internal.SpringTerms;
 import org.springframework.boot.context.properties.bind.Binder;
 
 import java.util.HashMap;
@@ -178,6 +179,15 @@ final class LockClientsFactory {
         }
         listeners.forEach(builder::listener);
         customizers.forEach(customizer -> customizer.customize(name, builder));
-        return builder.build();
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            // The default lease is checked against the backend's floor here (no server is asked).
+            String property = settings != null && settings.getDefaultLease() != null
+                    ? "mortise.lock.backends." + name + ".default-lease" : "mortise.lock.default-lease";
+            throw new IllegalStateException("Invalid settings for lock backend '" + name + "': "
+                    + SpringTerms.translate(String.valueOf(e.getMessage()).replace("LockClientBuilder.defaultLease",
+                    property)), e);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.fencing.FenceDialect;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import dev.mortise.lock.spring.fencing.FenceRejectionListener;
 import dev.mortise.lock.spring.fencing.FenceRejections;
@@ -20,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -27,6 +29,8 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import javax.sql.DataSource;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Fencing enforced by the database (lock-fencing), when it is on the classpath: a
@@ -55,24 +59,46 @@ public final class MortiseLockFencingAutoConfiguration {
         return new FenceRejections(() -> listeners.orderedStream().toList());
     }
 
-    /** Reads the dialect from the database, and creates the table if mortise.lock.fence.create-table. */
+    /**
+     * Asks the database nothing at start-up, so the application starts while it is down: the
+     * dialect is mortise.lock.fence.dialect, else the one the DataSource's JDBC URL names, else
+     * read at the first fence check, which also creates the table if mortise.lock.fence.create-table.
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(DataSource.class)
     JdbcFenceGuard jdbcFenceGuard(DataSource dataSource, MortiseLockProperties properties,
                                   FenceRejections rejections) {
         MortiseLockProperties.Fence fence = properties.getFence();
+        JdbcFenceGuard.Builder builder;
         try {
-            return JdbcFenceGuard.builder(dataSource)
+            builder = JdbcFenceGuard.builder(dataSource)
                     .tableName(fence.getTableName())
                     .createTableIfMissing(fence.isCreateTable())
-                    .onRejected(rejections)
-                    .build();
-        } catch (IllegalArgumentException | IllegalStateException e) {
+                    .prepareLazily(true)
+                    .onRejected(rejections);
+        } catch (IllegalArgumentException e) {
             throw new IllegalStateException("Cannot configure the fence guard (lock-fencing): " + e.getMessage()
-                    + " Check mortise.lock.fence.* (create-table=true creates the table), or define your own "
-                    + "JdbcFenceGuard bean.", e);
+                    + " Fix mortise.lock.fence.table-name, or define your own JdbcFenceGuard bean.", e);
         }
+        dialect(fence.getDialect(), dataSource).ifPresent(builder::dialect);
+        return builder.build();
+    }
+
+    /** The fence dialect known without a connection: the property, else the DataSource's JDBC URL. */
+    static Optional<FenceDialect> dialect(String configured, DataSource dataSource) {
+        if (configured == null || configured.isBlank()) {
+            return DataSourceUrls.url(dataSource).flatMap(FenceDialect::forJdbcUrl);
+        }
+        return Optional.of(switch (configured.strip().toLowerCase(Locale.ROOT)) {
+            case "postgresql", "postgres" -> FenceDialect.POSTGRESQL;
+            case "mysql", "mariadb" -> FenceDialect.MYSQL;
+            case "h2" -> FenceDialect.H2;
+            default -> throw new IllegalStateException("mortise.lock.fence.dialect=" + configured.strip()
+                    + " is not a dialect of the fence guard (lock-fencing); valid: postgresql, mysql (also for "
+                    + "MariaDB), h2. Fix mortise.lock.fence.dialect, or remove it to take the dialect from the "
+                    + "DataSource's JDBC URL.");
+        });
     }
 
     @Bean
@@ -90,6 +116,22 @@ public final class MortiseLockFencingAutoConfiguration {
     static FenceAdvisor lockFenceAdvisor(LockOperationSource operations, ObjectProvider<FenceCheck> checks) {
         // The checks are looked up at the first fenced call: the advisor is built before the DataSource.
         return new FenceAdvisor(operations, new FenceInterceptor(operations, checks::getIfAvailable));
+    }
+
+    /** The {@code fence} health indicator: whether the fence table can be read. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.health.contributor.HealthIndicator",
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"})
+    @ConditionalOnSingleCandidate(DataSource.class)
+    @ConditionalOnEnabledHealthIndicator("fence")
+    static class FenceHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fenceHealthIndicator")
+        FenceTableHealthIndicator fenceHealthIndicator(JdbcFenceGuard guard, DataSource dataSource,
+                                                       MortiseLockProperties properties) {
+            return new FenceTableHealthIndicator(guard, dataSource, properties.getFence().isCreateTable());
+        }
     }
 
     /** Counts refusals as mortise.lock.fence.rejected (tags backend, name). */

@@ -187,13 +187,29 @@ public class MortiseLockProperties {
     public static class Fence {
 
         /**
-         * Create the fence table (mortise_fences) at start-up if it is missing. Off by default:
-         * create it with your schema tool (DDL in docs/fencing.md).
+         * Create the fence table (mortise_fences) if it is missing, at the first fence check (so
+         * the application starts while the database is down). Off by default: create it with
+         * your schema tool (DDL in docs/fencing.md).
          */
         private boolean createTable;
 
         /** The fence table, a plain identifier, optionally schema.table. */
         private String tableName = "mortise_fences";
+
+        /**
+         * SQL dialect of the fence table's database: postgresql, mysql (also for MariaDB) or h2.
+         * Defaults to the one the DataSource's JDBC URL names, else it is read from the database
+         * at the first fence check.
+         */
+        private String dialect;
+
+        public String getDialect() {
+            return dialect;
+        }
+
+        public void setDialect(String dialect) {
+            this.dialect = dialect;
+        }
 
         public boolean isCreateTable() {
             return createTable;

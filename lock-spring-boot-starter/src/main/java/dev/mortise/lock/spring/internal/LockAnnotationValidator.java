@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.internal;
 
+import dev.mortise.lock.LockClient;
 import dev.mortise.lock.spring.DistributedLock;
 import dev.mortise.lock.spring.LockClients;
 import org.springframework.aop.support.AopUtils;
@@ -12,13 +13,16 @@ import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks every {@code @DistributedLock} of every bean when the bean is created: durations,
  * policies, the key's SpEL syntax, and (once all singletons exist) that the named backend
- * is configured. A mistake fails start-up with the method and the fix, not the first call.
+ * is configured and can honour the method's {@code lease} ({@link LockClient#shortestLease()}:
+ * the backend's floor, e.g. etcd's whole seconds, and the clock-drift allowance; known
+ * without a server). A mistake fails start-up with the method and the fix, not the first call.
  */
 public final class LockAnnotationValidator implements BeanPostProcessor, SmartInitializingSingleton {
 
@@ -28,6 +32,7 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
     private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
     private final Map<String, String> backendsInUse = new ConcurrentHashMap<>();
     private final Map<String, LockOperation> fencedMethods = new ConcurrentHashMap<>();
+    private final Map<String, LeasedMethod> leasedMethods = new ConcurrentHashMap<>();
     private volatile ObjectProvider<FenceCheck> fenceChecks;
     private final boolean woven;
     private volatile boolean started;
@@ -74,6 +79,14 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
                     checkBackends();
                 }
             }
+            if (operation.lease() != null) {
+                String written = source.annotation(method, type).map(DistributedLock::lease)
+                        .orElse(operation.lease().toString());
+                leasedMethods.putIfAbsent(operation.describeMethod(), new LeasedMethod(beanName, operation, written));
+                if (started) {
+                    checkLeases();
+                }
+            }
         }), method -> method.getDeclaringClass() != Object.class && !method.isSynthetic());
         return bean;
     }
@@ -111,6 +124,35 @@ public final class LockAnnotationValidator implements BeanPostProcessor, SmartIn
         started = true;
         checkBackends();
         checkFences();
+        checkLeases();
+    }
+
+    /** An explicit lease the backend cannot honour would fail every call: fail start-up instead. */
+    private void checkLeases() {
+        if (leasedMethods.isEmpty()) {
+            return;
+        }
+        LockClients configured = clients.getObject();
+        for (LeasedMethod leased : leasedMethods.values()) {
+            LockOperation operation = leased.operation();
+            String backend = operation.backend();
+            if (!backend.isEmpty() && !configured.contains(backend)) {
+                continue; // checkBackends names it
+            }
+            LockClient client = backend.isEmpty() ? configured.getDefault() : configured.get(backend);
+            Duration floor = client.shortestLease();
+            if (operation.lease().compareTo(floor) < 0) {
+                throw new IllegalStateException("@DistributedLock(lease = \"" + leased.written() + "\") on bean '"
+                        + leased.beanName() + "', method " + operation.describeMethod() + ", is " + operation.lease()
+                        + ", shorter than the " + floor + " that backend '" + client.backendName() + "' can honour "
+                        + "(its shortest lease, with the clock-drift allowance): every call would fail. Set lease "
+                        + "to at least " + floor + ", or remove it for a lease renewed while the method runs.");
+            }
+        }
+    }
+
+    /** A method with an explicit lease: the bean it was found on and the attribute as written. */
+    private record LeasedMethod(String beanName, LockOperation operation, String written) {
     }
 
     private void checkFences() {

@@ -69,6 +69,17 @@ public final class LockOperationSource {
             return NONE;
         }
         Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, targetClass));
+        DistributedLock annotation = annotation(method, specific, targetClass);
+        return annotation == null ? NONE : build(annotation, specific);
+    }
+
+    /** The {@code @DistributedLock} that applies to {@code method} on {@code targetClass}, as written (for messages). */
+    public Optional<DistributedLock> annotation(Method method, Class<?> targetClass) {
+        Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, targetClass));
+        return Optional.ofNullable(annotation(method, specific, targetClass));
+    }
+
+    private static DistributedLock annotation(Method method, Method specific, Class<?> targetClass) {
         DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
         if (annotation == null && specific != method) {
             annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
@@ -77,7 +88,7 @@ public final class LockOperationSource {
             Class<?> type = targetClass != null ? targetClass : specific.getDeclaringClass();
             annotation = AnnotatedElementUtils.findMergedAnnotation(type, DistributedLock.class);
         }
-        return annotation == null ? NONE : build(annotation, specific);
+        return annotation;
     }
 
     private LockOperation build(DistributedLock lock, Method method) {

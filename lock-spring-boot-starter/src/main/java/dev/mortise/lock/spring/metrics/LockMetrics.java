@@ -3,6 +3,7 @@ package dev.mortise.lock.spring.metrics;
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockListener;
 import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spring.LockAccess;
 import dev.mortise.lock.spring.internal.AcquiringName;
 import io.micrometer.core.instrument.Counter;
@@ -44,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * its owner's exclusive hold shares that hold and is tagged {@code write}. A multi-key lock is
  * measured per key (each part is a hold of its own), with the annotation's name and each part's
  * mode. {@link #register(String)} creates a backend's meters when its client is built, so they
- * exist before the first lock.
+ * exist before the first lock ({@value #LOST} with every reason), at zero.
  * Thread-safe; recording never throws into a lock call.
  */
 public final class LockMetrics implements LockListener {
@@ -84,6 +85,10 @@ public final class LockMetrics implements LockListener {
         heldTimer(backend, PROGRAMMATIC, WRITE);
         Counter.builder(RENEWALS).description(RENEWALS_DESCRIPTION).tag(TAG_BACKEND, backend)
                 .tag(TAG_NAME, PROGRAMMATIC).tag(TAG_MODE, WRITE).register(registry);
+        // One series per reason, so an alert on any reason (or on their sum) sees 0, not "no data".
+        for (LostReason reason : LostReason.values()) {
+            lostCounter(backend, PROGRAMMATIC, WRITE, reason.name().toLowerCase(Locale.ROOT));
+        }
     }
 
     /**
@@ -130,10 +135,8 @@ public final class LockMetrics implements LockListener {
                 String reason = event.lostReason() == null ? "unknown"
                         : event.lostReason().name().toLowerCase(Locale.ROOT);
                 Open hold = open.get(holdKey(event));
-                Counter.builder(LOST).description("Locks lost while held").tag(TAG_BACKEND, event.backend())
-                        .tag(TAG_NAME, hold == null ? PROGRAMMATIC : hold.name())
-                        .tag(TAG_MODE, mode(event))
-                        .tag(TAG_REASON, reason).register(registry).increment();
+                lostCounter(event.backend(), hold == null ? PROGRAMMATIC : hold.name(), mode(event), reason)
+                        .increment();
                 ended(event);
             }
             default -> {
@@ -190,6 +193,11 @@ public final class LockMetrics implements LockListener {
                 .tag(TAG_MODE, mode)
                 .tag(TAG_OUTCOME, outcome)
                 .register(registry);
+    }
+
+    private Counter lostCounter(String backend, String name, String mode, String reason) {
+        return Counter.builder(LOST).description("Locks lost while held").tag(TAG_BACKEND, backend)
+                .tag(TAG_NAME, name).tag(TAG_MODE, mode).tag(TAG_REASON, reason).register(registry);
     }
 
     private LongTaskTimer heldTimer(String backend, String name, String mode) {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.jackson.EndpointJsonMapper;
+import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
 import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
@@ -152,6 +154,36 @@ class LocksEndpointInspectTests {
             assertThat(free).isInstanceOfSatisfying(LocksEndpoint.InspectionDescriptor.class,
                     d -> assertThat(d.key()).isEqualTo("a/b"));
         });
+    }
+
+    /**
+     * Issue 29 item 6: the docs show {@code "mode": null} and {@code "waiters": null}; Boot's
+     * actuator JSON mapper leaves nulls out by default, so the descriptors include them
+     * explicitly. Serialized with the mapper the actuator auto-configures.
+     */
+    @Test
+    void fieldsTheBackendDoesNotRecordAreNullInTheJsonNotMissing() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MortiseLockBackendsAutoConfiguration.class,
+                        MortiseLockAutoConfiguration.class, MortiseLockEndpointAutoConfiguration.class,
+                        JacksonEndpointAutoConfiguration.class))
+                .withPropertyValues("mortise.lock.backend=redis", "mortise.lock.redis.address=" + redis.address(),
+                        "management.endpoints.web.exposure.include=locks")
+                .run(context -> {
+                    String key = "json:" + UUID.randomUUID();
+                    EndpointJsonMapper json = context.getBean(EndpointJsonMapper.class);
+                    String free = json.get().writeValueAsString(
+                            context.getBean(LocksEndpoint.class).inspect(new String[] {key}, null));
+                    assertThat(free).contains("\"mode\":null").contains("\"waiters\":null")
+                            .contains("\"holders\":[]").contains("\"held\":false");
+                    try (LockLease lease = context.getBean(LockClient.class).acquire(key, Duration.ofSeconds(5))) {
+                        String held = json.get().writeValueAsString(
+                                context.getBean(LocksEndpoint.class).inspect(new String[] {key}, null));
+                        assertThat(held).contains("\"mode\":\"write\"").contains("\"waiters\":null")
+                                .contains("\"holderId\":\"" + lease.holderId() + "\"")
+                                .contains("\"fencingToken\":" + lease.fencingToken());
+                    }
+                });
     }
 
     @Test
