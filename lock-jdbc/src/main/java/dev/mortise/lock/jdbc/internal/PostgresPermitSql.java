@@ -10,9 +10,11 @@ import java.sql.SQLException;
  * {@code {"limit": stored count, "holds": {owner: count}}}, next to the readers' expiries in
  * {@code shared_holds}. Only the entries of live readers count (a crashed holder's permits end
  * with its entry's expiry); the statements rewrite {@code holds} from the live entries, and the
- * last holder's release sets the column to NULL. Admission is one {@code INSERT … ON CONFLICT DO
- * UPDATE}, whose conditions read only the row it writes, so concurrent attempts are ordered by the
- * row lock and each is checked against the row as the previous one left it. Waiters are recorded
+ * last holder's release sets the column to NULL. Admission is one statement: an {@code INSERT … ON
+ * CONFLICT DO UPDATE … WHERE} that grants, whose conditions read only the row it writes, so concurrent
+ * attempts are ordered by the row lock and each is checked against the row as the previous one left
+ * it, and, only when it did not grant, a second upsert of the same locked row that records the waiter
+ * (see {@code ACQUIRE}: a grant is what the first one returned, never an entry found). Waiters are recorded
  * in {@code waiters} ({@link PgWaiters}) and every permit release (not only the last) notifies
  * while somebody waits. Not fair: whichever attempt of those woken comes first and fits is granted.
  */
