@@ -22,8 +22,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,14 +33,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A resend's grant counts from the first send (issue 28 item 2), on every dialect and in every mode.
+ * A resend's grant counts from the first send, and a refused resend is no grant (issue 28 item 2), on every
+ * dialect and in every mode.
  *
  * <p>After a broken connection (SQLState 08) the backend sends an acquire once more, and the first
  * send may have committed. Here it has: the first acquire statement runs for real, then its
  * connection "breaks" before the answer is read. The resend is then granted (the row, or the entry,
  * is the request's own), and that grant must count from before the first send: the database's
  * expiry of what the first send wrote counts from its statement, and the resend may keep it. The
- * fault is below the backend (a proxy over the real driver's statement); the databases are real.
+ * fault is below the backend (a proxy over the real driver's statement); the databases are real. When
+ * something happens between the first send and the resend that makes the resend refuse (a writer's
+ * marker; the one permit is the first send's), the resend is busy: the entry its first send left is not
+ * its grant.
  * Each dialect in its own subclass and table.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -55,6 +61,8 @@ abstract class ResendTest {
     /** {@link System#nanoTime()} after the first send ran on the server, before its connection broke. */
     private final AtomicLong firstSendDone = new AtomicLong();
     private final AtomicLong tokenAfterFirstSend = new AtomicLong();
+    /** What happens on the server after the first send committed and before its connection breaks. */
+    private volatile Runnable betweenCommitAndAnswer = () -> { };
     private String key;
     private JdbcLockBackend plain;
     private JdbcLockBackend faulty;
@@ -129,6 +137,70 @@ abstract class ResendTest {
         }
     }
 
+    @Test
+    void aWaitingSharedResendThatIsRefusedIsNoGrant() throws Exception {
+        String writerOwner = "w:" + UUID.randomUUID();
+        CompletableFuture<Optional<Grant>> writer = new CompletableFuture<>();
+        betweenCommitAndAnswer = () -> {
+            // The reader's first send committed; now a writer waits (and marks the row) before the answer arrives.
+            CompletableFuture.runAsync(() -> writer.complete(waitedFor(plain,
+                    new LockRequest(key, writerOwner, LEASE, false), Duration.ofSeconds(20))));
+            awaitMarker(writerOwner);
+        };
+        armed.set(true);
+        Optional<Grant> reader = faulty.acquire(request(LockMode.SHARED, null), Duration.ofSeconds(3));
+        assertThat(armed).as("the fault was injected").isFalse();
+        assertThat(reader).as("the resend was refused (a writer's marker): its first send's entry is no grant, "
+                + "and the writer, granted once that entry is cleaned up, holds the key to the end of the wait").isEmpty();
+        Grant write = writer.get(20, TimeUnit.SECONDS).orElseThrow();
+        assertThat(plain.release(write)).isTrue();
+    }
+
+    @Test
+    void aPermitResendThatIsRefusedIsNoGrant() throws Exception {
+        armed.set(true);
+        Attempt mine = faulty.tryAcquire(request(LockMode.SHARED, new Permits(1, 1)));
+        assertThat(armed).as("the fault was injected").isFalse();
+        assertThat(mine.isGranted()).as("the resend was refused (its first send's permit fills the one permit): "
+                + "that permit is no grant of the resend").isFalse();
+        // The first send's permit is cleaned up: the one permit comes free for somebody else.
+        Grant other = waitedFor(plain, request(LockMode.SHARED, new Permits(1, 1)), Duration.ofSeconds(20))
+                .orElseThrow();
+        assertThat(plain.release(other)).isTrue();
+    }
+
+    private static Optional<Grant> waitedFor(JdbcLockBackend backend, LockRequest request, Duration wait) {
+        try {
+            return backend.acquire(request, wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Until the row of the key carries {@code owner}'s waiting-writer marker (polled: no push for it). */
+    private void awaitMarker(String owner) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() - until < 0) {
+            try (Connection c = dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
+                    "SELECT COUNT(*) FROM " + plain.tableName() + " WHERE waiting_writer = ?")) {
+                s.setString(1, owner);
+                try (ResultSet rows = s.executeQuery()) {
+                    if (rows.next() && rows.getInt(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(20);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("the writer never marked the row");
+    }
+
     /** Runs {@code acquire} with the fault armed; the resend is granted, counting from the first send. */
     private Grant resent(java.util.function.Supplier<Attempt> acquire) {
         armed.set(true);
@@ -145,12 +217,7 @@ abstract class ResendTest {
     }
 
     private Attempt waited(LockRequest request) {
-        try {
-            return faulty.acquire(request, Duration.ofSeconds(10)).map(Attempt::granted).orElse(Attempt.busy(null));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return waitedFor(faulty, request, Duration.ofSeconds(10)).map(Attempt::granted).orElse(Attempt.busy(null));
     }
 
     private LockRequest request(LockMode mode, Permits permits) {
@@ -184,6 +251,7 @@ abstract class ResendTest {
                 rows.close();
             }
             tokenAfterFirstSend.set(rowToken());
+            betweenCommitAndAnswer.run();
             firstSendDone.set(System.nanoTime());
             throw new SQLException("injected: connection reset after the statement committed", "08006");
         }
