@@ -6,6 +6,18 @@ import java.util.Objects;
  * A hold the server confirmed. Immutable; what a backend needs to renew or release the
  * hold travels in {@link #state()}. Two grants are equal when key and owner are equal
  * (owners are unique per hold).
+ *
+ * <p><b>A grant is never older than its evidence.</b> A backend makes a grant only from an
+ * answer that says <em>granted by this request</em> explicitly — one flag or value the server
+ * computed once, in the script or statement that decided — and {@link #fencingToken()} is the
+ * token that request wrote; "the owner's entry is present" is not a grant (a first send of the
+ * same request may have left that entry in a state the request now being answered was refused
+ * in). Its validity counts from {@link #requestedAtNanos()}, the send of the <em>earliest</em>
+ * request the grant rests on: when a request had to be sent again (its connection broke, its
+ * answer was lost), a grant from the resend counts from the <em>first</em> send, which may have
+ * been applied and whose server-side expiry counts from there; a grant decided from a listing,
+ * a watch event or a hand-off counts from the request that produced that state, not from when
+ * the client read it.
  */
 public final class Grant {
 
@@ -21,7 +33,8 @@ public final class Grant {
      * @param fencingToken     the token of this grant
      * @param requestedAtNanos the backend's {@link LockBackend#ticker()} ({@link System#nanoTime()}
      *                         for every server across a network) read just before the granting
-     *                         request was sent: local validity counts from here
+     *                         request was sent — for a request sent more than once, before its
+     *                         first send (see the class comment): local validity counts from here
      * @param state            backend data (a node path, an etcd lease id), or {@code null}
      */
     public Grant(String key, String owner, long fencingToken, long requestedAtNanos, Object state) {

@@ -338,7 +338,8 @@ public final class JdbcLockBackend implements LockBackend {
             LockRequest request = requests.get(i);
             String stored = parts.get(i).key().value();
             Object state = request.shared() ? new SharedKey(stored) : stored;
-            grants.add(new Grant(request.key(), request.owner(), tokens[i], requestedAt[0], state));
+            grants.add(new Grant(request.key(), request.owner(), tokens[i], earliest(firstSent[0], requestedAt[0]),
+                    state));
         }
         return grants;
     }
@@ -514,9 +515,21 @@ public final class JdbcLockBackend implements LockBackend {
         }
         if (outcome.isGranted()) {
             Object state = request.shared() ? new SharedKey(key.value(), request.takesPermits()) : key.value();
-            return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(), requestedAt[0], state));
+            return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(),
+                    earliest(firstSent[0], requestedAt[0]), state));
         }
         return Attempt.busy(outcome.remainingMillis() < 0 ? null : Duration.ofMillis(outcome.remainingMillis()));
+    }
+
+    /**
+     * When a grant's validity counts from: the first send of its request when the statement had to be
+     * sent again ({@code firstSent}, else 0), otherwise the one send. A resend's grant rests on the first
+     * send too: that send may have committed (the resend then keeps its token, or finds its entry),
+     * and the database's expiry of what it wrote counts from its own statement. Counting from the
+     * resend would outlive that expiry by the time the first answer was lost for.
+     */
+    private static long earliest(long firstSent, long requestedAt) {
+        return firstSent != 0 ? firstSent : requestedAt;
     }
 
     /** One acquire statement on a borrowed connection. */

@@ -90,9 +90,11 @@ public final class JdbcCalls {
     /**
      * As {@link #run}, and also once more on a fresh connection when the first one turns out
      * broken (SQLState class 08: a pooled connection the server had already closed). Only
-     * for work that is idempotent for its owner — acquire (taking a lock one already holds
-     * returns the same token), renew, ping — never for release, whose repeat would report a
-     * hold it had just released as missing.
+     * for work that is idempotent for its owner — acquire, renew, ping — never for release,
+     * whose repeat would report a hold it had just released as missing. The first send may
+     * have committed: a resent acquire must answer only what the resend itself decided (the
+     * first send's entry in the row is not a grant) and its grant counts from the first send
+     * (see {@code JdbcLockBackend}'s {@code attempt} and docs/jdbc.md, "Resends").
      */
     public <T> T runIdempotent(String key, String action, Work<T> work) {
         return run(key, action, true, work);

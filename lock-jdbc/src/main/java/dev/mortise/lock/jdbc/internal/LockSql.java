@@ -42,7 +42,12 @@ public interface LockSql {
     }
 
     /**
-     * What one acquire statement answered.
+     * What one acquire statement answered. Granted means <em>this statement</em> took the hold: the
+     * answer comes from the one decision the statement made (an upsert's WHERE, a MERGE branch, the
+     * {@code LAST_INSERT_ID} set where the grant is written), and the token is the one it wrote or,
+     * for an exclusive row the owner already held, kept. Never derived from the owner's entry being
+     * in the row afterwards: when {@code JdbcCalls} sends a statement again after a broken
+     * connection, the first send may have left that entry in a row the resend is refused on.
      *
      * @param token           the fencing token when granted, else 0
      * @param remainingMillis when busy, the holder's remaining lease, or -1 if unknown

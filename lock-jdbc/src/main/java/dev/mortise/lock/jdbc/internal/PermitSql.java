@@ -34,7 +34,9 @@ public interface PermitSql {
     void setPermits(Connection connection, String key, int limit) throws SQLException;
 
     /**
-     * What an admission attempt answered.
+     * What an admission attempt answered. Granted, as in {@link LockSql.Outcome}, means this statement
+     * admitted the request (its one decision) and the token is the one it wrote; the owner's entry or
+     * count being in the row afterwards is no grant (a first send of the same request may have left it).
      *
      * @param token           the fencing token when granted, else 0
      * @param remainingMillis when busy, until the first live hold expires, or -1 if unknown

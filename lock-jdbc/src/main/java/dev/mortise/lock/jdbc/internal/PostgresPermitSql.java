@@ -10,9 +10,11 @@ import java.sql.SQLException;
  * {@code {"limit": stored count, "holds": {owner: count}}}, next to the readers' expiries in
  * {@code shared_holds}. Only the entries of live readers count (a crashed holder's permits end
  * with its entry's expiry); the statements rewrite {@code holds} from the live entries, and the
- * last holder's release sets the column to NULL. Admission is one {@code INSERT … ON CONFLICT DO
- * UPDATE}, whose conditions read only the row it writes, so concurrent attempts are ordered by the
- * row lock and each is checked against the row as the previous one left it. Waiters are recorded
+ * last holder's release sets the column to NULL. Admission is one statement: an {@code INSERT … ON
+ * CONFLICT DO UPDATE … WHERE} that grants, whose conditions read only the row it writes, so concurrent
+ * attempts are ordered by the row lock and each is checked against the row as the previous one left
+ * it, and, only when it did not grant, a second upsert of the same locked row that records the waiter
+ * (see {@code ACQUIRE}: a grant is what the first one returned, never an entry found). Waiters are recorded
  * in {@code waiters} ({@link PgWaiters}) and every permit release (not only the last) notifies
  * while somebody waits. Not fair: whichever attempt of those woken comes first and fits is granted.
  */
@@ -50,8 +52,14 @@ final class PostgresPermitSql implements PermitSql {
     }
 
     /**
-     * Over (in the CTE p): key, owner, lease, count, limit, follow, record, mark, original key. Every SET
-     * reads the row as it was; a refused attempt writes the row back unchanged but for the waiter's entry.
+     * Over (in the CTE p): key, owner, lease, count, limit, follow, record, mark, original key. The
+     * upsert {@code attempt} grants: its WHERE ({OK}) is the one decision, so it returns a row exactly
+     * when this statement granted, with the token it wrote, and every SET reads the row as it was.
+     * {@code waited} runs only when it did not, on the row {@code attempt} found and still holds locked
+     * (rows are never deleted, so it always conflicts and never inserts): it records the waiter and
+     * answers the row for the refusal's details. The answer is never "the owner's entry is present":
+     * after a broken connection JdbcCalls sends the request again, and the first send may have left
+     * that entry (and its count, counted in USED) in a row this statement refuses (issue 28).
      */
     private static final String ACQUIRE = """
             WITH p AS (SELECT CAST(? AS text) AS k, CAST(? AS text) AS o, CAST(? AS BIGINT) AS lease,
@@ -64,30 +72,35 @@ final class PostgresPermitSql implements PermitSql {
                   jsonb_build_object(p.o, {NOW_US} + p.lease * 1000),
                   jsonb_build_object('limit', p.lim, 'holds', jsonb_build_object(p.o, p.n)) FROM p
               ON CONFLICT (lock_key) DO UPDATE SET
-                fencing_token = CASE WHEN {OK} THEN {NEXT} ELSE l.fencing_token END,
-                acquired_at = CASE WHEN {OK} AND NOT {HELD} THEN {NOW} ELSE l.acquired_at END,
-                shared_holds = CASE WHEN NOT {OK} THEN l.shared_holds
-                  WHEN {HELD} THEN COALESCE({PRUNED}, '{}') || EXCLUDED.shared_holds ELSE EXCLUDED.shared_holds END,
-                expires_at = CASE WHEN NOT {OK} THEN l.expires_at
-                  WHEN {HELD} THEN GREATEST(l.expires_at, EXCLUDED.expires_at) ELSE EXCLUDED.expires_at END,
-                permits = CASE WHEN NOT {OK} THEN l.permits
-                  WHEN {HELD} THEN jsonb_build_object('limit', {STORED}, 'holds',
+                fencing_token = {NEXT},
+                acquired_at = CASE WHEN {HELD} THEN l.acquired_at ELSE {NOW} END,
+                shared_holds = CASE WHEN {HELD} THEN COALESCE({PRUNED}, '{}') || EXCLUDED.shared_holds
+                  ELSE EXCLUDED.shared_holds END,
+                expires_at = CASE WHEN {HELD} THEN GREATEST(l.expires_at, EXCLUDED.expires_at) ELSE EXCLUDED.expires_at END,
+                permits = CASE WHEN {HELD} THEN jsonb_build_object('limit', {STORED}, 'holds',
                     COALESCE({LIVE_COUNTS}, '{}') || (EXCLUDED.permits -> 'holds'))
                   ELSE EXCLUDED.permits END,
-                lock_owner = CASE WHEN {OK} THEN {SHARED} ELSE l.lock_owner END,
-                waiters = CASE WHEN {OK} THEN NULLIF({WAITERS} - (SELECT p.o FROM p), '{}')
-                  WHEN (SELECT p.rec FROM p) AND NOT {MISMATCH}
+                lock_owner = {SHARED},
+                waiters = NULLIF({WAITERS} - (SELECT p.o FROM p), '{}')
+              WHERE {OK}
+              RETURNING l.fencing_token),
+            waited AS (
+              INSERT INTO ${table} AS l (lock_key, fencing_token)
+              SELECT p.k, 0 FROM p WHERE NOT EXISTS (SELECT 1 FROM attempt)
+              ON CONFLICT (lock_key) DO UPDATE SET
+                waiters = CASE WHEN (SELECT p.rec FROM p) AND NOT {MISMATCH}
                     THEN {WAITERS} || jsonb_build_object((SELECT p.o FROM p), {NOW_US} + (SELECT p.mark FROM p) * 1000)
                   ELSE l.waiters END
               RETURNING l.*)
-            SELECT CASE WHEN r.lock_owner = {SHARED} AND r.shared_holds ->> p.o IS NOT NULL
-                     AND r.permits -> 'holds' ->> p.o IS NOT NULL THEN r.fencing_token END,
+            SELECT a.fencing_token, CAST(NULL AS BIGINT), CAST(NULL AS INT) FROM attempt a
+            UNION ALL
+            SELECT NULL,
                    CASE WHEN {R_HELD} THEN CAST(GREATEST(0, CEIL(((SELECT MIN(CAST(e.value AS BIGINT))
                        FROM jsonb_each(r.shared_holds) e WHERE CAST(e.value AS BIGINT) > {NOW_US}) - {NOW_US}) / 1000.0)) AS BIGINT)
                      ELSE CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (CASE WHEN r.lock_owner IS NOT NULL AND r.expires_at > {NOW}
                        THEN r.expires_at ELSE r.writer_waits_until END - {NOW})) * 1000)) AS BIGINT) END,
                    CASE WHEN {R_HELD} THEN {R_STORED} END
-            FROM attempt r, p""";
+            FROM waited r""";
 
     /** Over: owner, owner, key, owner, channel. Notifies whenever somebody waits: a freed permit may fit one. */
     private static final String RELEASE = ("WITH released AS (UPDATE ${table} t SET (shared_holds, expires_at, lock_owner,"
@@ -119,7 +132,7 @@ final class PostgresPermitSql implements PermitSql {
         this.release = sql(RELEASE);
         this.setPermits = sql(SET_PERMITS);
         String n = "(SELECT p.n FROM p)";
-        String limit = "CAST(EXCLUDED.permits ->> 'limit' AS INT)";
+        String limit = "(SELECT p.lim FROM p)"; // not EXCLUDED's: waited inserts no permits
         String follow = "(SELECT p.follow FROM p)";
         String held = of(PERMIT_HELD, "l");
         String stored = of(STORED, "l");

@@ -85,30 +85,38 @@ final class PostgresSharedSql extends SharedTemplate {
                   ELSE %2$s || jsonb_build_object(EXCLUDED.lock_owner, %3$s + CAST(? AS BIGINT) * 1000) END""";
 
     /**
-     * A shared attempt of a request that waits, where the table records waiters: as ACQUIRE_SHARED,
-     * but the conflict branch always writes the row, so a refused attempt adds the waiter's entry (and
-     * a granted one removes it). Over: key, lease, original key, owner, lease (entry), owner (removed),
-     * owner (added), mark, owner (answer). OK (%11$s) is ACQUIRE_SHARED's condition; every SET reads
-     * the row as it was.
+     * A shared attempt of a request that waits, where the table records waiters. {@code attempt} is
+     * ACQUIRE_SHARED's upsert, which also removes the waiter's entry: its WHERE (OK, %11$s) is the one
+     * decision, so it returns a row exactly when this statement granted, with the token it wrote.
+     * {@code waited} runs only when it did not, on the row {@code attempt} found and still holds locked
+     * (rows are never deleted, so it always conflicts and never inserts), and adds the waiter's entry.
+     * The answer is never "the owner's entry is present": after a broken connection JdbcCalls sends the
+     * request again, and the first send may have left that entry, with its own expiry, in a row this
+     * statement refuses (issue 28). Over: key, lease, original key, owner, lease (entry), owner
+     * (removed); key, owner (added), mark.
      */
     private static final String ACQUIRE_SHARED_WAITING = """
             WITH attempt AS (
               INSERT INTO ${table} AS l (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key, shared_holds)
               VALUES (?, %1$s, %2$s, %3$s, %4$s, ?, jsonb_build_object(CAST(? AS text), %5$s))
               ON CONFLICT (lock_key) DO UPDATE SET
-                fencing_token = CASE WHEN %11$s THEN %6$s ELSE l.fencing_token END,
-                acquired_at = CASE WHEN NOT %11$s THEN l.acquired_at WHEN %7$s THEN l.acquired_at ELSE %3$s END,
-                shared_holds = CASE WHEN NOT %11$s THEN l.shared_holds
-                  WHEN %7$s THEN COALESCE(%8$s, '{}') || EXCLUDED.shared_holds ELSE EXCLUDED.shared_holds END,
-                expires_at = CASE WHEN NOT %11$s THEN l.expires_at
-                  WHEN %7$s THEN GREATEST(l.expires_at, EXCLUDED.expires_at) ELSE EXCLUDED.expires_at END,
-                lock_owner = CASE WHEN %11$s THEN %1$s ELSE l.lock_owner END,
-                waiters = CASE WHEN %11$s THEN NULLIF(%9$s - CAST(? AS text), '{}')
-                  ELSE %9$s || jsonb_build_object(CAST(? AS text), %10$s + CAST(? AS BIGINT) * 1000) END
-              RETURNING l.lock_owner, l.fencing_token, l.expires_at, l.writer_waits_until, l.shared_holds)
-            SELECT CASE WHEN lock_owner = %1$s AND shared_holds ->> CAST(? AS text) IS NOT NULL THEN fencing_token END,
-                   CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (CASE WHEN lock_owner IS NOT NULL AND expires_at > %3$s
-                     THEN expires_at ELSE writer_waits_until END - %3$s)) * 1000)) AS BIGINT) FROM attempt""";
+                fencing_token = %6$s,
+                acquired_at = CASE WHEN %7$s THEN l.acquired_at ELSE %3$s END,
+                shared_holds = CASE WHEN %7$s THEN COALESCE(%8$s, '{}') || EXCLUDED.shared_holds ELSE EXCLUDED.shared_holds END,
+                expires_at = CASE WHEN %7$s THEN GREATEST(l.expires_at, EXCLUDED.expires_at) ELSE EXCLUDED.expires_at END,
+                lock_owner = %1$s,
+                waiters = NULLIF(%9$s - CAST(? AS text), '{}')
+              WHERE %11$s
+              RETURNING l.fencing_token),
+            waited AS (
+              INSERT INTO ${table} AS l (lock_key, fencing_token)
+              SELECT CAST(? AS text), 0 WHERE NOT EXISTS (SELECT 1 FROM attempt)
+              ON CONFLICT (lock_key) DO UPDATE SET
+                waiters = %9$s || jsonb_build_object(CAST(? AS text), %10$s + CAST(? AS BIGINT) * 1000)
+              RETURNING l.lock_owner, l.expires_at, l.writer_waits_until)
+            SELECT fencing_token, CAST(NULL AS BIGINT) FROM attempt
+            UNION ALL
+            SELECT NULL, %12$s FROM waited h""";
 
     private static final String TAKE = "(l.lock_owner IS NULL OR l.expires_at <= " + NOW
             + " OR l.lock_owner = EXCLUDED.lock_owner)";
@@ -196,7 +204,7 @@ final class PostgresSharedSql extends SharedTemplate {
         String ok = "((l.lock_owner IS NULL OR l.expires_at <= " + NOW + " OR l.lock_owner = " + SHARED + ")"
                 + " AND (l.waiting_writer IS NULL OR l.writer_waits_until <= " + NOW + "))";
         this.acquireSharedWaiting = sql(ACQUIRE_SHARED_WAITING.formatted(SHARED, first, NOW, LEASE, EXPIRY_US, next,
-                LIVE_SHARED, PRUNED.formatted("l.shared_holds"), PgWaiters.live("l"), NOW_US, ok));
+                LIVE_SHARED, PRUNED.formatted("l.shared_holds"), PgWaiters.live("l"), NOW_US, ok, BUSY_REMAINING));
         this.acquireMarking = sql(ACQUIRE_MARKING.formatted(NOW, first, next, LEASE, TAKE,
                 MARKING_WAITERS.formatted(TAKE, PgWaiters.live("l"), NOW_US)));
         this.acquireMarkingUnrecorded = sql(ACQUIRE_MARKING.formatted(NOW, first, next, LEASE, TAKE, ""));
@@ -244,9 +252,9 @@ final class PostgresSharedSql extends SharedTemplate {
                 statement.setString(4, owner);
                 statement.setLong(5, leaseMillis);
                 statement.setString(6, owner);
-                statement.setString(7, owner);
-                statement.setLong(8, markMillis);
-                statement.setString(9, owner);
+                statement.setString(7, key.value());
+                statement.setString(8, owner);
+                statement.setLong(9, markMillis);
                 requestedAt[0] = System.nanoTime();
                 return answer(statement);
             }
