@@ -100,7 +100,10 @@ public final class ChaosWorker {
         Workload workload = Workload.of(args[9]);
         Random random = new Random(Long.parseLong(args[10]));
 
-        LockClientBuilder builder = LockClient.builder(Backends.create(backend, target, lease)).defaultLease(lease);
+        dev.mortise.lock.spi.LockBackend lockBackend = Backends.create(backend, target, lease);
+        // On stderr (the run's wN.err): which client library and variant this worker really ran.
+        System.err.println("worker " + worker + ": " + backend + " on " + lockBackend + ", workload " + args[9]);
+        LockClientBuilder builder = LockClient.builder(lockBackend).defaultLease(lease);
         if (workload == Workload.MIXED) {
             builder.listener(event -> {
                 if (event.type() == LockEvent.Type.LOST) {
