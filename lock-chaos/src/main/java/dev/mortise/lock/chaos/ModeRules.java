@@ -47,7 +47,7 @@ final class ModeRules {
     private static List<String> beyondCapacity(List<WorkerEvent> events, Predicate<LedgerChecker.Hold> counts,
                                                String what) {
         HoldModes modes = HoldModes.of(events);
-        List<LedgerChecker.Hold> holds = LedgerChecker.holds(events);
+        List<LedgerChecker.Hold> holds = holds(events);
         List<String> found = new ArrayList<>();
         for (LedgerChecker.Hold grant : holds) {
             Mode mode = modes.of(grant.worker(), grant.key(), grant.token());
@@ -67,6 +67,26 @@ final class ModeRules {
             }
         }
         return found;
+    }
+
+    /**
+     * {@link LedgerChecker#holds}, each ended no later than its RELEASING line. A reader or a
+     * permit holder writes nothing, so its hold would end at RELEASED, logged after the release
+     * returned - after the server had freed the key and maybe granted it to the next worker,
+     * whose ACQUIRED can carry an earlier time (seen on Redis: a writer's grant 1 ms before its
+     * reader's RELEASED line). RELEASING is logged before the release is sent, so a correct grant
+     * happens after it, as after an exclusive holder's write outcome.
+     */
+    static List<LedgerChecker.Hold> holds(List<WorkerEvent> events) {
+        List<LedgerChecker.Hold> holds = new ArrayList<>();
+        for (LedgerChecker.Hold h : LedgerChecker.holds(events)) {
+            long releasing = events.stream().filter(e -> e.type().equals("RELEASING") && e.worker().equals(h.worker())
+                            && e.key().equals(h.key()) && e.token() == h.token() && e.at() >= h.from())
+                    .mapToLong(WorkerEvent::at).min().orElse(Long.MAX_VALUE);
+            holds.add(new LedgerChecker.Hold(h.worker(), h.key(), h.token(), h.from(), Math.min(h.to(), releasing),
+                    h.lost()));
+        }
+        return holds;
     }
 
     /** A grant and how long its holder is proven valid: to its last {@code isValid()} true sample, on the run's clock. */

@@ -34,6 +34,7 @@ class ModeRulesTest {
         if (validAt > 0) {
             events.add(ev(w, validAt, "VALID", key, token, 1));
         }
+        events.add(ev(w, to - 1, "RELEASING", key, token));
         events.add(ev(w, to, "RELEASED", key, token));
         return events;
     }
@@ -98,6 +99,20 @@ class ModeRulesTest {
     }
 
     @Test
+    void aGrantBetweenTheHoldersReleasingAndReleasedLinesIsNoViolation() {
+        // Seen on Redis: the server freed the key on w0's release and granted it to w1, whose
+        // ACQUIRED (at 199) was logged before w0's RELEASED (200), after w0's RELEASING (199).
+        List<WorkerEvent> events = all(List.of(reader("w0", "k", 1, 0, 200, 3, 3, 190),
+                writer("w1", "k", 2, 199, 250, 240)));
+        assertThat(ModeRules.falseGrants(events, List.of())).isEmpty();
+        assertThat(ModeRules.validityOverlaps(events, MONO)).isEmpty();
+
+        List<WorkerEvent> permits = all(List.of(permit("w0", "s#permits", 1, 0, 200, 190, 2),
+                permit("w1", "s#permits", 2, 50, 250, 240, 2), permit("w2", "s#permits", 3, 199, 300, 290, 2)));
+        assertThat(ModeRules.falseGrants(permits, List.of())).isEmpty();
+    }
+
+    @Test
     void aReaderWhoseTwoReadsDifferWhileItWasValidIsATornRead() {
         List<WorkerEvent> torn = reader("w0", "k", 1, 0, 200, 3, 4, 199);
         assertThat(ModeRules.tornReads(torn)).singleElement().asString()
@@ -115,7 +130,8 @@ class ModeRulesTest {
                                             int permits) {
         return List.of(ev(w, from, "ACQUIRED", key, token), ev(w, from, HoldModes.PERMIT, key, token, permits),
                 ev(w, from + 1, "INSIDE", key, token), ev(w, validAt, "VALID", key, token, 1),
-                ev(w, to - 1, "OUTSIDE", key, token), ev(w, to, "RELEASED", key, token));
+                ev(w, to - 2, "OUTSIDE", key, token), ev(w, to - 1, "RELEASING", key, token),
+                ev(w, to, "RELEASED", key, token));
     }
 
     @Test
