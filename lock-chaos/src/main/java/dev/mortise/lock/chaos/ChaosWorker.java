@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * key's value from the {@link Ledger}, sleep (the critical section, where the controller
  * injects its faults), write value + 1 carrying the fencing token, release. In the
  * {@link Workload#LEADER} workload it is instead one candidate of a leader election and runs
- * those cycles only while it leads, with its epoch as the token ({@link #lead}).
+ * those cycles only while it leads, with its epoch as the token ({@link #lead}). In the
+ * {@link Workload#SHARED} workload some cycles are a reader's, in the {@link Workload#PERMITS}
+ * workload every cycle takes a semaphore permit: both in {@link ModeCycles}.
  *
  * <p>It deliberately does <em>not</em> call {@code ensureValid()} before writing: the point is
  * to show that the storage-side token check alone rejects a holder that was paused past its
