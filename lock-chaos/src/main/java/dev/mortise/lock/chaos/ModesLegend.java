@@ -36,8 +36,8 @@ final class ModesLegend {
 
             `--workloads permits`: a semaphore (`locks.semaphore(key, 2)`) that the 3 workers take
             one permit of per cycle (`MODE_PERMIT`, `INSIDE`, sampled section, `OUTSIDE`, release;
-            no ledger writes). Natively (Redis, etcd, ZooKeeper) every permit is a hold of
-            `key#permits`; in the slot fallback (JDBC, Redis fair mode) of `key#permit-i`, counted
+            no ledger writes). Natively (Redis, etcd, ZooKeeper, JDBC) every permit is a hold of
+            `key#permits`; in the slot fallback (Redis fair mode) of `key#permit-i`, counted
             together. A **false grant** or **validity overlap** is a grant made beside 2 other
             holders (not lost, not struck; respectively seen valid after it): more than the
             permit count at once.
