@@ -46,6 +46,16 @@ public final class Backends {
         return backend + (lettuce ? "/lettuce" : "") + (fair ? "/fair" : "");
     }
 
+    /** {@code --redis-driver}: true for {@code lettuce}, false for {@code redisson} (the default). */
+    static boolean isLettuce(String driver) {
+        return switch (driver) {
+            case "lettuce" -> true;
+            case "redisson" -> false;
+            default -> throw new IllegalArgumentException("unknown --redis-driver '" + driver
+                    + "': use redisson (the default) or lettuce");
+        };
+    }
+
     /** A label as a file name (no slash): {@code redis-lettuce-fair}. */
     public static String fileName(String label) {
         return label.replace('/', '-');

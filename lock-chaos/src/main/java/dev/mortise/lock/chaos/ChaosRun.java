@@ -514,16 +514,6 @@ public final class ChaosRun {
         }
     }
 
-    /** {@code --redis-driver}: true for {@code lettuce}, false for {@code redisson} (the default). */
-    static boolean redisDriverIsLettuce(String driver) {
-        return switch (driver) {
-            case "lettuce" -> true;
-            case "redisson" -> false;
-            default -> throw new IllegalArgumentException("unknown --redis-driver '" + driver
-                    + "': use redisson (the default) or lettuce");
-        };
-    }
-
     /** The classpath for worker JVMs: surefire's test classpath under a test, else this JVM's. */
     public static String workerClasspath() {
         return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -572,7 +562,7 @@ public final class ChaosRun {
                 case "--workloads", "--workload" -> workloads = java.util.Arrays.stream(args[++i].split(","))
                         .map(Workload::of).toList();
                 case "--ledger" -> ledgerMode = LedgerMode.of(args[++i]);
-                case "--redis-driver" -> lettuce = redisDriverIsLettuce(args[++i]);
+                case "--redis-driver" -> lettuce = Backends.isLettuce(args[++i]);
                 case "--redis-fair" -> fair = true;
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
@@ -617,6 +607,10 @@ public final class ChaosRun {
             Files.writeString(chart, Soak.chartFromJson(jsons));
             System.out.println("chaos: wrote " + chart + " from " + soakChartFrom);
             System.exit(0);
+        }
+        if (soak != null && (lettuce || fair)) {
+            // The soak builds its backends by name: refuse rather than soak Redisson under a variant's command.
+            throw new IllegalArgumentException("--soak does not take --redis-driver or --redis-fair (yet)");
         }
         if (soak != null) {
             // The soak writes its own result and picture; the report page stays as it is.

@@ -195,6 +195,9 @@ class ModeRulesTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only redis has variants");
         assertThatThrownBy(() -> Backends.create("redis/fast", "redis://127.0.0.1:1", Duration.ofSeconds(2)))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThat(Backends.isLettuce("lettuce")).isTrue();
+        assertThat(Backends.isLettuce("redisson")).isFalse();
+        assertThatThrownBy(() -> Backends.isLettuce("jedis")).isInstanceOf(IllegalArgumentException.class);
         assertThat(Workload.of("shared")).isEqualTo(Workload.SHARED);
         assertThat(Workload.of("permits")).isEqualTo(Workload.PERMITS);
     }
