@@ -20,6 +20,15 @@
 #   ./scripts/chaos.sh redis etcd zookeeper jdbc --workloads leader --seconds 20 --doc none --out /tmp/cl
 #                                               # leader election only (issue 18): one candidate per worker JVM,
 #                                               # the leader's writes fenced by its epoch; failover time per backend
+#   ./scripts/chaos.sh redis --redis-driver lettuce --faults waiter-pause,pause --seconds 15 --doc none
+#                                               # Redis on the Lettuce driver (default: redisson); results
+#                                               # and report rows are named redis/lettuce
+#   ./scripts/chaos.sh redis --redis-fair --workloads basic,mixed --doc none
+#                                               # Redis in fair mode (waiters queue on the server, hand-off
+#                                               # on release); named redis/fair (both switches: redis/lettuce/fair)
+#   ./scripts/chaos.sh redis etcd --workloads shared,permits --faults none,pause --seconds 15 --doc none
+#                                               # read-write locks (readers beside readers, a writer alone)
+#                                               # and a 2-permit semaphore; not in the default full run
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #   ./scripts/chaos.sh --ledger guard --faults pause,net-cut,clock-skew --seconds 20 \
 #       --out lock-chaos/target/chaos-guard --doc docs/RELIABILITY-fence-guard.md
@@ -54,15 +63,28 @@
 # tracer), client-clock-jump (the workers' wall clocks jump 3 min both ways), none.
 # Without --faults every fault runs; each is described in docs/RELIABILITY.md ("The faults").
 # Ledgers (--ledger): builtin (default: the ledger's own UPDATE ... WHERE token <= ?) or guard.
-# Workloads: basic (one key, renewed default lease), mixed (two keys at once, explicit leases,
-# extend, slow listeners), leader (one leader-election candidate per worker, the leader writing
-# fenced by its epoch). Key names are random Unicode drawn from --seed (default: the time; printed).
+# Workloads (--workloads, or --workload): basic (one key, renewed default lease), mixed (two keys at
+# once, explicit leases, extend, slow listeners), leader (one leader-election candidate per worker,
+# the leader writing fenced by its epoch), shared (60 % of cycles a shared hold: fenced read, read
+# again, no write; the rest exclusive writers), permits (one permit per cycle of a 2-permit
+# semaphore, no ledger writes). Without --workloads: basic, mixed and leader.
+# Redis variants: --redis-driver redisson|lettuce, --redis-fair (redis runs only; named redis/lettuce,
+# redis/fair, redis/lettuce/fair). Key names are random Unicode drawn from --seed (default: the time; printed).
 # Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
 # reused, a validity overlap (a holder's isValid() true after another grant of its key), an
 # orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s, (leader) an
-# epoch that did not grow across elections or a leader write accepted out of epoch order.
+# epoch that did not grow across elections or a leader write accepted out of epoch order, (shared)
+# a writer granted beside a valid holder or a reader's two reads differing while it was valid,
+# (permits) more holders valid at once than the semaphore's permits.
+# --help prints this text.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then
+  # This header, without the shebang and the leading "# ".
+  sed -n '2,/^set -euo pipefail/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 
 ./mvnw -B -q -pl lock-chaos -am package -Dmaven.test.skip=true
 

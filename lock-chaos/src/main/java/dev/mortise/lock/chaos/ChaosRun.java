@@ -92,16 +92,19 @@ public final class ChaosRun {
 
     /**
      * The keys of a run: the first {@code settings.keys()} of {@link #MIXED_KEYS} names drawn
-     * from {@code seed} for the basic workload, all of them for the mixed one, the first for the
-     * leader one (its group's lock).
+     * from {@code seed} for the basic and shared workloads, all of them for the mixed one, the first
+     * for the leader one (its group's lock) and the permits one (the semaphore's name).
      */
     public static List<String> keys(long seed, Workload workload, Settings settings) {
         List<String> drawn = ChaosKeys.random(seed, Math.max(settings.keys(), MIXED_KEYS));
         return switch (workload) {
-            case BASIC -> drawn.subList(0, settings.keys());
+            // Readers and writers of the shared workload spread over the basic workload's keys.
+            case BASIC, SHARED -> drawn.subList(0, settings.keys());
             case MIXED -> drawn.subList(0, MIXED_KEYS);
             // One group, one leadership lock: the ledger's key is the lock's.
             case LEADER -> drawn.subList(0, 1);
+            // One semaphore, named by the key (its lock keys are name#permits or name#permit-i).
+            case PERMITS -> drawn.subList(0, 1);
         };
     }
 
@@ -518,13 +521,16 @@ public final class ChaosRun {
 
     /**
      * {@code ChaosRun [backend ...] [--seconds N] [--workers N] [--faults pause,net-cut,...]
-     * [--workloads basic,mixed,leader] [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
+     * [--workloads basic,mixed,leader,shared,permits] [--redis-driver redisson|lettuce] [--redis-fair]
+     * [--ledger builtin|guard] [--seed N] [--out DIR] [--doc FILE|none]
      * [--command TEXT] [--soak 30m [--soak-sample 1m]] [--chart-from RESULT.json] [--soak-chart-from A.json,B.json]}
      * ({@code --chart-from}: only the takeover chart of an earlier run's JSON, next to {@code --doc};
      * {@code --soak-chart-from}: only the soak picture of soaks run as separate commands, from their
      * {@code soak.json} files; {@code --soak}: the {@link Soak} instead of
      * the fault table, each backend for that long; {@code --ledger}: how the ledger refuses a stale write, {@link LedgerMode};
-     * default builtin)
+     * default builtin; {@code --redis-driver}, {@code --redis-fair}: the Redis backend's client library and
+     * fair mode, its runs then named {@code redis/lettuce}, {@code redis/fair}, {@code redis/lettuce/fair}
+     * ({@link Backends#label}); {@code --workload} is {@code --workloads})
      * ({@code --command}: how the report says to reproduce it; {@code --seed}: the seed of the key
      * names, printed, by default the time): every backend × workload × fault (those that apply;
      * without {@code --faults} the workload's {@link Workload#defaultFaults}) on fresh servers,
@@ -536,6 +542,8 @@ public final class ChaosRun {
         int workers = 3;
         List<Fault> faults = null;
         List<Workload> workloads = List.of(Workload.BASIC, Workload.MIXED, Workload.LEADER);
+        boolean lettuce = false;
+        boolean fair = false;
         long seed = System.currentTimeMillis();
         LedgerMode ledgerMode = LedgerMode.BUILTIN;
         Path out = Path.of("lock-chaos/target/chaos");
@@ -551,9 +559,11 @@ public final class ChaosRun {
                 case "--workers" -> workers = Integer.parseInt(args[++i]);
                 case "--faults" -> faults = java.util.Arrays.stream(args[++i].split(","))
                         .map(Fault::of).toList();
-                case "--workloads" -> workloads = java.util.Arrays.stream(args[++i].split(","))
+                case "--workloads", "--workload" -> workloads = java.util.Arrays.stream(args[++i].split(","))
                         .map(Workload::of).toList();
                 case "--ledger" -> ledgerMode = LedgerMode.of(args[++i]);
+                case "--redis-driver" -> lettuce = Backends.isLettuce(args[++i]);
+                case "--redis-fair" -> fair = true;
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--doc" -> {
@@ -598,6 +608,10 @@ public final class ChaosRun {
             System.out.println("chaos: wrote " + chart + " from " + soakChartFrom);
             System.exit(0);
         }
+        if (soak != null && (lettuce || fair)) {
+            // The soak builds its backends by name: refuse rather than soak Redisson under a variant's command.
+            throw new IllegalArgumentException("--soak does not take --redis-driver or --redis-fair (yet)");
+        }
         if (soak != null) {
             // The soak writes its own result and picture; the report page stays as it is.
             System.exit(Soak.run(backends, soak, soakSample, settings, seed, out, doc) ? 0 : 1);
@@ -611,19 +625,22 @@ public final class ChaosRun {
             ledgerServer.start();
             try (Ledger ledger = Ledger.connect(ledgerServer.jdbcUrl(), ledgerServer.user())) {
                 for (String backend : backends) {
+                    // What the workers build and the results name: redis/lettuce, redis/fair, ...
+                    String variant = Backends.label(backend, lettuce, fair);
                     for (Workload workload : workloads) {
                         // Without --faults each workload runs its own faults (the mixed one a few).
                         for (Fault fault : faults != null ? faults : workload.defaultFaults()) {
                             if (!fault.appliesTo(backend)) {
                                 continue;
                             }
-                            String label = backend + " x " + fault.label() + " x " + workload.label();
+                            String label = variant + " x " + fault.label() + " x " + workload.label();
                             System.out.println("chaos: " + label + " for " + seconds + " s ...");
                             long started = System.currentTimeMillis();
                             try (BackendServer server = BackendServer.start(backend, fault)) {
-                                RunResult result = run(backend, server, ledger, ledgerServer.jdbcUrl(), fault,
+                                RunResult result = run(variant, server, ledger, ledgerServer.jdbcUrl(), fault,
                                         workload, seed, settings,
-                                        out.resolve(backend + "-" + fault.label() + "-" + workload.label()),
+                                        out.resolve(Backends.fileName(variant) + "-" + fault.label() + "-"
+                                                + workload.label()),
                                         workerClasspath());
                                 System.out.println("chaos: " + result.verdict() + " " + result.toJson());
                                 results.add(result);

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * key's value from the {@link Ledger}, sleep (the critical section, where the controller
  * injects its faults), write value + 1 carrying the fencing token, release. In the
  * {@link Workload#LEADER} workload it is instead one candidate of a leader election and runs
- * those cycles only while it leads, with its epoch as the token ({@link #lead}).
+ * those cycles only while it leads, with its epoch as the token ({@link #lead}). In the
+ * {@link Workload#SHARED} workload some cycles are a reader's, in the {@link Workload#PERMITS}
+ * workload every cycle takes a semaphore permit: both in {@link ModeCycles}.
  *
  * <p>It deliberately does <em>not</em> call {@code ensureValid()} before writing: the point is
  * to show that the storage-side token check alone rejects a holder that was paused past its
@@ -54,6 +56,12 @@ public final class ChaosWorker {
     /** Interval of the validity samples during the critical section's sleep. */
     static final long SAMPLE_EVERY_MS = 50;
 
+    /** Percent of {@link Workload#SHARED} cycles that hold their key shared (the rest exclusive). */
+    static final int SHARED_PERCENT = 60;
+
+    /** The permit count of the {@link Workload#PERMITS} semaphore: below the default three workers, so they contend. */
+    static final int PERMITS = 2;
+
     /** Keys a {@link Workload#MIXED} cycle holds at once. */
     static final int MIXED_KEYS_PER_CYCLE = 2;
 
@@ -77,7 +85,7 @@ public final class ChaosWorker {
     public static void main(String[] args) throws Exception {
         if (args.length != 11) {
             System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs keys"
-                    + " fenced|guard|unfenced basic|mixed|leader seed");
+                    + " fenced|guard|unfenced basic|mixed|leader|shared|permits seed");
             System.exit(2);
         }
         String backend = args[0];
@@ -94,7 +102,10 @@ public final class ChaosWorker {
         Workload workload = Workload.of(args[9]);
         Random random = new Random(Long.parseLong(args[10]));
 
-        LockClientBuilder builder = LockClient.builder(Backends.create(backend, target, lease)).defaultLease(lease);
+        dev.mortise.lock.spi.LockBackend lockBackend = Backends.create(backend, target, lease);
+        // On stderr (the run's wN.err): which client library and variant this worker really ran.
+        System.err.println("worker " + worker + ": " + backend + " on " + lockBackend + ", workload " + args[9]);
+        LockClientBuilder builder = LockClient.builder(lockBackend).defaultLease(lease);
         if (workload == Workload.MIXED) {
             builder.listener(event -> {
                 if (event.type() == LockEvent.Type.LOST) {
@@ -114,7 +125,13 @@ public final class ChaosWorker {
             while (workload != Workload.LEADER && System.nanoTime() - endAt < 0) {
                 List<String> mine = pick(keys, workload, random);
                 try {
-                    cycle(locks, ledger, guard, worker, mine, csMillis, fenced, workload, lease, random);
+                    if (workload == Workload.PERMITS) {
+                        ModeCycles.permit(locks, mine.get(0), PERMITS, csMillis);
+                    } else if (workload == Workload.SHARED && random.nextInt(100) < SHARED_PERCENT) {
+                        ModeCycles.read(locks, ledger, guard, mine.get(0), csMillis);
+                    } else {
+                        cycle(locks, ledger, guard, worker, mine, csMillis, fenced, workload, lease, random);
+                    }
                 } catch (LockTimeoutException e) {
                     // Logged by the cycle for the key it waited for.
                 } catch (Exception e) {
@@ -136,7 +153,7 @@ public final class ChaosWorker {
 
     /** The keys of one cycle: one at random, or (mixed) several, in one global order so no two workers deadlock. */
     private static List<String> pick(List<String> keys, Workload workload, Random random) {
-        if (workload == Workload.BASIC || keys.size() < 2) {
+        if (workload != Workload.MIXED || keys.size() < 2) {
             return List.of(keys.get(random.nextInt(keys.size())));
         }
         List<String> shuffled = new ArrayList<>(keys);
@@ -147,7 +164,7 @@ public final class ChaosWorker {
     }
 
     /** One key held in a cycle. */
-    private record Held(String key, LockLease lease, long token, LeaseMode mode) {
+    record Held(String key, LockLease lease, long token, LeaseMode mode) {
     }
 
     private static void cycle(LockClient locks, Ledger ledger, JdbcFenceGuard guard, String worker, List<String> keys, long csMillis,
@@ -155,7 +172,7 @@ public final class ChaosWorker {
         List<Held> held = new ArrayList<>();
         try {
             for (String key : keys) {
-                LeaseMode mode = workload == Workload.BASIC ? LeaseMode.RENEWED
+                LeaseMode mode = workload != Workload.MIXED ? LeaseMode.RENEWED
                         : LeaseMode.values()[random.nextInt(LeaseMode.values().length)];
                 LockSpec spec = LockSpec.of(key).waitFor(Duration.ofSeconds(10));
                 if (mode == LeaseMode.EXPLICIT_SHORTER) {
@@ -342,7 +359,7 @@ public final class ChaosWorker {
     }
 
     /** One VALID line per lease, with the times read before its {@code isValid()} call. */
-    private static void sample(List<Held> held) {
+    static void sample(List<Held> held) {
         for (Held h : held) {
             long mono = System.nanoTime();
             long wall = wallMicros();

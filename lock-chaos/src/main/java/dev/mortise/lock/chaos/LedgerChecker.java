@@ -117,19 +117,23 @@ public final class LedgerChecker {
 
         // A grant whose log line a pause delayed is judged at the instant the pause struck (PausedGrants).
         List<WorkerEvent> granted = PausedGrants.placed(events, faults);
-        List<String> falseGrantEvidence = falseGrants(granted, faults);
+        // Holds that may coexist (readers, permits) are judged by their modes (ModeRules).
+        boolean modes = workload == Workload.SHARED || workload == Workload.PERMITS;
+        List<String> falseGrantEvidence = modes ? ModeRules.falseGrants(granted, faults) : falseGrants(granted, faults);
         evidence.addAll(falseGrantEvidence);
         List<String> reused = reusedTokenGrants(events);
         reused.stream().limit(10).forEach(r -> evidence.add("token reused: " + r));
 
         Clock clock = Clock.forRun(fault);
-        List<String> validity = validityOverlaps(granted, clock);
+        List<String> validity = new ArrayList<>(modes ? ModeRules.validityOverlaps(granted, clock)
+                : validityOverlaps(granted, clock));
+        validity.addAll(ModeRules.tornReads(events));
         validity.stream().limit(10).forEach(evidence::add);
         long samples = events.stream().filter(e -> e.type().equals("VALID")).count();
 
         return new RunResult(backend, fault, workload, seed, keys, server, seconds, workers, leaseMs, faults.size(),
                 log.size(), accepted, rejected, staleAccepted, lostUpdates, falseGrantEvidence.size(), reused.size(),
-                overlaps(events), samples, validity.size(), clock, victimWritesRejected(fault, events, faults),
+                modes ? ModeRules.overlaps(events) : overlaps(events), samples, validity.size(), clock, victimWritesRejected(fault, events, faults),
                 onLostFired(fault, workload, events, faults), measuredTakeovers(events, faults, leaseMs), orphans, evidence,
                 new FaultFigures(victimsRecovered(events, faults),
                         events.stream().filter(e -> e.type().equals("LOST")).count(), acquireMillis(events),

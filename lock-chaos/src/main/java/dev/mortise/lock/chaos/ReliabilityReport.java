@@ -189,7 +189,7 @@ public final class ReliabilityReport {
                 }
             }
         }
-        md.append("\n").append(LEGEND);
+        md.append("\n").append(LEGEND).append("\n").append(ModesLegend.TEXT);
         return md.toString();
     }
 

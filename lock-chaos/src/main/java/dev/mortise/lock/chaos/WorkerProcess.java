@@ -107,8 +107,9 @@ public final class WorkerProcess implements AutoCloseable {
                 switch (event.type()) {
                     case "WAIT" -> waiting = event;
                     case "ACQUIRED", "WAIT_TIMEOUT" -> waiting = null;
-                    case "READ" -> inCriticalSection = event;
-                    case "WRITE_OK", "WRITE_REJECTED" -> inCriticalSection = null;
+                    // A reader's (shared workload) and a permit holder's sections end without a write.
+                    case "READ", "INSIDE" -> inCriticalSection = event;
+                    case "WRITE_OK", "WRITE_REJECTED", "READ_AGAIN", "OUTSIDE" -> inCriticalSection = null;
                     case "RELEASING" -> releasing = event;
                     case "RELEASED", "RELEASE_FAILED" -> releasing = null;
                     case "ERROR" -> {
@@ -186,14 +187,16 @@ public final class WorkerProcess implements AutoCloseable {
     }
 
     /**
-     * Whether the worker wrote (or failed) for {@code read}'s lock after it was read: after a
+     * Whether the worker wrote (or failed, or - a reader, a permit holder - ended its section without a
+     * write) for {@code read}'s lock after it was read: after a
      * SIGSTOP, whether the stop came too late to catch it inside its critical section. Waits a
      * moment first, for output the worker wrote before it stopped to be parsed.
      */
     public boolean leftCriticalSection(WorkerEvent read) throws InterruptedException {
         Thread.sleep(100);
         return events.stream().anyMatch(e -> e.at() >= read.at() && e.key().equals(read.key())
-                && (e.type().equals("WRITE_OK") || e.type().equals("WRITE_REJECTED") || e.type().equals("ERROR")));
+                && (e.type().equals("WRITE_OK") || e.type().equals("WRITE_REJECTED") || e.type().equals("ERROR")
+                || e.type().equals("READ_AGAIN") || e.type().equals("OUTSIDE")));
     }
 
     /** Waits for the worker to end on its own (its run time is up), then for its output. */

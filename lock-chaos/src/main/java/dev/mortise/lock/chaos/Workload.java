@@ -32,7 +32,26 @@ public enum Workload {
      * elected (token = epoch), LOST / RELEASED when its term ends (lost / stepped down or
      * closed), WAIT when it starts contending.
      */
-    LEADER;
+    LEADER,
+    /**
+     * Read-write locks: each cycle takes one of the run's keys, shared ({@code LockSpec.shared()})
+     * with probability {@value ChaosWorker#SHARED_PERCENT} %, else exclusive. A writer runs the basic
+     * cycle (fenced read, critical section, fenced write + 1). A reader logs MODE_SHARED after its
+     * grant, does a fenced READ (raising the key's fence to its token, so a writer granted before
+     * it can no longer write), the sampled critical section, a second fenced read (READ_AGAIN) and
+     * releases; it never writes. Readers beside readers are fine; a writer beside any holder is a
+     * violation ({@link ModeRules}).
+     */
+    SHARED,
+    /**
+     * A semaphore ({@code LockClient.semaphore(key, }{@value ChaosWorker#PERMITS}{@code )}): each
+     * cycle takes one permit, logs ACQUIRED and MODE_PERMIT (value = the permit count) on the lock
+     * key the permit is held on ({@code name#permits} natively, {@code name#permit-i} on a slot),
+     * INSIDE, the sampled critical section, OUTSIDE, and releases. No ledger writes: a permit
+     * holder shares its resource with others by design, so no one token fences it. A violation is
+     * more than the permit count of holders valid at once ({@link ModeRules}).
+     */
+    PERMITS;
 
     /**
      * The faults a full run pairs with this workload: every fault with {@link #BASIC}; with
@@ -40,7 +59,8 @@ public enum Workload {
      * faults whose outcome depends on leases, extends and listeners - so the full run grows by
      * 16 runs (about 10 minutes at 25 s each) rather than doubling; with {@link #LEADER} no
      * fault, a pause, a kill and a network cut of the leader, and a server (etcd, ZooKeeper: the
-     * cluster leader's) kill - the faults that force a failover or test the fencing by epoch.
+     * cluster leader's) kill - the faults that force a failover or test the fencing by epoch; with
+     * {@link #SHARED} and {@link #PERMITS} the mixed workload's four.
      */
     public List<Fault> defaultFaults() {
         return switch (this) {
@@ -48,6 +68,7 @@ public enum Workload {
             case MIXED -> List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT);
             case LEADER -> List.of(Fault.NONE, Fault.PAUSE, Fault.KILL, Fault.NET_CUT, Fault.SERVER_KILL,
                     Fault.LEADER_KILL);
+            case SHARED, PERMITS -> List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT);
         };
     }
 
@@ -56,12 +77,12 @@ public enum Workload {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The workload for a label ({@code basic}, {@code mixed}, {@code leader}). */
+    /** The workload for a label ({@code basic}, {@code mixed}, {@code leader}, {@code shared}, {@code permits}). */
     public static Workload of(String label) {
         try {
             return valueOf(label.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown workload '" + label + "', expected basic, mixed or leader", e);
+            throw new IllegalArgumentException("unknown workload '" + label + "', expected basic, mixed, leader, shared or permits", e);
         }
     }
 }
