@@ -46,6 +46,16 @@ class EtcdLockBackendContractTest extends LockBackendContractTest {
     }
 
     @Override
+    protected int wirePort() {
+        return server.port();
+    }
+
+    @Override
+    protected LockBackend newBackendAt(int port) {
+        return EtcdTestSupport.backend(List.of("http://127.0.0.1:" + port)).build();
+    }
+
+    @Override
     protected void breakHold(LockLease lease) throws Exception {
         etcd.revokeLeaseOf(lease);
     }

@@ -39,6 +39,23 @@ abstract class JdbcContractTest extends LockBackendContractTest {
         }
     }
 
+    /** Pools of the wire-level suite's backends (through a proxy), closed with the class. */
+    private static final java.util.List<com.zaxxer.hikari.HikariDataSource> WIRE_POOLS =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @org.junit.jupiter.api.AfterAll
+    static void closeWirePools() {
+        WIRE_POOLS.forEach(com.zaxxer.hikari.HikariDataSource::close);
+        WIRE_POOLS.clear();
+    }
+
+    /** A backend of this test's kind on a small pool of its own to {@code url} (the wire suite's proxy). */
+    protected LockBackend backendOnPool(String url, String user) {
+        com.zaxxer.hikari.HikariDataSource pool = TestDatabases.pool("wire", url, user, 4, 5000);
+        WIRE_POOLS.add(pool);
+        return configure(JdbcLockBackend.builder(pool).createTableIfMissing(true)).build();
+    }
+
     /** The shared data source of the database under test. */
     protected abstract DataSource dataSource();
 

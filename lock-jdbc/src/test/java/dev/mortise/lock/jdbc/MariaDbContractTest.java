@@ -20,6 +20,16 @@ class MariaDbContractTest extends JdbcContractTest {
     }
 
     @Override
+    protected int wirePort() {
+        return TestDatabases.mariadbServer().port();
+    }
+
+    @Override
+    protected LockBackend newBackendAt(int port) {
+        return backendOnPool("jdbc:mariadb://127.0.0.1:" + port + "/mortise", TestDatabases.mariadbServer().user());
+    }
+
+    @Override
     protected String now() {
         return "UTC_TIMESTAMP(6)";
     }

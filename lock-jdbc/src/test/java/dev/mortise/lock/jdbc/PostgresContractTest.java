@@ -16,6 +16,16 @@ class PostgresContractTest extends JdbcContractTest {
     }
 
     @Override
+    protected int wirePort() {
+        return TestDatabases.postgresServer().port();
+    }
+
+    @Override
+    protected LockBackend newBackendAt(int port) {
+        return backendOnPool("jdbc:postgresql://127.0.0.1:" + port + "/postgres", TestDatabases.postgresServer().user());
+    }
+
+    @Override
     protected String now() {
         return "CURRENT_TIMESTAMP";
     }

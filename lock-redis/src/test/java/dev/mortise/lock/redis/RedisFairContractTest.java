@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisFairContractTest extends RedisLockBackendContractTest {
 
     @Override
-    protected LockBackend newBackend() {
-        return RedisLockBackend.builder().address(server.address()).fair(true).build();
+    protected LockBackend backendAt(String address) {
+        return RedisLockBackend.builder().address(address).fair(true).build();
     }
 
     @Override

@@ -9,8 +9,8 @@ import java.time.Duration;
 class RedisLettuceContractTest extends RedisLockBackendContractTest {
 
     @Override
-    protected LockBackend newBackend() {
-        return RedisLockBackend.builder().address(server.address()).driver(RedisDriver.LETTUCE).build();
+    protected LockBackend backendAt(String address) {
+        return RedisLockBackend.builder().address(address).driver(RedisDriver.LETTUCE).build();
     }
 
     @Override

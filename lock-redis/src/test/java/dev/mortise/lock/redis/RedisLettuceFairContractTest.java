@@ -9,8 +9,8 @@ import java.time.Duration;
 class RedisLettuceFairContractTest extends RedisFairContractTest {
 
     @Override
-    protected LockBackend newBackend() {
-        return RedisLockBackend.builder().address(server.address()).fair(true).driver(RedisDriver.LETTUCE).build();
+    protected LockBackend backendAt(String address) {
+        return RedisLockBackend.builder().address(address).fair(true).driver(RedisDriver.LETTUCE).build();
     }
 
     @Override

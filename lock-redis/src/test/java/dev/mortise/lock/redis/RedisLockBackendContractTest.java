@@ -29,8 +29,23 @@ class RedisLockBackendContractTest extends LockBackendContractTest {
     }
 
     @Override
-    protected LockBackend newBackend() {
-        return RedisLockBackend.builder().address(server.address()).build();
+    protected final LockBackend newBackend() {
+        return backendAt(server.address());
+    }
+
+    /** This test's kind of backend (driver, mode) against {@code address}. */
+    protected LockBackend backendAt(String address) {
+        return RedisLockBackend.builder().address(address).build();
+    }
+
+    @Override
+    protected int wirePort() {
+        return server.port();
+    }
+
+    @Override
+    protected LockBackend newBackendAt(int port) {
+        return backendAt("redis://127.0.0.1:" + port);
     }
 
     /** Deletes the lock key, or the readers of a shared hold (every share of the key: there is one here). */

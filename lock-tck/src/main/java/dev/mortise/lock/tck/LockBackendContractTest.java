@@ -131,6 +131,24 @@ public abstract class LockBackendContractTest {
         return shortLease().compareTo(Duration.ofMillis(500)) > 0 ? shortLease() : Duration.ofMillis(100);
     }
 
+    /**
+     * The loopback port of the server this test's backends talk to, for the wire-level fault
+     * suite ({@link WireFaultContract}); 0 for a backend with no wire (in-process), whose
+     * {@code WireFaults} are then skipped with that reason.
+     */
+    protected int wirePort() {
+        return 0;
+    }
+
+    /**
+     * A backend as {@link #newBackend()} makes, except that every connection it opens goes to
+     * {@code 127.0.0.1:port} (a proxy in front of {@link #wirePort()}) instead of the server.
+     */
+    protected LockBackend newBackendAt(int port) throws Exception {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " names a wirePort() but cannot "
+                + "connect a backend to another port: override newBackendAt(int)");
+    }
+
     /** The operation timeout given to {@link #newUnreachableBackend}. */
     protected Duration operationTimeout() {
         return Duration.ofSeconds(2);
@@ -1052,6 +1070,14 @@ public abstract class LockBackendContractTest {
     @Nested
     class Semaphore extends SemaphoreContract {
         Semaphore() {
+            super(LockBackendContractTest.this);
+        }
+    }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
+    @Nested
+    class WireFaults extends WireFaultContract {
+        WireFaults() {
             super(LockBackendContractTest.this);
         }
     }

@@ -42,6 +42,21 @@ class ZookeeperLockBackendContractTest extends LockBackendContractTest {
                 .sessionTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(5)).build();
     }
 
+    @Override
+    protected int wirePort() {
+        return server.getPort();
+    }
+
+    /**
+     * As {@link #newBackend()}, through {@code port}, with a 3 s session: a silenced client's
+     * session then ends (and its nodes with it) within the wire suite's wait.
+     */
+    @Override
+    protected LockBackend newBackendAt(int port) {
+        return ZookeeperLockBackend.builder().connectString("127.0.0.1:" + port)
+                .sessionTimeout(Duration.ofSeconds(3)).operationTimeout(Duration.ofSeconds(5)).build();
+    }
+
     /**
      * Deletes the holder's node, as an operator or a bug on the server would: the node whose
      * czxid is the lease's token (with several readers, the lowest node may be another's).

@@ -43,6 +43,12 @@ public final class StallingProxy implements AutoCloseable {
     private final AtomicInteger incomingHoldsLeft = new AtomicInteger();
     private volatile byte[] marker;
     private volatile long stallMillis;
+    private volatile byte[] cutMarker;
+    private volatile boolean dropHeld;
+    private final AtomicInteger cutsLeft = new AtomicInteger();
+    private final AtomicInteger cuts = new AtomicInteger();
+    /** Open while traffic flows; {@link #silence()} replaces it with a closed one until {@link #resume()}. */
+    private volatile CountDownLatch flowing = new CountDownLatch(0);
     private volatile long startStallMillis;
     private volatile boolean closed;
     private volatile CountDownLatch held = new CountDownLatch(1);
@@ -89,6 +95,7 @@ public final class StallingProxy implements AutoCloseable {
      * tells when the reply is held.
      */
     public void holdReply(String marker) {
+        dropHeld = false;
         held = new CountDownLatch(1);
         letGo = new CountDownLatch(1);
         this.replyMarker = marker.getBytes(StandardCharsets.UTF_8);
@@ -110,6 +117,15 @@ public final class StallingProxy implements AutoCloseable {
     /** Waits up to {@code timeout} until a chunk is held by {@link #hold(String)}; true if it is. */
     public boolean awaitHeld(Duration timeout) throws InterruptedException {
         return held.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Ends a hold by throwing the held chunk away and closing its connection: an answer that was
+     * late and then never came (the client sees the connection break, and may resend).
+     */
+    public void dropHeld() {
+        dropHeld = true;
+        letGo.countDown();
     }
 
     /** Forwards the chunk held by {@link #hold(String)} (its reply then comes back late). */
@@ -141,6 +157,38 @@ public final class StallingProxy implements AutoCloseable {
     public void drop(String marker) {
         this.dropMarker = marker.getBytes(StandardCharsets.UTF_8);
         dropsLeft.set(1);
+    }
+
+    /**
+     * The next chunk (on any connection) containing {@code marker} reaches the server, which
+     * applies it; its reply is then thrown away and the connection closed: a request applied,
+     * then the connection broken before the answer. {@link #cuts()} counts the replies cut.
+     */
+    public void cutReply(String marker) {
+        this.cutMarker = marker.getBytes(StandardCharsets.UTF_8);
+        cutsLeft.set(1);
+    }
+
+    /** How many replies {@link #cutReply} threw away. */
+    public int cuts() {
+        return cuts.get();
+    }
+
+    /**
+     * Every connection stops carrying bytes either way, as if the client process had stopped
+     * (nothing it sends arrives, nothing the server sends is read), until {@link #resume()}: then
+     * what queued up flows on in order, stale answers and events included. New connections are
+     * accepted but carry nothing meanwhile.
+     */
+    public void silence() {
+        if (flowing.getCount() == 0) {
+            flowing = new CountDownLatch(1);
+        }
+    }
+
+    /** Ends a {@link #silence()}. */
+    public void resume() {
+        flowing.countDown();
     }
 
     /** How many chunks were dropped. */
@@ -177,16 +225,19 @@ public final class StallingProxy implements AutoCloseable {
             sockets.add(client);
             sockets.add(server);
             AtomicBoolean holdNextReply = new AtomicBoolean();
-            pump(client, server, true, holdNextReply, startStallMillis);
-            pump(server, client, false, holdNextReply, 0);
+            AtomicBoolean cutNextReply = new AtomicBoolean();
+            pump(client, server, true, holdNextReply, cutNextReply, startStallMillis);
+            pump(server, client, false, holdNextReply, cutNextReply, 0);
         }
     }
 
     /**
      * @param holdNextReply set upstream when a request's reply is to be held, taken downstream
+     * @param cutNextReply  set upstream when a request's reply is to be cut, taken downstream
      * @param firstStall    how long the first chunk waits before it is sent on (0: not at all)
      */
-    private void pump(Socket from, Socket to, boolean upstream, AtomicBoolean holdNextReply, long firstStall) {
+    private void pump(Socket from, Socket to, boolean upstream, AtomicBoolean holdNextReply,
+                      AtomicBoolean cutNextReply, long firstStall) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -197,6 +248,15 @@ public final class StallingProxy implements AutoCloseable {
                         Thread.sleep(firstStall);
                     }
                     first = false;
+                    flowing.await();
+                    if (!upstream && cutNextReply.compareAndSet(true, false)) {
+                        cuts.incrementAndGet();
+                        break; // the reply is lost with its connection
+                    }
+                    if (upstream && cutsLeft.get() > 0 && contains(buffer, n, cutMarker)
+                            && cutsLeft.getAndUpdate(c -> Math.max(0, c - 1)) > 0) {
+                        cutNextReply.set(true); // before the request leaves: its reply cannot pass first
+                    }
                     if (upstream && dropsLeft.get() > 0 && contains(buffer, n, dropMarker)
                             && dropsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         drops.incrementAndGet();
@@ -216,6 +276,10 @@ public final class StallingProxy implements AutoCloseable {
                     if (!upstream && holdNextReply.compareAndSet(true, false)) {
                         held.countDown();
                         letGo.await();
+                        if (dropHeld) {
+                            cuts.incrementAndGet();
+                            break; // the late answer never comes: the connection breaks instead
+                        }
                     }
                     if (stalled) {
                         if (stallMillis == Long.MAX_VALUE) {
@@ -272,6 +336,7 @@ public final class StallingProxy implements AutoCloseable {
     public void close() {
         closed = true;
         letGo.countDown();
+        flowing.countDown();
         closeQuietly(listener);
         sockets.forEach(StallingProxy::closeQuietly);
     }
