@@ -7,6 +7,7 @@ import dev.mortise.lock.tck.WireHolds.Mode;
 import dev.mortise.lock.tck.server.StallingProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -45,6 +46,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * a Redis Cluster or Redlock, whose several servers this suite does not yet proxy) is skipped
  * with that reason. A fault strikes the four modes at once, each on a proxy and client of its own.
  */
+@Tag("wire")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class WireFaultContract {
 
