@@ -5,6 +5,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.local.LocalLockServer;
+import dev.mortise.lock.spi.HandTicker;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -23,7 +24,7 @@ class ExtendBelowFloorTest {
 
     @Test
     void aLeaseShorterThanTheFloorEndsTheHoldThenAndFreesTheKey() throws Exception {
-        RenewerExtendRaceTest.HandTicker ticker = new RenewerExtendRaceTest.HandTicker();
+        HandTicker ticker = new HandTicker();
         LocalLockServer server = new LocalLockServer("hand", ticker);
         ScriptedBackend backend = new ScriptedBackend(server);
         backend.shortestLease = Duration.ofSeconds(1);
@@ -62,7 +63,7 @@ class ExtendBelowFloorTest {
 
     @Test
     void aLongerExtendAfterAShortOneKeepsTheHoldRenewedAgain() {
-        RenewerExtendRaceTest.HandTicker ticker = new RenewerExtendRaceTest.HandTicker();
+        HandTicker ticker = new HandTicker();
         ScriptedBackend backend = new ScriptedBackend(new LocalLockServer("hand", ticker));
         backend.shortestLease = Duration.ofSeconds(1);
         try (LockClient client = LockClient.builder(backend).defaultLease(Duration.ofSeconds(3))

@@ -3,13 +3,12 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.local.LocalLockServer;
+import dev.mortise.lock.spi.HandTicker;
 import dev.mortise.lock.spi.Ticker;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,28 +19,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * must not be undone by a renewal with the lease read before it (issue 28, item 3).
  */
 class RenewerExtendRaceTest {
-
-    /** Moves only when told, and tells the client (which then renews what is due on its watchdog thread). */
-    static final class HandTicker implements Ticker {
-        volatile long now = 1L << 50;
-        final List<JumpListener> listeners = new CopyOnWriteArrayList<>();
-
-        @Override
-        public long read() {
-            return now;
-        }
-
-        @Override
-        public Runnable onJump(JumpListener listener) {
-            listeners.add(listener);
-            return () -> listeners.remove(listener);
-        }
-
-        void jump(Duration by) {
-            now += by.toNanos();
-            listeners.forEach(JumpListener::jumped);
-        }
-    }
 
     /**
      * The race has no seam to stop at (the extend must complete between two reads of the watchdog

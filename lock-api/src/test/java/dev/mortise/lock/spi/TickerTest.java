@@ -19,28 +19,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The core's ticker seam, with a ticker of the test's own (lock-test's ManualTicker lives downstream). */
 class TickerTest {
 
-    /** Moves only when told; calls its listeners after each move, as a ticker that jumps must. */
-    static final class HandTicker implements Ticker {
-        volatile long now = 1L << 50;
-        final List<JumpListener> listeners = new CopyOnWriteArrayList<>();
-
-        @Override
-        public long read() {
-            return now;
-        }
-
-        @Override
-        public Runnable onJump(JumpListener listener) {
-            listeners.add(listener);
-            return () -> listeners.remove(listener);
-        }
-
-        void jump(Duration by) {
-            now += by.toNanos();
-            listeners.forEach(JumpListener::jumped);
-        }
-    }
-
     @Test
     void theSystemTickerIsOneInstanceThatIgnoresJumpListeners() {
         assertThat(Ticker.system()).isSameAs(Ticker.system());

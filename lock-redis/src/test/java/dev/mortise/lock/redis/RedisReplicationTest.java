@@ -91,4 +91,33 @@ class RedisReplicationTest {
             }, "the withdrawn grant to be deleted");
         }
     }
+
+    /**
+     * Fair mode hands the lock to the next waiter inside the release script, which has no
+     * {@code WAIT} of its own: a waiter whose grants need replicas must not take the hand-off as
+     * a grant, but ask again, so that its grant passes {@code WAIT} (found by the issue 28 audit:
+     * the hand-off was a grant no replica had acknowledged).
+     */
+    @Test
+    void aFairHandOffCountsOnlyOnceTheReplicasHaveIt() throws Exception {
+        try (LockClient holder = LockClient.builder(builder().address(master.address()).fair(true).build())
+                .defaultLease(Duration.ofSeconds(1)).build();
+             LockClient waiter = LockClient.builder(builder().address(master.address()).fair(true)
+                     .waitForReplicas(2, Duration.ofMillis(300)).build()).defaultLease(Duration.ofSeconds(1)).build()) {
+            LockLease held = holder.acquire(key, SLACK);
+            java.util.concurrent.CompletableFuture<LockLease> waiting = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> waiter.acquire(key, Duration.ofSeconds(20)));
+            RedisLockBackendTest.await(SLACK, () -> {
+                try {
+                    return master.command("EXISTS", keys.queue()).equals(":1");
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "the waiter to be queued");
+            held.close(); // the release hands the lock to the waiter
+            assertThatThrownBy(waiting::join).hasCauseInstanceOf(LockBackendException.class)
+                    .hasMessageContaining("1 of the required 2 replica");
+            assertThat(waiter.heldLocks()).isEmpty();
+        }
+    }
 }

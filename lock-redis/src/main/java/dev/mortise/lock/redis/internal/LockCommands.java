@@ -120,6 +120,11 @@ public final class LockCommands {
         return !fair && replicas == 0;
     }
 
+    /** Whether grants count only once {@code WAIT} says enough replicas have them ({@code waitForReplicas}). */
+    boolean waitsForReplicas() {
+        return replicas > 0;
+    }
+
     /**
      * How long a waiting writer's hand-off offer stays fresh after its attempt: a third of its lease,
      * at most {@link PushWait#HEARTBEAT}. A handed lease counts from that attempt, so at least two

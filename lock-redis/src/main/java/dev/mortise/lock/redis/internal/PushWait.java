@@ -156,14 +156,16 @@ public final class PushWait {
                         busySentAt = late.requestedAt();
                         busyFence = landed.fence();
                     }
-                    if (token > busyFence) {
+                    if (token > busyFence && !commands.waitsForReplicas()) {
                         // Handed over after our last refusal was processed, with the lease set
                         // then: counting validity from that refused attempt is safe.
                         granted = true;
                         return Optional.of(LockCommands.grant(request, keys, token, busySentAt));
                     }
                     // Handed over before a refusal we have since had (the message came late: a
-                    // paused process, a slow connection): that lease ended unused. Ask again.
+                    // paused process, a slow connection): that lease ended unused. Ask again. Also
+                    // when grants need replicas (fair mode hands over inside the release, which has
+                    // no WAIT): the ask finds the lock ours and its own WAIT covers the hand-off.
                     waiter.discardHandOff();
                     news = ReleaseWaiter.News.TRY_AGAIN;
                 }
