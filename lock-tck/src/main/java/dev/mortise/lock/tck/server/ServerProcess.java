@@ -194,9 +194,43 @@ public abstract class ServerProcess implements AutoCloseable {
         waitForExit(Duration.ofSeconds(30));
     }
 
-    /** Freezes the server and its child processes (SIGSTOP), as a long GC pause or a hung host would. */
+    /**
+     * Freezes the server and its child processes (SIGSTOP), as a long GC pause or a hung host
+     * would, and returns once every thread of the server has stopped. The kernel wakes one thread
+     * to take a SIGSTOP and stops the others only when that one runs: on two busy cores the rest
+     * of a multi-threaded server (etcd) went on answering for a while after {@code kill} returned
+     * (a CI run saw a release answered "after" the pause).
+     */
     public void pause() {
+        if (!isRunning()) {
+            return;
+        }
         signal("STOP");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!allThreadsStopped(process.pid())) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(name + " did not stop within 10 s of SIGSTOP");
+            }
+            sleep(1);
+        }
+    }
+
+    /** Whether every thread of {@code pid} is in the stopped state ('T' or 't' in /proc/pid/task/tid/stat). */
+    private static boolean allThreadsStopped(long pid) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (Stream<Path> threads = Files.list(tasks)) {
+            return threads.allMatch(thread -> {
+                try {
+                    String stat = Files.readString(thread.resolve("stat"));
+                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                    return state == 'T' || state == 't';
+                } catch (IOException gone) {
+                    return true; // the thread ended: it answers nothing
+                }
+            });
+        } catch (IOException e) {
+            return true; // no /proc (not Linux) or the process is gone: nothing more to wait for
+        }
     }
 
     /** Thaws a paused server (SIGCONT). */
