@@ -19,8 +19,8 @@ import java.util.List;
  * false-grant rule exists for) that its holder ever saw valid, or whose write got through,
  * keeps its logged time and is judged as any other. One that was never in force harmed
  * nothing the contract promises: its holder was never told it held the key, and fencing
- * refused its write. Found in CI (ZooKeeper, waiter-pause, 2026-11-27: w1's first grant,
- * token 7, logged 4.4 s after its WAIT, every sample false; see
+ * refused its write. Found in CI (ZooKeeper, waiter-pause, a fresh clone of 8aca959: w1's
+ * first grant, token 7, logged 4.4 s after its WAIT, every sample false; see
  * {@code LedgerCheckerTest.aGrantLoggedAfterAPauseThatStruckItsWaitIsTimedAtThePause}).
  */
 final class PausedGrants {

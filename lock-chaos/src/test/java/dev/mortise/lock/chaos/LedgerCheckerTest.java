@@ -277,7 +277,7 @@ class LedgerCheckerTest {
     }
 
     /**
-     * The CI failure of 2026-11-27 (ZooKeeper, waiter-pause; the workers' own lines in
+     * The CI failure on a fresh clone of 8aca959 (ZooKeeper, waiter-pause; the workers' own lines in
      * src/test/resources/ci-zookeeper-waiter-pause). w1 logged WAIT at ...0578 and ACQUIRED token 7
      * at ...5016, 4.4 s later, while w0 held token 19. Token 7 is the czxid of the node w1 created
      * before w0's first node (8), and w0 waited on it until w1's session expired: w1's grant was
