@@ -85,4 +85,12 @@ class EtcdLockBackendContractTest extends LockBackendContractTest {
     protected Duration watchdogLease() {
         return Duration.ofSeconds(3);
     }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(EtcdLockBackendContractTest.this);
+        }
+    }
 }

@@ -47,4 +47,12 @@ class MariaDbContractTest extends JdbcContractTest {
             assertThat(backend.dialect()).isEqualTo(JdbcDialect.MYSQL);
         }
     }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(MariaDbContractTest.this);
+        }
+    }
 }

@@ -38,4 +38,12 @@ class PostgresContractTest extends JdbcContractTest {
         closed.setConnectTimeout((int) Math.max(1, operationTimeout.toSeconds()));
         return JdbcLockBackend.builder(closed).dialect(JdbcDialect.POSTGRESQL).operationTimeout(operationTimeout).build();
     }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(PostgresContractTest.this);
+        }
+    }
 }

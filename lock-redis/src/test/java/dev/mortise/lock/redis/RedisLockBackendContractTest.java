@@ -70,4 +70,12 @@ class RedisLockBackendContractTest extends LockBackendContractTest {
         RedisKeys keys = RedisKeys.of("mortise", key);
         return Integer.parseInt(server.command("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
     }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(RedisLockBackendContractTest.this);
+        }
+    }
 }

@@ -133,11 +133,12 @@ public abstract class LockBackendContractTest {
 
     /**
      * The loopback port of the server this test's backends talk to, for the wire-level fault
-     * suite ({@link WireFaultContract}); 0 for a backend with no wire (in-process), whose
-     * {@code WireFaults} are then skipped with that reason.
+     * suite ({@link WireFaultContract}), which a backend test with a wire nests as its
+     * {@code WireFaults} class; a test that does not nest it never asks.
      */
     protected int wirePort() {
-        return 0;
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " nests the wire suite but names no "
+                + "server port: override wirePort()");
     }
 
     /**
@@ -1070,14 +1071,6 @@ public abstract class LockBackendContractTest {
     @Nested
     class Semaphore extends SemaphoreContract {
         Semaphore() {
-            super(LockBackendContractTest.this);
-        }
-    }
-
-    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
-    @Nested
-    class WireFaults extends WireFaultContract {
-        WireFaults() {
             super(LockBackendContractTest.this);
         }
     }

@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Faults <em>below</em> the backend (issue 28), run by every {@link LockBackendContractTest} as its
@@ -42,9 +41,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * In every mode (exclusive, shared, a one-permit semaphore, two keys at once) and, seeded, in a
  * random mix. The invariants are the property suite's: B never holds while A is valid, tokens of
  * successive holders grow, one {@code onLost} per lost hold, nothing left on the server.
- * A backend test with no single server port to put the proxy in front of (in-process backends;
- * a Redis Cluster or Redlock, whose several servers this suite does not yet proxy) is skipped
- * with that reason. A fault strikes the four modes at once, each on a proxy and client of its own.
+ * A backend test with a wire nests it as {@code @Nested class WireFaults extends WireFaultContract}
+ * and names its server's port ({@code wirePort()}); nothing skips. In-process backends, H2, a Redis
+ * Cluster and Redlock (several servers, not yet proxied) do not nest it. A fault strikes the four
+ * modes at once, each on a proxy and client of its own.
  */
 @Tag("wire")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -67,8 +67,6 @@ public abstract class WireFaultContract {
 
     @BeforeEach
     void wire() throws Exception {
-        assumeTrue(test.wirePort() > 0, "this backend test names no single server port to put a proxy in front of "
-                + "(an in-process backend; or several servers, as a Redis Cluster or Redlock)");
         for (Mode mode : Mode.values()) {
             StallingProxy proxy = new StallingProxy(test.wirePort());
             LockClient viaProxy = LockClient.builder(test.newBackendAt(proxy.port())).defaultLease(lease()).build();

@@ -92,4 +92,12 @@ class ZookeeperLockBackendContractTest extends LockBackendContractTest {
     protected int residueOnServer(String key) throws Exception {
         return ZookeeperTestServers.children(admin, PATHS.parent(key)).size();
     }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(ZookeeperLockBackendContractTest.this);
+        }
+    }
 }
