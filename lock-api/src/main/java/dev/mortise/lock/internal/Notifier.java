@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  *       hold per period) drops events past {@value #EVENT_QUEUE} queued, with a warning, rather
  *       than let the queue grow without end.</li>
  * </ul>
- * Notifications queued when the client closes are still delivered.
+ * Notifications queued when the client closes are still delivered, and so are those found
+ * after it closed (a loss the expiry timer found as the client closed).
  */
 final class Notifier {
 
@@ -180,10 +181,14 @@ final class Notifier {
         }
     }
 
-    private static void runHereUnlessInternal(Runnable notification) {
-        // Shut down. On a caller's thread, tell it here; the client's own threads never run user code.
+    private void runHereUnlessInternal(Runnable notification) {
+        // Shut down. On a caller's thread, tell it here. One of the client's own threads (the expiry
+        // timer or the watchdog, which may mark a hold lost just before close() does) never runs user
+        // code, and dropping the notice would leave a loss untold: a thread of its own tells it.
         if (Thread.currentThread().getName().startsWith("mortise-")) {
-            log.debug("Client closed; a notification from {} was dropped", Thread.currentThread().getName());
+            Thread late = new Thread(notification, "mortise-late-notice-" + backendName);
+            late.setDaemon(true);
+            late.start();
         } else {
             notification.run();
         }
