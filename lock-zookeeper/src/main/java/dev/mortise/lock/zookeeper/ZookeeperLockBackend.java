@@ -13,10 +13,14 @@ import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
 import dev.mortise.lock.zookeeper.internal.LingerMarkers;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import dev.mortise.lock.zookeeper.internal.LockQueue;
+import dev.mortise.lock.zookeeper.internal.MarkerFormat;
 import dev.mortise.lock.zookeeper.internal.NodeRef;
+import dev.mortise.lock.zookeeper.internal.Owned;
+import dev.mortise.lock.zookeeper.internal.PermitLimits;
 import dev.mortise.lock.zookeeper.internal.PermitQueue;
 import dev.mortise.lock.zookeeper.internal.Renewal;
 import dev.mortise.lock.zookeeper.internal.SessionGuard;
+import dev.mortise.lock.zookeeper.internal.SessionTimeout;
 import dev.mortise.lock.zookeeper.internal.ZkOps;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -69,11 +73,13 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final ZkOps ops;
     private final LockQueue queue;
     private final PermitQueue permits;
+    private final PermitLimits limits;
     private final BatchAcquire batch;
     private final SessionGuard guard;
     private final LeaseExpiry expiry;
     private final LingerMarkers markers;
     private final Renewal renewal;
+    private final SessionTimeout timeout;
     private final KeyInspection inspection;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -85,11 +91,13 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.ops = new ZkOps(client, operationTimeout, ensemble);
         this.guard = new SessionGuard(ops);
         this.queue = new LockQueue(ops, paths, guard::currentSession);
-        this.permits = new PermitQueue(ops, paths, queue, guard::currentSession);
-        this.batch = new BatchAcquire(ops, paths, guard::currentSession);
+        this.permits = new PermitQueue(ops, paths, queue);
+        this.limits = new PermitLimits(ops, paths);
+        this.batch = new BatchAcquire(ops, paths, queue);
         this.expiry = new LeaseExpiry(ops, guard);
         this.markers = new LingerMarkers(ops);
         this.renewal = new Renewal(ops, guard);
+        this.timeout = new SessionTimeout(ops);
         this.inspection = new KeyInspection(ops, paths);
         client.getConnectionStateListenable().addListener(guard);
     }
@@ -141,7 +149,7 @@ public final class ZookeeperLockBackend implements LockBackend {
             throw new IllegalArgumentException("A semaphore needs at least 1 permit, got " + limit + " for key '" + key
                     + "' (backend 'zookeeper')");
         }
-        permits.setPermits(key, limit);
+        limits.setPermits(key, limit);
     }
 
     @Override
@@ -170,7 +178,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         if (requests.isEmpty() || requests.stream().anyMatch(LockRequest::takesPermits)) {
             return null;
         }
-        List<LockQueue.Owned> owned = batch.tryAcquireAll(requests);
+        List<Owned> owned = batch.tryAcquireAll(requests);
         List<Grant> grants = new ArrayList<>(owned.size());
         for (int i = 0; i < owned.size(); i++) {
             grants.add(granted(requests.get(i), owned.get(i)));
@@ -186,14 +194,14 @@ public final class ZookeeperLockBackend implements LockBackend {
         return queue.acquire(request, wait).map(owned -> granted(request, owned));
     }
 
-    private Grant granted(LockRequest request, LockQueue.Owned owned) {
+    private Grant granted(LockRequest request, Owned owned) {
         NodeRef node = owned.node();
         Grant grant = new Grant(request.key(), request.owner(), node.czxid(), owned.requestedAtNanos(), node);
         guard.add(grant, request.lease(), request.renewed());
         if (!request.renewed()) {
             expiry.schedule(grant, request.lease());
         } else {
-            renewal.checkLeaseAgainstSession(request.lease(), node.sessionId());
+            timeout.checkLeaseAgainstSession(request.lease(), node.sessionId());
         }
         return grant;
     }
@@ -219,7 +227,7 @@ public final class ZookeeperLockBackend implements LockBackend {
             return markers.leave(node, grant.owner(), linger, grant.key());
         } finally {
             // Also if the marker failed: the node then lingers while this client lives, as before.
-            expiry.endAfter(grant, linger, from, LingerMarkers.path(node));
+            expiry.endAfter(grant, linger, from, MarkerFormat.path(node));
         }
     }
 
@@ -299,7 +307,7 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     /** Watch notifications that woke waiters of this backend so far (what the herd test measures). */
     long watchNotifications() {
-        return queue.notifications() + permits.notifications();
+        return queue.notifications();
     }
 
     /**
@@ -311,7 +319,7 @@ public final class ZookeeperLockBackend implements LockBackend {
      */
     @Override
     public Duration validity(Duration lease) {
-        return renewal.validity(lease);
+        return timeout.validity(lease);
     }
 
     /**
@@ -323,7 +331,7 @@ public final class ZookeeperLockBackend implements LockBackend {
      * @throws dev.mortise.lock.LockBackendException if the client is closed
      */
     public Duration sessionTimeout() {
-        int millis = renewal.sessionTimeoutMillis();
+        int millis = timeout.sessionTimeoutMillis();
         if (millis <= 0) {
             throw new dev.mortise.lock.LockBackendException("Cannot read the ZooKeeper session timeout: the client is "
                     + "closed or not started (backend 'zookeeper').", null, "zookeeper", null);

@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * Several locks together, all or nothing, behind
  * {@link dev.mortise.lock.etcd.EtcdLockBackend#tryAcquireAll}: every part's key is put, and
- * what keeps each part waiting is read, in one transaction ({@link LockQueue#enqueueAll}), so
+ * what keeps each part waiting is read, in one transaction ({@link BatchQueue#enqueueAll}), so
  * etcd creates all the keys at one revision or none. If every part is first in its queue (a
  * reader: no writer key before it) the parts are granted; otherwise every key is taken out
  * again before returning. Each part is queued exactly as a single {@code tryAcquire} queues
@@ -36,10 +36,10 @@ final class BatchAcquire {
 
     private final KeySpace keys;
     private final LeaseKeeper leases;
-    private final LockQueue queue;
+    private final BatchQueue queue;
     private final OrphanCleaner orphans;
 
-    BatchAcquire(KeySpace keys, LeaseKeeper leases, LockQueue queue, OrphanCleaner orphans) {
+    BatchAcquire(KeySpace keys, LeaseKeeper leases, BatchQueue queue, OrphanCleaner orphans) {
         this.keys = keys;
         this.leases = leases;
         this.queue = queue;
@@ -64,21 +64,21 @@ final class BatchAcquire {
         long requestedAt = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             List<EtcdLease> leaseOf = leases(requests);
-            List<LockQueue.Part> parts = parts(requests, leaseOf);
-            LockQueue.EnqueuedAll queued = null;
+            List<BatchQueue.Part> parts = parts(requests, leaseOf);
+            BatchQueue.EnqueuedAll queued = null;
             try {
                 queued = queue.enqueueAll(parts, key);
             } catch (LockQueue.LeaseGoneException e) {
                 leases.lost(leaseOf.get(0), e);
             } catch (LockBackendException e) {
-                if (Rpc.isTooManyOps(e)) {
+                if (EtcdErrors.isTooManyOps(e)) {
                     // A cluster run with a --max-txn-ops below 128 refused the transaction unapplied.
                     if (!first.renewed()) {
                         leaseOf.forEach(leases::revokeQuietly);
                     }
                     return null;
                 }
-                if (Rpc.isLeaseNotFound(e)) {
+                if (EtcdErrors.isLeaseNotFound(e)) {
                     if (first.renewed()) {
                         leases.lost(leaseOf.get(0), e);
                     }
@@ -90,7 +90,7 @@ final class BatchAcquire {
             if (queued != null && queued.allFree()) {
                 List<Grant> grants = new ArrayList<>(requests.size());
                 for (int i = 0; i < requests.size(); i++) {
-                    grants.add(LockEngine.grant(requests.get(i), parts.get(i).ownKey(), queued.revision(),
+                    grants.add(Grants.grant(requests.get(i), parts.get(i).ownKey(), queued.revision(),
                             leaseOf.get(i), requestedAt));
                 }
                 return grants;
@@ -106,7 +106,7 @@ final class BatchAcquire {
                 throw new LockBackendException("etcd kept losing the lease for lock '" + key + "' and "
                         + (requests.size() - 1) + " other(s) taken together (backend 'etcd'): it expired or was "
                         + "revoked three times in a row while queueing. Check for an operator revoking leases, or a "
-                        + "cluster too slow for the lease TTL.", key, Rpc.BACKEND, null);
+                        + "cluster too slow for the lease TTL.", key, EtcdErrors.BACKEND, null);
             }
         }
     }
@@ -121,12 +121,12 @@ final class BatchAcquire {
         return leases.perLock(first.lease(), requests.size(), first.key());
     }
 
-    private List<LockQueue.Part> parts(List<LockRequest> requests, List<EtcdLease> leaseOf) {
-        List<LockQueue.Part> parts = new ArrayList<>(requests.size());
+    private List<BatchQueue.Part> parts(List<LockRequest> requests, List<EtcdLease> leaseOf) {
+        List<BatchQueue.Part> parts = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             LockRequest request = requests.get(i);
             ByteSequence prefix = keys.prefix(request.key());
-            parts.add(new LockQueue.Part(prefix, request.shared(), keys.keyOf(request, prefix, 0),
+            parts.add(new BatchQueue.Part(prefix, request.shared(), keys.keyOf(request, prefix, 0),
                     KeySpace.bytes(request.owner()), leaseOf.get(i)));
         }
         return parts;
@@ -136,8 +136,8 @@ final class BatchAcquire {
      * Takes every key of a refused batch out now, so nothing of it is left when the caller
      * returns: one transaction of deletes on the session, or the revokes of the parts' own leases.
      */
-    private void leaveQueues(List<LockQueue.Part> parts, List<EtcdLease> leaseOf, String key) {
-        List<ByteSequence> ownKeys = parts.stream().map(LockQueue.Part::ownKey).toList();
+    private void leaveQueues(List<BatchQueue.Part> parts, List<EtcdLease> leaseOf, String key) {
+        List<ByteSequence> ownKeys = parts.stream().map(BatchQueue.Part::ownKey).toList();
         try {
             if (leaseOf.get(0).shared()) {
                 queue.deleteAll(ownKeys, key);
@@ -158,10 +158,10 @@ final class BatchAcquire {
      * session, its fence moves and every key is deleted in one transaction (a late put then
      * fails its fence compare); explicit leases are revoked, which takes their keys with them.
      */
-    private void giveUp(List<LockQueue.Part> parts, List<EtcdLease> leaseOf) {
+    private void giveUp(List<BatchQueue.Part> parts, List<EtcdLease> leaseOf) {
         EtcdLease lease = leaseOf.get(0);
         if (lease.shared()) {
-            orphans.poisonLater(lease, parts.stream().map(LockQueue.Part::ownKey).toList());
+            orphans.poisonLater(lease, parts.stream().map(BatchQueue.Part::ownKey).toList());
         } else {
             leaseOf.forEach(leases::revokeQuietly);
         }

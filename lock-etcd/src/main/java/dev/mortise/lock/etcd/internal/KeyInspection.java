@@ -8,10 +8,8 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
-import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,8 +24,7 @@ import java.util.concurrent.CompletableFuture;
  * Reads what etcd records about one lock, for {@link dev.mortise.lock.spi.LockBackend#inspect}:
  * one linearizable range read of every key under the lock's prefix, oldest create revision
  * first, then one {@code LeaseTimeToLive} per distinct lease among the holders' keys (sent
- * together). Holders follow the queue's own rule ({@link LockQueue}): the oldest key if it is a
- * writer key, else every reader key older than the oldest writer key; every other key is a
+ * together). Holders follow the queue's own rules ({@link QueueHolders}); every other key is a
  * waiter. Read-only: no key is put or deleted, no lease is kept alive or revoked, no watch is
  * woken. Thread-safe.
  */
@@ -64,12 +61,11 @@ final class KeyInspection {
      *         so the queue read is stale: read again
      */
     private KeyState readOnce(ByteSequence prefix, String key, long deadline, boolean last) {
-        GetResponse range = rpc.await(rpc.retrying(() -> kv.get(prefix, GetOption.builder().isPrefix(true)
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
-                deadline), deadline, key, "read the lock's queue");
+        GetResponse range = rpc.await(rpc.retrying(() -> kv.get(prefix, QueueRanges.queueOf(prefix, 0)), deadline),
+                deadline, key, "read the lock's queue");
         List<KeyValue> queued = range.getKvs();
         int readerMark = prefix.size();
-        List<KeyValue> holders = holders(queued, readerMark);
+        List<KeyValue> holders = QueueHolders.holders(queued, readerMark);
         if (holders.isEmpty()) {
             return KeyState.free(OptionalInt.of(queued.size()));
         }
@@ -93,72 +89,14 @@ final class KeyInspection {
                 continue; // gone with its lease: an expired hold is not reported
             }
             // etcd answers whole seconds, rounded down: the hold lasts at least this long (under a second: 0).
-            reported.add(new KeyState.Holder(ownerOf(holder, readerMark),
+            reported.add(new KeyState.Holder(QueueHolders.ownerOf(holder, readerMark),
                     OptionalLong.of(holder.getCreateRevision()), Optional.of(Duration.ofSeconds(ttl))));
         }
         int waiters = queued.size() - holders.size();
         if (reported.isEmpty()) {
             return KeyState.free(OptionalInt.of(waiters));
         }
-        LockMode mode = isReader(holders.get(0), readerMark) || KeySpace.isPermitKey(holders.get(0).getKey(), readerMark)
-                ? LockMode.SHARED : LockMode.EXCLUSIVE;
+        LockMode mode = QueueHolders.shared(holders.get(0), readerMark) ? LockMode.SHARED : LockMode.EXCLUSIVE;
         return new KeyState(mode, reported, OptionalInt.of(waiters));
-    }
-
-    /**
-     * The keys that hold, by {@link LockQueue}'s rule, among {@code queued} (oldest first): the
-     * oldest key alone if it is a writer's, else the readers' keys before the first writer's.
-     */
-    private static List<KeyValue> holders(List<KeyValue> queued, int readerMark) {
-        if (queued.isEmpty()) {
-            return List.of();
-        }
-        if (KeySpace.isPermitKey(queued.get(0).getKey(), readerMark)) {
-            return permitHolders(queued, readerMark);
-        }
-        if (!isReader(queued.get(0), readerMark)) {
-            return List.of(queued.get(0));
-        }
-        List<KeyValue> readers = new ArrayList<>();
-        for (KeyValue kv : queued) {
-            if (!isReader(kv, readerMark)) {
-                break;
-            }
-            readers.add(kv);
-        }
-        return readers;
-    }
-
-    /**
-     * The permit keys that hold ({@link PermitAdmission}'s rule): from the oldest, the permit keys
-     * whose counts, added up in queue order, stay within the stored count (the oldest one's limit).
-     */
-    private static List<KeyValue> permitHolders(List<KeyValue> queued, int prefixLength) {
-        int limit = PermitValue.parse(queued.get(0).getValue()).limit();
-        long sum = 0;
-        List<KeyValue> holders = new ArrayList<>();
-        for (KeyValue kv : queued) {
-            if (!KeySpace.isPermitKey(kv.getKey(), prefixLength)) {
-                break;
-            }
-            sum += PermitValue.parse(kv.getValue()).count();
-            if (sum > limit) {
-                break;
-            }
-            holders.add(kv);
-        }
-        return holders;
-    }
-
-    /** The owner a holding key records: its value, or for a permit key the owner in it. */
-    private static String ownerOf(KeyValue kv, int prefixLength) {
-        return KeySpace.isPermitKey(kv.getKey(), prefixLength) ? PermitValue.parse(kv.getValue()).owner()
-                : kv.getValue().toString(StandardCharsets.UTF_8);
-    }
-
-    /** A reader key has {@code #} right after the lock's prefix ({@link KeySpace#readerKey}). */
-    private static boolean isReader(KeyValue kv, int readerMark) {
-        byte[] name = kv.getKey().getBytes();
-        return name.length > readerMark && name[readerMark] == '#';
     }
 }

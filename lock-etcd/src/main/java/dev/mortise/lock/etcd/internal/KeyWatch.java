@@ -86,9 +86,7 @@ final class KeyWatch implements AutoCloseable {
     }
 
     private static int compare(ByteSequence a, ByteSequence b) {
-        byte[] x = a.getBytes();
-        byte[] y = b.getBytes();
-        return java.util.Arrays.compareUnsigned(x, y);
+        return java.util.Arrays.compareUnsigned(a.getBytes(), b.getBytes());
     }
 
     @Override

@@ -57,6 +57,20 @@ final class LeaseMove {
     }
 
     /**
+     * Leaves the hold to expire {@code linger} from now: its key moves to a lease of its own
+     * with that TTL that nobody keeps alive (a renewed hold's session lease is kept alive for
+     * as long as the backend is open).
+     *
+     * @return false if the hold is gone
+     */
+    boolean linger(Grant grant, Duration linger) {
+        HoldState state = grant.state();
+        synchronized (state) {
+            return move(grant, linger, true);
+        }
+    }
+
+    /**
      * Moves {@code grant}'s key to a lease of {@code lease}'s TTL (rounded up to seconds).
      * The caller holds the monitor of {@code grant.state()}.
      *
@@ -81,20 +95,9 @@ final class LeaseMove {
             CompletableFuture<LeaseKeepAliveResponse> alive = to.shared() ? leases.keepAliveAsync(to) : null;
             TxnResponse moved;
             try {
-                // A permit key's value carries the semaphore's stored count, which setPermits may rewrite: put
-                // again only the value we know, if it is still the key's (else read it and move again).
-                ByteSequence permitValue = state.value();
-                Cmp ours = new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(state.revision()));
-                Cmp[] conditions = permitValue == null ? new Cmp[] {ours}
-                        : new Cmp[] {ours, new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.value(permitValue))};
-                moved = rpc.await(kv.txn()
-                        .If(conditions)
-                        .Then(Op.put(state.ownKey(), permitValue == null ? KeySpace.bytes(grant.owner()) : permitValue,
-                                PutOption.builder().withLeaseId(to.id()).build()))
-                        .Else(Op.get(state.ownKey(), GetOption.DEFAULT))
-                        .commit(), key, "move our key to a lease of " + to.ttlSeconds() + " s");
+                moved = putOn(to, grant, state, key);
             } catch (LockBackendException e) {
-                if (Rpc.isLeaseNotFound(e)) {
+                if (EtcdErrors.isLeaseNotFound(e)) {
                     // The target session expired or was revoked before the put: nothing moved, try a fresh one.
                     leases.lost(to, e);
                     if (attempt < 3) {
@@ -103,7 +106,7 @@ final class LeaseMove {
                     throw new LockBackendException("etcd kept losing the lease that lock '" + key + "' (backend "
                             + "'etcd') was being moved to for a lease of " + lease + ": it expired or was revoked "
                             + "three times in a row. Check for an operator revoking leases, or a cluster too slow "
-                            + "for the lease TTL.", key, Rpc.BACKEND, e);
+                            + "for the lease TTL.", key, EtcdErrors.BACKEND, e);
                 }
                 if (!to.shared()) {
                     state.stray(to); // our key may be on it: revoked at release, never before
@@ -129,27 +132,54 @@ final class LeaseMove {
                 from.grants().remove(grant);
                 return false;
             }
-            from.grants().remove(grant);
-            state.moved(to);
-            to.grants().add(grant);
-            if (!from.shared()) {
-                leases.revokeQuietly(from); // our key is not on it any more
-            }
-            if (alive != null) {
-                boolean live;
-                try {
-                    live = leases.settle(to, sentAt, alive, rpc.deadline(), key);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw Rpc.failure(e, key, "keep lease " + Long.toHexString(to.id()) + " alive");
-                }
-                if (!live) {
-                    // The session died with our key on it, right after the move (settle reported it lost).
-                    to.grants().remove(grant);
-                    return false;
-                }
-            }
-            return true;
+            return movedTo(to, from, grant, state, sentAt, alive, key);
         }
+    }
+
+    /** The move's transaction: if our key still has its create revision (and value), put it again on {@code to}. */
+    private TxnResponse putOn(EtcdLease to, Grant grant, HoldState state, String key) {
+        // A permit key's value carries the semaphore's stored count, which setPermits may rewrite: put
+        // again only the value we know, if it is still the key's (else read it and move again).
+        ByteSequence permitValue = state.value();
+        Cmp ours = new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(state.revision()));
+        Cmp[] conditions = permitValue == null ? new Cmp[] {ours}
+                : new Cmp[] {ours, new Cmp(state.ownKey(), Cmp.Op.EQUAL, CmpTarget.value(permitValue))};
+        return rpc.await(kv.txn()
+                .If(conditions)
+                .Then(Op.put(state.ownKey(), permitValue == null ? KeySpace.bytes(grant.owner()) : permitValue,
+                        PutOption.builder().withLeaseId(to.id()).build()))
+                .Else(Op.get(state.ownKey(), GetOption.DEFAULT))
+                .commit(), key, "move our key to a lease of " + to.ttlSeconds() + " s");
+    }
+
+    /**
+     * After a move etcd applied: the hold is on {@code to} now, and a lease of its own it left
+     * is revoked. A session target must be proved alive by the keep-alive sent with the move.
+     *
+     * @return false if the session died with our key on it, right after the move
+     */
+    private boolean movedTo(EtcdLease to, EtcdLease from, Grant grant, HoldState state, long sentAt,
+                            CompletableFuture<LeaseKeepAliveResponse> alive, String key) {
+        from.grants().remove(grant);
+        state.moved(to);
+        to.grants().add(grant);
+        if (!from.shared()) {
+            leases.revokeQuietly(from); // our key is not on it any more
+        }
+        if (alive != null) {
+            boolean live;
+            try {
+                live = leases.settle(to, sentAt, alive, rpc.deadline(), key);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw EtcdErrors.failure(e, key, "keep lease " + Long.toHexString(to.id()) + " alive");
+            }
+            if (!live) {
+                // The session died with our key on it, right after the move (settle reported it lost).
+                to.grants().remove(grant);
+                return false;
+            }
+        }
+        return true;
     }
 }

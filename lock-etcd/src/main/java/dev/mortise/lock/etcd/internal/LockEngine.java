@@ -1,33 +1,27 @@
 package dev.mortise.lock.etcd.internal;
 
-import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.spi.Attempt;
-import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
-import dev.mortise.lock.spi.Permits;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KeyValue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * The etcd lock protocol behind {@link dev.mortise.lock.etcd.EtcdLockBackend}: queue under
- * the lock's prefix, hold when first (a reader: when no writer is before it), wait on the
- * predecessor, clean up on every way out. Shared and exclusive requests differ only in
- * their key's name and in which keys before theirs they wait for ({@link LockQueue}).
- * Thread-safe; it keeps no per-lock state beyond the holds on each lease (to report their
- * loss).
+ * The etcd lock protocol behind {@link dev.mortise.lock.etcd.EtcdLockBackend}, put together
+ * from its parts: queue under the lock's prefix, hold when first (a reader: when no writer is
+ * before it), wait on the predecessor, clean up on every way out ({@link Acquisition},
+ * {@link QueueEntry}); several locks at once ({@link BatchAcquire}); renewals, lingering and
+ * moves between leases ({@link HoldRenewals}); leases ({@link LeaseKeeper}). Shared and
+ * exclusive requests differ only in their key's name and in which keys before theirs they wait
+ * for ({@link LockQueue}). Thread-safe; it keeps no per-lock state beyond the holds on each
+ * lease (to report their loss).
  */
 public final class LockEngine implements AutoCloseable {
 
@@ -35,25 +29,27 @@ public final class LockEngine implements AutoCloseable {
     private final Rpc rpc;
     private final LeaseKeeper leases;
     private final LockQueue queue;
-    private final OrphanCleaner orphans;
-    private final Renewal renewal;
+    private final QueueExit exit;
+    private final Acquisition acquisition;
+    private final HoldRenewals renewals;
     private final LeaseMove moves;
     private final KeyInspection inspection;
     private final BatchAcquire batch;
     private final PermitCount permitCount;
-    private final Client client;
 
     public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
-        this.client = client;
         this.keys = keys;
         this.rpc = new Rpc(operationTimeout);
         this.leases = new LeaseKeeper(client.getLeaseClient(), client.getKVClient(), keys, rpc);
         this.queue = new LockQueue(client.getKVClient(), rpc);
-        this.orphans = new OrphanCleaner(client.getKVClient(), rpc, leases.scheduler());
-        this.renewal = new Renewal(leases, queue, rpc);
+        OrphanCleaner orphans = new OrphanCleaner(client.getKVClient(), rpc, leases.scheduler());
+        this.exit = new QueueExit(leases, queue, orphans);
+        QueueEntry entry = new QueueEntry(leases, queue, orphans, exit);
+        this.acquisition = new Acquisition(keys, leases, queue, entry, exit, client.getWatchClient(), rpc);
         this.moves = new LeaseMove(client.getKVClient(), leases, rpc);
+        this.renewals = new HoldRenewals(new Renewal(leases, queue, rpc), moves);
         this.inspection = new KeyInspection(client.getKVClient(), client.getLeaseClient(), keys, rpc);
-        this.batch = new BatchAcquire(keys, leases, queue, orphans);
+        this.batch = new BatchAcquire(keys, leases, new BatchQueue(client.getKVClient(), rpc), orphans);
         this.permitCount = new PermitCount(client.getKVClient(), rpc);
     }
 
@@ -62,18 +58,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     public Attempt tryAcquire(LockRequest request) {
-        String key = request.key();
-        ByteSequence prefix = keys.prefix(key);
-        ByteSequence ownKey = ownKey(request, prefix, 0);
-        long requestedAt = System.nanoTime();
-        Queued queued = enqueue(request, prefix, ownKey);
-        EtcdLease lease = queued.lease();
-        if (request.takesPermits() ? admit(request, prefix, ownKey, queued).fits() : queued.predecessor() == null) {
-            return Attempt.granted(grant(request, ownKey, queued.revision(), lease, requestedAt));
-        }
-        // Busy: never leave a waiter key behind for an attempt that does not wait.
-        leaveQueue(ownKey, queued.revision(), lease, key);
-        return Attempt.busy(null);
+        return acquisition.tryAcquire(request).map(Attempt::granted).orElseGet(() -> Attempt.busy(null));
     }
 
     /** Several keys in one transaction, all or nothing: see {@link BatchAcquire}. */
@@ -85,179 +70,31 @@ public final class LockEngine implements AutoCloseable {
     }
 
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        String key = request.key();
-        long deadline = Deadlines.after(System.nanoTime(), wait);
-        ByteSequence prefix = keys.prefix(key);
-        Waiter waiter = new Waiter(leases, queue, client.getWatchClient(), rpc);
-        PermitWaiter permitWaiter = new PermitWaiter(leases, queue, client.getWatchClient(), rpc);
-        for (int round = 0; ; round++) {
-            ByteSequence ownKey = ownKey(request, prefix, round);
-            long requestedAt = System.nanoTime();
-            Queued queued = enqueue(request, prefix, ownKey);
-            EtcdLease lease = queued.lease();
-            PermitAdmission admission = request.takesPermits() ? admit(request, prefix, ownKey, queued) : null;
-            if (admission != null ? admission.fits() : queued.predecessor() == null) {
-                return Optional.of(grant(request, ownKey, queued.revision(), lease, requestedAt));
-            }
-            Waiter.Outcome outcome;
-            try {
-                outcome = admission != null
-                        ? permitWaiter.await(prefix, ownKey, queued.revision(), request.permits().count(), admission,
-                                lease, deadline, key)
-                        : waiter.await(prefix, request.shared(), ownKey, queued.revision(), queued.predecessor(),
-                                queued.ahead(), lease, deadline, key);
-            } catch (InterruptedException e) {
-                leaveQueueOrLater(ownKey, queued.revision(), lease, key); // gone before we return, as promised
-                throw e;
-            } catch (RuntimeException e) {
-                // etcd is failing us: do not spend another timeout on the way out; clean up in the background.
-                if (lease.shared()) {
-                    orphans.deleteLater(ownKey);
-                } else {
-                    leases.revokeQuietly(lease);
-                }
-                throw e;
-            }
-            switch (outcome) {
-                case GRANTED -> {
-                    long grantedAt = admission != null ? permitWaiter.grantedRequestedAt() : waiter.grantedRequestedAt();
-                    return Optional.of(grant(request, ownKey, queued.revision(), lease, grantedAt));
-                }
-                case TIMED_OUT -> {
-                    leaveQueueOrLater(ownKey, queued.revision(), lease, key);
-                    return Optional.empty();
-                }
-                case GONE -> {
-                    // Our key vanished with its lease (or was deleted): queue again under a fresh one. A session
-                    // we gave up on may still hold our old key on the server until it expires: take it out.
-                    if (lease.shared()) {
-                        orphans.deleteLater(ownKey);
-                    } else {
-                        leases.revokeQuietly(lease);
-                    }
-                    if (admission != null && request.permits().count() <= permitWaiter.storedCount()) {
-                        // We were waiting, so we follow the stored count: queue again under it, not our first one.
-                        request = new LockRequest(request.key(), request.owner(), request.lease(), request.renewed(),
-                                request.mode(), new Permits(request.permits().count(), permitWaiter.storedCount()));
-                    }
-                    if (deadline - System.nanoTime() <= 0) {
-                        return Optional.empty();
-                    }
-                }
-            }
-        }
+        return acquisition.acquire(request, wait);
     }
 
-    /**
-     * Renews one hold with {@code lease}: a keep-alive of its lease (and a check of its key)
-     * when that lease was asked with the same TTL, else a move of its key to a lease of that
-     * TTL ({@link LeaseMove}). Renewals of one hold are serialized, so a move never races
-     * another renewal of the same hold.
-     *
-     * @return false if the hold is gone
-     */
-    /**
-     * Leaves the hold to expire {@code linger} from now: its key moves to a lease of its own
-     * with that TTL that nobody keeps alive (a renewed hold's session lease is kept alive for
-     * as long as the backend is open).
-     *
-     * @return false if the hold is gone
-     */
+    /** Leaves the hold to expire {@code linger} from now ({@link LeaseMove#linger}); false if it is gone. */
     public boolean linger(Grant grant, Duration linger) {
-        HoldState state = grant.state();
-        synchronized (state) {
-            return moves.move(grant, linger, true);
-        }
+        return moves.linger(grant, linger);
     }
 
+    /** Renews one hold with {@code lease} ({@link HoldRenewals#renew}); false if it is gone. */
     public boolean renew(Grant grant, Duration lease) {
-        HoldState state = grant.state();
-        synchronized (state) {
-            if (state.lease().askedTtlSeconds() == LeaseKeeper.ttlSeconds(lease)) {
-                return renewal.renewAll(List.of(grant)).isEmpty();
-            }
-            return moves.move(grant, lease);
-        }
+        return renewals.renew(grant, lease);
     }
 
-    /**
-     * Renews every hold with {@code lease}. Holds whose lease already has that TTL (the
-     * common case: every renewed hold on the session of the default lease) are renewed
-     * together, one keep-alive and one check per lease as before; the others are moved one
-     * by one. A hold moved by a concurrent {@link #renew} while it was renewed together is
-     * renewed again on its new lease, so what is reported is true of the lease it is on.
-     */
+    /** Renews every hold with {@code lease} ({@link HoldRenewals#renewAll}); answers those gone. */
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        long ttl = LeaseKeeper.ttlSeconds(lease);
-        List<Grant> together = new ArrayList<>(grants.size());
-        List<EtcdLease> leaseOf = new ArrayList<>(grants.size());
-        List<Grant> oneByOne = new ArrayList<>();
-        for (Grant grant : grants) {
-            EtcdLease current = ((HoldState) grant.state()).lease();
-            if (current.askedTtlSeconds() == ttl) {
-                together.add(grant);
-                leaseOf.add(current);
-            } else {
-                oneByOne.add(grant);
-            }
-        }
-        Set<Grant> gone = new HashSet<>(together.isEmpty() ? Set.of() : renewal.renewAll(together));
-        for (int i = 0; i < together.size(); i++) {
-            Grant grant = together.get(i);
-            if (!gone.contains(grant) && ((HoldState) grant.state()).lease() != leaseOf.get(i)) {
-                oneByOne.add(grant);
-            }
-        }
-        RuntimeException failure = null;
-        for (Grant grant : oneByOne) {
-            try {
-                if (!renew(grant, lease)) {
-                    gone.add(grant);
-                }
-            } catch (RuntimeException e) {
-                // Renew the others; the failure still tells the core this round trip failed.
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        return gone;
+        return renewals.renewAll(grants, lease);
     }
 
-    /**
-     * The TTL etcd keeps the hold's key for, as of the last grant or renewal etcd confirmed:
-     * the granted TTL of the lease the key is on (whole seconds, at least etcd's minimum TTL).
-     * After a renewal that asked for {@code requested}, the key is on a lease asked with
-     * {@code requested} rounded up, so this is never less than {@code requested}.
-     */
+    /** The TTL etcd keeps the hold's key for ({@link Grants#appliedLease}). */
     public Duration appliedLease(Grant grant) {
-        return Duration.ofSeconds(((HoldState) grant.state()).lease().ttlSeconds());
+        return Grants.appliedLease(grant);
     }
 
     public boolean release(Grant grant) {
-        HoldState state = grant.state();
-        boolean held;
-        try {
-            held = queue.delete(state.ownKey(), grant.key());
-        } catch (RuntimeException e) {
-            orphans.deleteLater(state.ownKey());
-            throw e;
-        } finally {
-            state.lease().grants().remove(grant);
-        }
-        if (!state.lease().shared()) {
-            leases.revokeQuietly(state.lease());
-        }
-        EtcdLease stray = state.stray();
-        if (stray != null) {
-            leases.revokeQuietly(stray); // our key is deleted: it may have been on this lease, but is not any more
-        }
-        return held;
+        return exit.release(grant);
     }
 
     /** What etcd records about {@code key}: see {@link KeyInspection}. */
@@ -269,38 +106,6 @@ public final class LockEngine implements AutoCloseable {
         rpc.await(queue.ping(keys.pingKey()), "(ping)", "answer a ping");
     }
 
-    private EtcdLease lease(LockRequest request) {
-        return request.renewed() ? leases.session(request.lease(), request.key())
-                : leases.perLock(request.lease(), request.key());
-    }
-
-    /** Our key for one round of queueing: a reader key for a shared request. */
-    private ByteSequence ownKey(LockRequest request, ByteSequence prefix, int round) {
-        return keys.keyOf(request, prefix, round);
-    }
-
-    /** Our key in the queue, on {@code lease}. */
-    private record Queued(EtcdLease lease, long revision, ByteSequence predecessor, long ahead,
-                          List<KeyValue> before) {
-    }
-
-    /**
-     * Whether a permit request that just queued fits ({@link PermitAdmission}). A request whose
-     * count differs from the stored one is taken out of the queue again and refused.
-     *
-     * @throws PermitCountMismatchException if permit keys of the lock carry another count
-     */
-    private PermitAdmission admit(LockRequest request, ByteSequence prefix, ByteSequence ownKey, Queued queued) {
-        Permits permits = request.permits();
-        PermitAdmission admission = PermitAdmission.onArrival(queued.before(), prefix.size(), permits.count(),
-                permits.limit());
-        if (admission.mismatch()) {
-            leaveQueue(ownKey, queued.revision(), queued.lease(), request.key());
-            throw new PermitCountMismatchException(request.key(), Rpc.BACKEND, admission.stored(), permits.limit());
-        }
-        return admission;
-    }
-
     /**
      * Sets the stored permit count of the semaphore key {@code key}: every permit key of the
      * lock is rewritten with {@code limit} (see {@link PermitCount}); waiters see the put on
@@ -308,92 +113,6 @@ public final class LockEngine implements AutoCloseable {
      */
     public void setPermits(String key, int limit) {
         permitCount.set(keys.prefix(key), limit, key);
-    }
-
-    /**
-     * Gets a lease and puts our key on it. A session found gone on the way (expired,
-     * revoked) is replaced and the put tried again; a fence that moved is read again.
-     */
-    private Queued enqueue(LockRequest request, ByteSequence prefix, ByteSequence ownKey) {
-        ByteSequence value = valueOf(request);
-        for (int attempt = 1; ; attempt++) {
-            EtcdLease lease = lease(request);
-            try {
-                LockQueue.Enqueued queued = request.takesPermits()
-                        ? queue.enqueuePermits(prefix, ownKey, value, lease, request.key())
-                        : queue.enqueue(prefix, request.shared(), ownKey, value, lease, request.key());
-                if (queued != null) {
-                    return new Queued(lease, queued.revision(), queued.predecessor(), queued.ahead(),
-                            queued.before());
-                }
-            } catch (LockQueue.LeaseGoneException e) {
-                leases.lost(lease, e);
-            } catch (LockBackendException e) {
-                if (Rpc.isLeaseNotFound(e)) {
-                    leases.lost(lease, e);
-                } else {
-                    // No answer: the put may still be applied, now or much later.
-                    if (lease.shared()) {
-                        orphans.poisonLater(lease, ownKey);
-                    } else {
-                        leases.revokeQuietly(lease);
-                    }
-                    throw e;
-                }
-            }
-            if (!lease.shared()) {
-                leases.revokeQuietly(lease);
-            }
-            if (attempt == 3) {
-                throw new LockBackendException("etcd kept losing the lease for lock '" + request.key() + "' (backend "
-                        + "'etcd') while queueing: it expired or was revoked three times in a row. Check for an operator "
-                        + "revoking leases, or a cluster too slow for the lease TTL.", request.key(), Rpc.BACKEND, null);
-            }
-        }
-    }
-
-    /** What our key holds: the owner, or for a permit request its count, the limit and the owner. */
-    private static ByteSequence valueOf(LockRequest request) {
-        Permits permits = request.permits();
-        return permits == null ? KeySpace.bytes(request.owner())
-                : new PermitValue(permits.count(), permits.limit(), request.owner()).bytes();
-    }
-
-    /**
-     * A grant whose local validity counts from {@code requestedAt}, or from earlier if the
-     * lease was last confirmed so long ago that it could run out sooner.
-     */
-    static Grant grant(LockRequest request, ByteSequence ownKey, long revision, EtcdLease lease, long requestedAt) {
-        long from = Math.min(requestedAt, lease.aliveUntilNanos() - request.lease().toNanos());
-        HoldState state = new HoldState(ownKey, revision, request.shared(), lease);
-        if (request.takesPermits()) {
-            state.value(valueOf(request)); // a move must keep it (LeaseMove)
-        }
-        Grant grant = new Grant(request.key(), request.owner(), revision, from, state);
-        lease.grants().add(grant);
-        return grant;
-    }
-
-    /** Takes our key out of the queue now, so nothing is left when the caller returns. */
-    private void leaveQueue(ByteSequence ownKey, long revision, EtcdLease lease, String key) {
-        try {
-            if (lease.shared()) {
-                queue.delete(ownKey, key);
-            } else {
-                leases.revoke(lease, key);
-            }
-        } catch (RuntimeException e) {
-            orphans.deleteLater(ownKey);
-            throw e;
-        }
-    }
-
-    private void leaveQueueOrLater(ByteSequence ownKey, long revision, EtcdLease lease, String key) {
-        try {
-            leaveQueue(ownKey, revision, lease, key);
-        } catch (RuntimeException e) {
-            // already retried in the background by leaveQueue
-        }
     }
 
     @Override

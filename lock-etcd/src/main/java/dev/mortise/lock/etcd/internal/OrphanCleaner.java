@@ -64,7 +64,7 @@ final class OrphanCleaner {
                 .orTimeout(rpc.timeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> {
                     if (e == null) {
                         session.fence(fence, r.getHeader().getRevision());
-                    } else if (!Rpc.isLeaseNotFound(e)) {
+                    } else if (!EtcdErrors.isLeaseNotFound(e)) {
                         log.debug("Fencing off etcd keys {} failed (attempt {}); retrying", ownKeys, attempt + 1, e);
                         later(() -> poison(session, ownKeys, attempt + 1), attempt);
                     }

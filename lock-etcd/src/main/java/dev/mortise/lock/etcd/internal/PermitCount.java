@@ -69,7 +69,7 @@ final class PermitCount {
         }
         throw new dev.mortise.lock.LockBackendException("the permit count of semaphore key '" + key + "' (backend "
                 + "'etcd') could not be rewritten in " + ROUNDS + " rounds: its permit keys kept changing under the "
-                + "rewrite. Try again when the semaphore is less busy.", key, Rpc.BACKEND, null);
+                + "rewrite. Try again when the semaphore is less busy.", key, EtcdErrors.BACKEND, null);
     }
 
     /** @return false if a key changed since it was read (moved, released): read again */
@@ -87,7 +87,7 @@ final class PermitCount {
                     "rewrite the semaphore's permit count");
             return response.isSucceeded();
         } catch (dev.mortise.lock.LockBackendException e) {
-            if (Rpc.isLeaseNotFound(e)) {
+            if (EtcdErrors.isLeaseNotFound(e)) {
                 return false; // a key's lease ended between the read and the put: its key is gone, read again
             }
             throw e;

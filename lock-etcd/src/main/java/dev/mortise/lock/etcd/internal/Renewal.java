@@ -27,23 +27,11 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The check is, for a session lease with more holds than fit in one transaction,
  * {@code LeaseTimeToLive(keys=true)}: etcd lists every key attached to the lease, and a
- * hold whose key is not in the list is gone. For fewer holds, or when the list would be too
+ * hold whose key is not in the list is gone ({@link AttachedKeys}). For fewer holds, or when the list would be too
  * large for one gRPC message, it is read-only transactions that read every hold's key and
  * compare its create revision. Thread-safe.
  */
 final class Renewal {
-
-    /** etcd's default --max-txn-ops. */
-    private static final int MAX_TXN_OPS = 128;
-
-    /**
-     * Above this many bytes of attached keys, listing them would come near gRPC's default
-     * 4 MiB inbound message limit: the keys are read in transactions instead.
-     */
-    private static final long MAX_LISTED_BYTES = 1L << 20;
-
-    /** What one attached key costs in the listing beyond its bytes (protobuf framing, jetcd namespace). */
-    private static final int LISTED_OVERHEAD = 24;
 
     private final LeaseKeeper leases;
     private final LockQueue queue;
@@ -55,56 +43,74 @@ final class Renewal {
         this.rpc = rpc;
     }
 
+    /** The keep-alives, listings and reads of one renewal, all sent before any answer is awaited. */
+    private static final class Round {
+        final Map<EtcdLease, List<Grant>> byLease = new LinkedHashMap<>();
+        final Map<EtcdLease, CompletableFuture<LeaseKeepAliveResponse>> alive = new LinkedHashMap<>();
+        final Map<EtcdLease, CompletableFuture<LeaseTimeToLiveResponse>> listings = new LinkedHashMap<>();
+        final List<List<Grant>> readChunks = new ArrayList<>();
+        final List<CompletableFuture<TxnResponse>> reads = new ArrayList<>();
+        final Set<EtcdLease> deadLeases = new HashSet<>();
+        final Set<Grant> gone = new HashSet<>();
+    }
+
+    /** @return the grants whose key is gone (or whose lease is) */
     Set<Grant> renewAll(Collection<Grant> grants) {
         if (grants.isEmpty()) {
             return Set.of();
         }
         String someKey = grants.iterator().next().key();
         long sentAt = System.nanoTime();
-        Map<EtcdLease, List<Grant>> byLease = new LinkedHashMap<>();
+        Round round = new Round();
         for (Grant grant : grants) {
             HoldState state = grant.state();
-            byLease.computeIfAbsent(state.lease(), l -> new ArrayList<>()).add(grant);
+            round.byLease.computeIfAbsent(state.lease(), l -> new ArrayList<>()).add(grant);
         }
-        Map<EtcdLease, CompletableFuture<LeaseKeepAliveResponse>> alive = new LinkedHashMap<>();
-        Map<EtcdLease, CompletableFuture<LeaseTimeToLiveResponse>> listings = new LinkedHashMap<>();
-        List<List<Grant>> readChunks = new ArrayList<>();
-        List<CompletableFuture<TxnResponse>> reads = new ArrayList<>();
-        for (Map.Entry<EtcdLease, List<Grant>> entry : byLease.entrySet()) {
+        for (Map.Entry<EtcdLease, List<Grant>> entry : round.byLease.entrySet()) {
             EtcdLease lease = entry.getKey();
-            alive.put(lease, leases.keepAliveAsync(lease));
-            if (listable(lease, entry.getValue())) {
-                listings.put(lease, leases.attachedKeysAsync(lease));
+            round.alive.put(lease, leases.keepAliveAsync(lease));
+            if (AttachedKeys.listable(lease, entry.getValue())) {
+                round.listings.put(lease, leases.attachedKeysAsync(lease));
             } else {
-                startReads(entry.getValue(), readChunks, reads);
+                startReads(entry.getValue(), round);
             }
         }
         long deadline = rpc.deadline();
-        Set<EtcdLease> deadLeases = new HashSet<>();
-        for (Map.Entry<EtcdLease, CompletableFuture<LeaseKeepAliveResponse>> entry : alive.entrySet()) {
+        settleKeepAlives(round, sentAt, deadline, someKey);
+        checkListings(round, deadline, someKey);
+        checkReads(round, deadline, someKey);
+        return round.gone;
+    }
+
+    /** Waits for every keep-alive: a live lease is renewed from {@code sentAt}, a dead one noted. */
+    private void settleKeepAlives(Round round, long sentAt, long deadline, String someKey) {
+        for (Map.Entry<EtcdLease, CompletableFuture<LeaseKeepAliveResponse>> entry : round.alive.entrySet()) {
             boolean live;
             try {
                 live = leases.settle(entry.getKey(), sentAt, entry.getValue(), deadline, someKey);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw Rpc.failure(e, someKey, "renew locks");
+                throw EtcdErrors.failure(e, someKey, "renew locks");
             }
             if (live) {
                 entry.getKey().renewedByWatchdog(sentAt);
             } else {
-                deadLeases.add(entry.getKey());
+                round.deadLeases.add(entry.getKey());
             }
         }
-        Set<Grant> gone = new HashSet<>();
-        for (Map.Entry<EtcdLease, CompletableFuture<LeaseTimeToLiveResponse>> entry : listings.entrySet()) {
+    }
+
+    /** The holds checked by listing their lease's keys: gone unless listed (a listing that fails: read instead). */
+    private void checkListings(Round round, long deadline, String someKey) {
+        for (Map.Entry<EtcdLease, CompletableFuture<LeaseTimeToLiveResponse>> entry : round.listings.entrySet()) {
             EtcdLease lease = entry.getKey();
-            List<Grant> onLease = byLease.get(lease);
+            List<Grant> onLease = round.byLease.get(lease);
             LeaseTimeToLiveResponse listing;
             Set<ByteSequence> attached;
             try {
                 listing = rpc.await(entry.getValue(), deadline, someKey,
                         "list the keys of lease " + Long.toHexString(lease.id()));
-                attached = attachedKeys(lease, listing);
+                attached = AttachedKeys.attachedKeys(lease, listing);
             } catch (RuntimeException e) {
                 // A listing etcd would not send (too large for a gRPC message, say): read each key instead.
                 listing = null;
@@ -112,87 +118,44 @@ final class Renewal {
             }
             if (attached == null) {
                 // Or our fence key is not attached any more, so the listing cannot be read.
-                startReads(onLease, readChunks, reads);
+                startReads(onLease, round);
                 continue;
             }
             for (Grant grant : onLease) {
                 HoldState state = grant.state();
-                if (deadLeases.contains(lease) || listing.getTTL() < 0 || !attached.contains(state.ownKey())) {
-                    gone.add(grant);
+                if (round.deadLeases.contains(lease) || listing.getTTL() < 0 || !attached.contains(state.ownKey())) {
+                    round.gone.add(grant);
                     lease.grants().remove(grant);
                 }
             }
         }
-        for (int chunk = 0; chunk < reads.size(); chunk++) {
-            TxnResponse response = rpc.await(reads.get(chunk), deadline, someKey, "check that held locks still exist");
+    }
+
+    /** The holds checked by reading their keys: gone unless the key is there with its create revision. */
+    private void checkReads(Round round, long deadline, String someKey) {
+        for (int chunk = 0; chunk < round.reads.size(); chunk++) {
+            TxnResponse response = rpc.await(round.reads.get(chunk), deadline, someKey,
+                    "check that held locks still exist");
             List<GetResponse> gets = response.getGetResponses();
             for (int i = 0; i < gets.size(); i++) {
-                Grant grant = readChunks.get(chunk).get(i);
+                Grant grant = round.readChunks.get(chunk).get(i);
                 HoldState state = grant.state();
                 List<KeyValue> kvs = gets.get(i).getKvs();
-                if (deadLeases.contains(state.lease()) || kvs.isEmpty()
+                if (round.deadLeases.contains(state.lease()) || kvs.isEmpty()
                         || kvs.get(0).getCreateRevision() != state.revision()) {
-                    gone.add(grant);
+                    round.gone.add(grant);
                     state.lease().grants().remove(grant);
                 }
             }
         }
-        return gone;
     }
 
-    /**
-     * Whether the holds on {@code lease} are checked by listing its keys: a session lease
-     * (it has a fence key to anchor the listing) with more holds than one transaction
-     * reads, and a listing small enough for one gRPC message.
-     */
-    private static boolean listable(EtcdLease lease, List<Grant> onLease) {
-        if (!lease.shared() || lease.fenceKey() == null || onLease.size() <= MAX_TXN_OPS) {
-            return false;
+    /** Starts one read-only transaction per {@value AttachedKeys#MAX_TXN_OPS} grants; chunk i is read by reads[i]. */
+    private void startReads(List<Grant> grants, Round round) {
+        for (int from = 0; from < grants.size(); from += AttachedKeys.MAX_TXN_OPS) {
+            List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + AttachedKeys.MAX_TXN_OPS));
+            round.readChunks.add(chunk);
+            round.reads.add(queue.present(chunk.stream().map(g -> ((HoldState) g.state()).ownKey()).toList()));
         }
-        long bytes = 0;
-        for (Grant grant : lease.grants()) {
-            bytes += ((HoldState) grant.state()).ownKey().size() + LISTED_OVERHEAD;
-            if (bytes > MAX_LISTED_BYTES) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Starts one read-only transaction per {@value #MAX_TXN_OPS} grants; chunk i of grants is read by reads[i]. */
-    private void startReads(List<Grant> grants, List<List<Grant>> chunks, List<CompletableFuture<TxnResponse>> reads) {
-        for (int from = 0; from < grants.size(); from += MAX_TXN_OPS) {
-            List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + MAX_TXN_OPS));
-            chunks.add(chunk);
-            reads.add(queue.present(chunk.stream().map(g -> ((HoldState) g.state()).ownKey()).toList()));
-        }
-    }
-
-    /**
-     * The keys attached to {@code lease} as this backend names them, or null if the listing
-     * does not hold the lease's fence key. etcd lists keys as stored, with the jetcd
-     * client's namespace (if any) in front; the fence key, always attached to its session
-     * lease, tells how long that namespace is.
-     */
-    static Set<ByteSequence> attachedKeys(EtcdLease lease, LeaseTimeToLiveResponse listing) {
-        List<ByteSequence> keys = listing.getKeys();
-        ByteSequence fence = lease.fenceKey();
-        int namespace = -1;
-        for (ByteSequence key : keys) {
-            if (key.size() >= fence.size() && key.substring(key.size() - fence.size()).equals(fence)) {
-                namespace = key.size() - fence.size();
-                break;
-            }
-        }
-        if (namespace < 0) {
-            return listing.getTTL() < 0 ? Set.of() : null;
-        }
-        Set<ByteSequence> attached = new HashSet<>(keys.size() * 4 / 3 + 1);
-        for (ByteSequence key : keys) {
-            if (key.size() > namespace) {
-                attached.add(namespace == 0 ? key : key.substring(namespace));
-            }
-        }
-        return attached;
     }
 }

@@ -101,17 +101,17 @@ final class Waiter {
                 CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive ? leases.keepAliveAsync(lease) : null;
                 CompletableFuture<TxnResponse> look = queue.recheck(prefix, shared, ownKey, revision);
                 long callDeadline = rpc.deadline();
-                LockQueue.Check check = LockQueue.check(rpc.awaitInterruptibly(look, callDeadline, key,
+                QueueCheck.Check check = QueueCheck.check(rpc.awaitInterruptibly(look, callDeadline, key,
                         "look at the lock's queue"));
                 if ((alive != null && !leases.settle(lease, requestedAt, alive, callDeadline, key))
-                        || check instanceof LockQueue.Gone || lease.isLost()) {
+                        || check instanceof QueueCheck.Gone || lease.isLost()) {
                     return Outcome.GONE;
                 }
-                if (check instanceof LockQueue.Owner) {
+                if (check instanceof QueueCheck.Owner) {
                     grantedRequestedAt = requestedAt;
                     return Outcome.GRANTED;
                 }
-                LockQueue.Behind behind = (LockQueue.Behind) check;
+                QueueCheck.Behind behind = (QueueCheck.Behind) check;
                 // A look's read is bounded by our create revision, and etcd counts the range before that bound:
                 // how many keys are ahead of us is not known any more, so from now on only a look grants.
                 ahead = UNKNOWN;

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link Rpc#isTooManyOps} recognizes etcd's own refusal of a transaction larger than its
+ * {@link EtcdErrors#isTooManyOps} recognizes etcd's own refusal of a transaction larger than its
  * {@code --max-txn-ops} (128 on the test server), as jetcd reports it, and nothing else: the
  * batch acquire relies on it to fall back to the ordered path on a cluster with a lower limit.
  */
@@ -38,12 +38,12 @@ class RpcTooManyOpsTest {
                 assertThatThrownBy(() -> rpc.await(client.getKVClient().txn().Then(puts).commit(), "too-many",
                         "send an oversized transaction"))
                         .isInstanceOf(LockBackendException.class)
-                        .satisfies(e -> assertThat(Rpc.isTooManyOps(e)).as("recognized: " + e).isTrue());
+                        .satisfies(e -> assertThat(EtcdErrors.isTooManyOps(e)).as("recognized: " + e).isTrue());
 
                 Op[] fit = java.util.Arrays.copyOf(puts, 128);
                 assertThat(rpc.await(client.getKVClient().txn().Then(fit).commit(), "too-many", "send 128 puts")
                         .isSucceeded()).isTrue();
-                assertThat(Rpc.isTooManyOps(new IllegalStateException("too many operations in txn request")))
+                assertThat(EtcdErrors.isTooManyOps(new IllegalStateException("too many operations in txn request")))
                         .as("only etcd's INVALID_ARGUMENT answer counts").isFalse();
             }
         }

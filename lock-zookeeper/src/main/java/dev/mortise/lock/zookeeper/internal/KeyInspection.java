@@ -1,21 +1,10 @@
 package dev.mortise.lock.zookeeper.internal;
 
-import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.KeyState;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.zookeeper.data.Stat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * {@link dev.mortise.lock.spi.LockBackend#inspect}: one listing of the key's parent, then one
  * getData per holding node and per lingering-hold marker, pipelined (one more round trip).
  *
- * <p>Holders follow the queue's own rule ({@link LockQueue}): the first node if it is
+ * <p>Holders follow the queue's own rule ({@link LockAdmission}): the first node if it is
  * exclusive, else the shared nodes before the first exclusive one; each is reported with the
  * owner stored as its data and its czxid as the token. A hold is bound to its session, so it
  * has no remaining lease on the server, unless it was left to linger: then its marker
@@ -63,24 +52,24 @@ public final class KeyInspection {
      * @return null if one did (released, or its session ended): the listing is stale, list again
      */
     private KeyState readOnce(String parent, String key, boolean last) {
-        long deadline = ops.deadline();
-        List<String> children = ops.childrenResult(ops.childrenAsync(parent, key), deadline, parent, key);
+        long deadline = ops.calls().deadline();
+        List<String> children = ops.reads().childrenResult(ops.reads().childrenAsync(parent, key), deadline, parent,
+                key);
         List<String> queue = LockPaths.sortedLockNodes(children);
         List<String> holding = holding(queue);
-        List<String> markers = LingerMarkers.among(children);
+        List<String> markers = MarkerFormat.among(children);
         List<CompletableFuture<CuratorEvent>> nodeReads = new ArrayList<>(holding.size());
         for (String node : holding) {
-            nodeReads.add(ops.dataAsync(parent + "/" + node, key));
+            nodeReads.add(ops.reads().dataAsync(parent + "/" + node, key));
         }
         List<CompletableFuture<CuratorEvent>> markerReads = new ArrayList<>(markers.size());
         for (String marker : markers) {
-            markerReads.add(ops.dataAsync(parent + "/" + marker, key));
+            markerReads.add(ops.reads().dataAsync(parent + "/" + marker, key));
         }
         List<CuratorEvent> nodes = new ArrayList<>(holding.size());
-        long serverNow = 0;
+        long nodesCreated = 0; // the newest server time the nodes' reads showed (their ctime)
         for (int i = 0; i < holding.size(); i++) {
-            String path = parent + "/" + holding.get(i);
-            CuratorEvent node = ops.dataResult(nodeReads.get(i), deadline, path, key);
+            CuratorEvent node = ops.reads().dataResult(nodeReads.get(i), deadline, parent + "/" + holding.get(i), key);
             if (node == null) {
                 if (!last) {
                     drain(markerReads, markers, parent, deadline, key);
@@ -89,75 +78,35 @@ public final class KeyInspection {
                 continue;
             }
             nodes.add(node);
-            serverNow = Math.max(serverNow, node.getStat().getCtime());
+            nodesCreated = Math.max(nodesCreated, node.getStat().getCtime());
         }
         if (!holding.isEmpty() && PermitNodes.isPermit(holding.get(0)) && !nodes.isEmpty()) {
             // A semaphore: the leading permit nodes whose counts fit the stored count (the earliest's) hold.
-            int stored = -1;
-            for (CuratorEvent node : nodes) {
-                stored = PermitNodes.limitOf(node.getData());
-                if (stored > 0) {
-                    break;
-                }
-            }
-            int admitted = Math.min(nodes.size(), PermitNodes.admitted(holding, Math.max(stored, 1)));
+            int admitted = Math.min(nodes.size(), PermitNodes.admitted(holding, Math.max(storedCount(nodes), 1)));
             nodes = new ArrayList<>(nodes.subList(0, admitted));
             holding = holding.subList(0, Math.max(admitted, 1));
         }
         List<CuratorEvent> markerData = drain(markerReads, markers, parent, deadline, key);
+        long serverNow = nodesCreated;
         for (CuratorEvent marker : markerData) {
             if (marker != null) {
                 serverNow = Math.max(serverNow, marker.getStat().getMtime());
             }
         }
         serverNow = Math.max(serverNow, System.currentTimeMillis());
+        return KeyStateReport.of(queue, holding, nodes, markers, markerData, serverNow);
+    }
 
-        Map<Long, KeyState.Holder> lingering = new HashMap<>(); // markers in force, by the czxid they name
-        for (int i = 0; i < markers.size(); i++) {
-            CuratorEvent marker = markerData.get(i);
-            if (marker == null) {
-                continue;
-            }
-            long linger = LingerMarkers.parseLinger(marker.getData());
-            long left = marker.getStat().getMtime() + linger - serverNow;
-            if (linger < 0 || left <= 0) {
-                continue; // expired (or not a marker): no acquirer waits for it
-            }
-            long czxid = LingerMarkers.czxidOf(markers.get(i));
-            String owner = LingerMarkers.parseOwner(marker.getData());
-            lingering.put(czxid, new KeyState.Holder(owner == null ? "" : owner,
-                    czxid < 0 ? OptionalLong.empty() : OptionalLong.of(czxid), Optional.of(Duration.ofMillis(left))));
-        }
-
-        List<KeyState.Holder> holders = new ArrayList<>(nodes.size());
-        Set<Long> held = new HashSet<>();
+    /** The stored count of a semaphore: the first limit its holding nodes' data carries (-1 if none). */
+    private static int storedCount(List<CuratorEvent> nodes) {
+        int stored = -1;
         for (CuratorEvent node : nodes) {
-            Stat stat = node.getStat();
-            held.add(stat.getCzxid());
-            KeyState.Holder marker = lingering.get(stat.getCzxid());
-            String owner = PermitNodes.isPermit(LockPaths.name(node.getPath())) ? PermitNodes.ownerOf(node.getData())
-                    : new String(node.getData(), StandardCharsets.UTF_8);
-            holders.add(new KeyState.Holder(owner,
-                    OptionalLong.of(stat.getCzxid()), marker == null ? Optional.empty() : marker.remaining()));
-        }
-        List<KeyState.Holder> orphans = new ArrayList<>();
-        lingering.forEach((czxid, marker) -> {
-            if (!held.contains(czxid)) {
-                orphans.add(marker);
+            stored = PermitNodes.limitOf(node.getData());
+            if (stored > 0) {
+                break;
             }
-        });
-        if (!orphans.isEmpty()) {
-            // Lingering past their session: every queued node waits for them (LockQueue checks markers first).
-            orphans.sort((a, b) -> Long.compare(a.fencingToken().orElse(0), b.fencingToken().orElse(0)));
-            return new KeyState(orphans.size() == 1 ? LockMode.EXCLUSIVE : LockMode.SHARED, orphans,
-                    OptionalInt.of(queue.size()));
         }
-        int waiters = queue.size() - holding.size();
-        if (holders.isEmpty()) {
-            return KeyState.free(OptionalInt.of(waiters));
-        }
-        LockMode mode = LockPaths.isShared(holding.get(0)) ? LockMode.SHARED : LockMode.EXCLUSIVE;
-        return new KeyState(mode, holders, OptionalInt.of(waiters));
+        return stored;
     }
 
     /** The answers to the markers' reads, null where a marker is gone. */
@@ -165,7 +114,7 @@ public final class KeyInspection {
                                      long deadline, String key) {
         List<CuratorEvent> answers = new ArrayList<>(reads.size());
         for (int i = 0; i < reads.size(); i++) {
-            answers.add(ops.dataResult(reads.get(i), deadline, parent + "/" + markers.get(i), key));
+            answers.add(ops.reads().dataResult(reads.get(i), deadline, parent + "/" + markers.get(i), key));
         }
         return answers;
     }

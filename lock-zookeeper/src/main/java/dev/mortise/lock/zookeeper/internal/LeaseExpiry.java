@@ -55,9 +55,9 @@ public final class LeaseExpiry {
             ended.add(node.path());
             timers.remove(node.path());
             guard.remove(grant);
-            ops.deleteLater(node.path());
+            ops.deletes().deleteLater(node.path());
             if (marker != null) {
-                ops.deleteLater(marker);
+                ops.deletes().deleteLater(marker);
             }
         }, Math.max(0, delay), TimeUnit.NANOSECONDS));
     }

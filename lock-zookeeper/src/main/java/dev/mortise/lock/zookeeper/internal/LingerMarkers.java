@@ -47,42 +47,10 @@ public final class LingerMarkers {
 
     private static final Logger log = LoggerFactory.getLogger(LingerMarkers.class);
 
-    /** The name prefix of a marker; a marker never looks like a lock node to {@link LockPaths}. */
-    public static final String PREFIX = "linger-czxid";
-
-    private final ZkOps ops;
+    private final ZkCalls calls;
 
     public LingerMarkers(ZkOps ops) {
-        this.ops = ops;
-    }
-
-    /** The marker of the hold on {@code node}, beside it in the key's parent. */
-    public static String path(NodeRef node) {
-        String nodePath = node.path();
-        return nodePath.substring(0, nodePath.lastIndexOf('/') + 1) + PREFIX + node.czxid();
-    }
-
-    /** The markers among a parent's children. */
-    public static List<String> among(List<String> children) {
-        List<String> markers = null;
-        for (String child : children) {
-            if (child.startsWith(PREFIX)) {
-                if (markers == null) {
-                    markers = new ArrayList<>(1);
-                }
-                markers.add(child);
-            }
-        }
-        return markers == null ? List.of() : markers;
-    }
-
-    /**
-     * A lower bound of the leader's clock now, from our node's creation time and the
-     * moment ({@link System#nanoTime}) its create was answered or later.
-     */
-    public static long serverNowAtLeast(NodeRef node, long answeredAtNanos) {
-        long elapsedMillis = (System.nanoTime() - answeredAtNanos) / 1_000_000;
-        return node.ctime() + elapsedMillis - elapsedMillis / 100;
+        this.calls = ops.calls();
     }
 
     /**
@@ -94,10 +62,10 @@ public final class LingerMarkers {
      * @throws dev.mortise.lock.LockBackendException if the server did not answer in time or refused
      */
     public boolean leave(NodeRef node, String owner, Duration linger, String key) {
-        String marker = path(node);
-        byte[] data = (lingerMillis(linger) + "\n" + owner).getBytes(StandardCharsets.UTF_8);
+        String marker = MarkerFormat.path(node);
+        byte[] data = MarkerFormat.data(linger, owner);
         byte[] ownerBytes = owner.getBytes(StandardCharsets.UTF_8);
-        CuratorFramework client = ops.client();
+        CuratorFramework client = calls.client();
         CuratorEvent event = transaction(key, marker, () -> List.of(
                 client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(marker, data),
                 client.transactionOp().setData().forPath(node.path(), ownerBytes)));
@@ -116,7 +84,7 @@ public final class LingerMarkers {
 
     /**
      * How long to wait before the markers among a key's children have all expired, judged
-     * by {@code serverNow} (a lower bound of the leader's clock: {@link #serverNowAtLeast});
+     * by {@code serverNow} (a lower bound of the leader's clock: {@link MarkerFormat#serverNowAtLeast});
      * expired markers are deleted on the way (only if unchanged since read).
      *
      * @return 0 if none is in force any more; else the milliseconds to wait, by this
@@ -127,23 +95,23 @@ public final class LingerMarkers {
             return 0;
         }
         List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(markers.size());
-        long deadline = ops.deadline();
+        long deadline = calls.deadline();
         for (String marker : markers) {
             CompletableFuture<CuratorEvent> read = new CompletableFuture<>();
-            send(key, "read the lingering hold's marker ", parent + "/" + marker, () -> ops.client().getData()
+            calls.submit(key, "read the lingering hold's marker ", parent + "/" + marker, () -> calls.client().getData()
                     .inBackground((c, e) -> read.complete(e)).forPath(parent + "/" + marker));
             reads.add(read);
         }
         long remaining = 0;
         for (int i = 0; i < markers.size(); i++) {
             String path = parent + "/" + markers.get(i);
-            CuratorEvent event = ops.awaitUntil(reads.get(i), deadline, "read the lingering hold's marker ", path, key);
+            CuratorEvent event = calls.awaitUntil(reads.get(i), deadline, "read the lingering hold's marker ", path, key);
             if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
                 continue;
             }
             check(event, key, "read the lingering hold's marker ", path);
             Stat stat = event.getStat();
-            long linger = parseLinger(event.getData());
+            long linger = MarkerFormat.parseLinger(event.getData());
             if (linger < 0) {
                 log.warn("Deleting {}: it is named like a lingering hold's marker but does not hold a linger in "
                         + "milliseconds (backend 'zookeeper')", path);
@@ -159,50 +127,12 @@ public final class LingerMarkers {
         return remaining;
     }
 
-    /** Milliseconds, rounded up, plus one for the millisecond the marker's mtime was truncated to. */
-    private static long lingerMillis(Duration linger) {
-        long millis = linger.toMillis();
-        return (linger.minusMillis(millis).isZero() ? millis : millis + 1) + 1;
-    }
-
-    static long parseLinger(byte[] data) {
-        if (data == null) {
-            return -1;
-        }
-        String text = new String(data, StandardCharsets.UTF_8);
-        int end = text.indexOf('\n');
-        try {
-            return Long.parseLong(end < 0 ? text : text.substring(0, end));
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** The owner a marker's data names (after its linger), or null if it names none. */
-    static String parseOwner(byte[] data) {
-        if (data == null) {
-            return null;
-        }
-        String text = new String(data, StandardCharsets.UTF_8);
-        int end = text.indexOf('\n');
-        return end < 0 ? null : text.substring(end + 1);
-    }
-
-    /** The czxid (the lingering hold's fencing token) a marker's name carries, or -1 if it carries none. */
-    static long czxidOf(String marker) {
-        try {
-            return Long.parseLong(marker.substring(PREFIX.length()));
-        } catch (NumberFormatException | IndexOutOfBoundsException e) {
-            return -1;
-        }
-    }
-
     /** Deletes an expired marker and waits, so the key's next owner leaves nothing behind. */
     private void deleteExpired(String path, int version, String key) {
         CompletableFuture<CuratorEvent> deleted = new CompletableFuture<>();
-        send(key, "delete the expired marker ", path, () -> ops.client().delete().withVersion(version)
+        calls.submit(key, "delete the expired marker ", path, () -> calls.client().delete().withVersion(version)
                 .inBackground((c, e) -> deleted.complete(e)).forPath(path));
-        CuratorEvent event = ops.awaitUntil(deleted, ops.deadline(), "delete the expired marker ", path, key);
+        CuratorEvent event = calls.awaitUntil(deleted, calls.deadline(), "delete the expired marker ", path, key);
         int code = event.getResultCode();
         // Gone already (another acquirer), or rewritten since read (then it is in force again and not ours to delete).
         if (code != KeeperException.Code.NONODE.intValue() && code != KeeperException.Code.BADVERSION.intValue()) {
@@ -216,31 +146,16 @@ public final class LingerMarkers {
 
     private CuratorEvent transaction(String key, String marker, Ops operations) {
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        send(key, "leave the lingering hold's marker ", marker, () -> ops.client().transaction()
+        calls.submit(key, "leave the lingering hold's marker ", marker, () -> calls.client().transaction()
                 .inBackground((c, e) -> result.complete(e)).forOperations(operations.build()));
-        return ops.awaitUntil(result, ops.deadline(), "leave the lingering hold's marker ", marker, key);
-    }
-
-    private interface Call {
-        void send() throws Exception;
-    }
-
-    private void send(String key, String what, String path, Call call) {
-        ops.awaitConnected(what, path, key); // nothing queued in Curator while disconnected (see ZkOps)
-        try {
-            call.send();
-        } catch (Exception e) {
-            throw new dev.mortise.lock.LockBackendException("Could not send a request to " + what + path
-                    + Failures.forKey(key) + " (backend 'zookeeper', ensemble " + ops.ensemble() + "): " + e
-                    + ". Check that the CuratorFramework is started and not closed.", key, Failures.BACKEND, e);
-        }
+        return calls.awaitUntil(result, calls.deadline(), "leave the lingering hold's marker ", marker, key);
     }
 
     private void check(CuratorEvent event, String key, String what, String path) {
         int code = event.getResultCode();
         if (code != KeeperException.Code.OK.intValue()) {
             throw Failures.keeper(what + path, key, KeeperException.create(KeeperException.Code.get(code), path),
-                    ops.ensemble());
+                    calls.ensemble());
         }
     }
 }

@@ -5,8 +5,6 @@ import dev.mortise.lock.LockException;
 import dev.mortise.lock.spi.Grant;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.data.Stat;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The core's renewal, mapped onto the session: the session keeps renewed nodes alive by
@@ -33,16 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Renewal {
 
-    private static final Logger log = LoggerFactory.getLogger(Renewal.class);
-
     private final ZkOps ops;
     private final SessionGuard guard;
     private final SessionNodes nodes;
-    private final AtomicBoolean leaseWarned = new AtomicBoolean();
-    private volatile long checkedSession;
-    private volatile long checkedLeaseMillis;
-    /** The session timeout the server granted, as last read (0: not yet). */
-    private volatile int knownTimeoutMillis;
 
     public Renewal(ZkOps ops, SessionGuard guard) {
         this.ops = ops;
@@ -65,7 +55,7 @@ public final class Renewal {
             // Not the server's answer: something in this client failed. Say so, rather than leave the
             // core's "the lease ran out" advice (a longer lease) as the only explanation.
             throw new LockBackendException("Renewing " + grants.size() + " ZooKeeper lock(s) failed inside the client, "
-                    + "before or without a server answer (backend 'zookeeper', ensemble " + ops.ensemble() + "): " + e
+                    + "before or without a server answer (backend 'zookeeper', ensemble " + ops.calls().ensemble() + "): " + e
                     + ". This is a bug in the ZooKeeper backend, not a short lease or a slow server: a longer lease "
                     + "does not help. Please report it with this message; the watchdog retries every period and the "
                     + "leases run out locally if it keeps failing.", null, Failures.BACKEND, e);
@@ -80,7 +70,7 @@ public final class Renewal {
                     + "come back within them; check the ensemble.", null, Failures.BACKEND, null);
         }
         long sentAt = System.nanoTime();
-        long deadline = sentAt + ops.timeout().toNanos();
+        long deadline = sentAt + ops.calls().timeout().toNanos();
         Set<Grant> gone = new HashSet<>();
         List<Grant> ours = new ArrayList<>(grants.size());
         List<String> paths = new ArrayList<>(grants.size());
@@ -123,12 +113,12 @@ public final class Renewal {
     private boolean checkEach(List<Grant> grants, long sentAt, long deadline, Duration lease, Set<Grant> gone) {
         Map<Grant, CompletableFuture<CuratorEvent>> checks = new LinkedHashMap<>();
         for (Grant grant : grants) {
-            checks.put(grant, ops.existsAsync(grant.<NodeRef>state().path(), grant.key()));
+            checks.put(grant, ops.reads().existsAsync(grant.<NodeRef>state().path(), grant.key()));
         }
         boolean found = false;
         for (Map.Entry<Grant, CompletableFuture<CuratorEvent>> check : checks.entrySet()) {
             NodeRef node = check.getKey().state();
-            Stat stat = ops.existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
+            Stat stat = ops.reads().existsResult(check.getValue(), deadline, node.path(), check.getKey().key());
             if (stat == null || stat.getEphemeralOwner() != node.sessionId()) {
                 gone.add(check.getKey());
             } else {
@@ -137,69 +127,5 @@ public final class Renewal {
             }
         }
         return found;
-    }
-
-    /**
-     * Notes the session timeout the server granted for the grant's session (read once per
-     * session, not per grant), so that {@link #validity} bounds renewed holds by it, and says
-     * once, at INFO, when the lease is longer than that bound. The session timeout is
-     * negotiated: the server grants at most its {@code maxSessionTimeout} (20 ticks by
-     * default, 20 s on curator-test's server), whatever the client asked for.
-     *
-     * @param sessionId the session of the grant's node
-     */
-    public void checkLeaseAgainstSession(Duration lease, long sessionId) {
-        long leaseMillis = lease.toMillis();
-        if (sessionId == checkedSession && leaseMillis == checkedLeaseMillis) {
-            return;
-        }
-        int negotiated = sessionTimeoutMillis();
-        if (negotiated <= 0) {
-            return;
-        }
-        knownTimeoutMillis = negotiated;
-        checkedSession = sessionId;
-        checkedLeaseMillis = leaseMillis;
-        long bound = negotiated * 2L / 3;
-        if (leaseMillis > bound && leaseWarned.compareAndSet(false, true)) {
-            log.info("The default lease ({} ms) is longer than two thirds of the ZooKeeper session timeout the server "
-                    + "granted ({} ms): a renewed hold counts as valid for at most {} ms after each renewal (the ensemble "
-                    + "may end a session about its timeout after it last heard of it, and the ZooKeeper client itself "
-                    + "gives a silent connection up after two thirds of it), and the watchdog renews every third of "
-                    + "that. Raise the servers' maxSessionTimeout for longer validity.", leaseMillis, negotiated, bound);
-        }
-    }
-
-    /**
-     * What a grant or renewal with {@code lease} is worth locally: the lease, but at most two
-     * thirds of the session timeout. A pause of the holder longer than that may let the
-     * ensemble expire the session and grant the lock to another client before this client's
-     * connection thread notices; the local validity must run out first.
-     */
-    public Duration validity(Duration lease) {
-        int timeout = knownTimeoutMillis;
-        if (timeout <= 0) {
-            timeout = sessionTimeoutMillis();
-            if (timeout <= 0) {
-                return lease;
-            }
-            // Until connected the client reports the timeout asked for; keep only a granted one.
-            if (ops.client().getZookeeperClient().isConnected()) {
-                knownTimeoutMillis = timeout;
-            }
-        }
-        Duration bound = Duration.ofMillis(timeout * 2L / 3);
-        return bound.compareTo(lease) < 0 ? bound : lease;
-    }
-
-    /** The session timeout the server granted (the one asked for until connected); 0 if unknown. */
-    public int sessionTimeoutMillis() {
-        // Read live (until connected it is the timeout asked for); validity() caches it per session.
-        try {
-            return ops.client().getZookeeperClient().getZooKeeper().getSessionTimeout();
-        } catch (Exception e) {
-            log.debug("Could not read the negotiated session timeout", e);
-            return 0;
-        }
     }
 }

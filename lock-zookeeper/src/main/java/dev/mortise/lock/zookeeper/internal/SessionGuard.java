@@ -100,7 +100,7 @@ public final class SessionGuard implements ConnectionStateListener {
         // that says nothing about the session, so ask again.
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
-                return ops.client().getZookeeperClient().getZooKeeper().getSessionId();
+                return ops.calls().client().getZookeeperClient().getZooKeeper().getSessionId();
             } catch (Exception e) {
                 log.debug("Reading the session id failed; asking again", e);
             }
@@ -109,7 +109,7 @@ public final class SessionGuard implements ConnectionStateListener {
     }
 
     public boolean isConnected() {
-        return ops.client().getZookeeperClient().isConnected();
+        return ops.calls().client().getZookeeperClient().isConnected();
     }
 
     @Override
@@ -139,7 +139,7 @@ public final class SessionGuard implements ConnectionStateListener {
                         + "held lock '" + Failures.abbreviate(held.grant.key()) + "' expired (backend 'zookeeper'). "
                         + "Acquire again.", held.grant.key(), Failures.BACKEND, null));
             } else if (held.renewed && System.nanoTime() - held.confirmedAtNanos > held.leaseNanos) {
-                ops.deleteLater(node.path());
+                ops.deletes().deleteLater(node.path());
                 lose(held, new LockBackendException("Lock '" + Failures.abbreviate(held.grant.key()) + "' was not "
                         + "confirmed within its lease while the connection was suspended (backend 'zookeeper'); its "
                         + "node was deleted on reconnecting. Acquire again.", held.grant.key(), Failures.BACKEND, null));
@@ -160,7 +160,7 @@ public final class SessionGuard implements ConnectionStateListener {
         long now = System.nanoTime();
         forEachHold(held -> {
             if (held.renewed && now - held.confirmedAtNanos > held.leaseNanos) {
-                ops.deleteLater(held.grant.<NodeRef>state().path());
+                ops.deletes().deleteLater(held.grant.<NodeRef>state().path());
                 lose(held, new LockBackendException("Lock '" + Failures.abbreviate(held.grant.key()) + "' was not "
                         + "confirmed by ZooKeeper within its lease (backend 'zookeeper'); its node was deleted. "
                         + "Acquire again; check the ensemble's health if renewals keep failing.", held.grant.key(),
@@ -170,7 +170,7 @@ public final class SessionGuard implements ConnectionStateListener {
     }
 
     private void confirmOne(Held held, NodeRef node, long asOf) {
-        ops.existsAsync(node.path(), held.grant.key()).whenComplete((event, failure) -> {
+        ops.reads().existsAsync(node.path(), held.grant.key()).whenComplete((event, failure) -> {
             if (failure != null || epoch.get() != asOf) {
                 return; // a newer state change decides
             }

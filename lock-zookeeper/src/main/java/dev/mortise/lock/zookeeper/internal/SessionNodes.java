@@ -81,13 +81,13 @@ public final class SessionNodes {
         if (asked.isEmpty()) {
             return Set.of();
         }
-        CuratorFramework client = ops.client();
+        CuratorFramework client = ops.calls().client();
         ZooKeeper zk;
         try {
             zk = client.getZookeeperClient().getZooKeeper();
         } catch (Exception e) {
             throw Failures.keeper("list the session's lock nodes", null,
-                    KeeperException.create(KeeperException.Code.CONNECTIONLOSS), ops.ensemble());
+                    KeeperException.create(KeeperException.Code.CONNECTIONLOSS), ops.calls().ensemble());
         }
         // getEphemerals takes and returns server paths: the chroot and Curator's namespace are not applied.
         String serverPrefix = serverPrefix(client);
@@ -133,7 +133,7 @@ public final class SessionNodes {
                         + "check each lock node with its own exists request");
                 return null;
             } catch (KeeperException e) {
-                throw Failures.keeper("list the session's lock nodes", null, e, ops.ensemble());
+                throw Failures.keeper("list the session's lock nodes", null, e, ops.calls().ensemble());
             }
             for (String path : listed) {
                 // A prefix matches by string, not by path: other keys' nodes, or nodes of ours nobody

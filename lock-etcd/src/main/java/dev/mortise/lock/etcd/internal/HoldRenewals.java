@@ -1,0 +1,96 @@
+package dev.mortise.lock.etcd.internal;
+
+import dev.mortise.lock.spi.Grant;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Renewing holds: a keep-alive of the hold's lease (with a check of its key)
+ * when that lease was asked with the TTL wanted, else a move of its key to a lease of that
+ * TTL ({@link LeaseMove}). Renewals and moves of one hold are serialized on its
+ * {@link HoldState}, so a move never races another renewal of the same hold. Thread-safe.
+ */
+final class HoldRenewals {
+
+    private final Renewal renewal;
+    private final LeaseMove moves;
+
+    HoldRenewals(Renewal renewal, LeaseMove moves) {
+        this.renewal = renewal;
+        this.moves = moves;
+    }
+
+    /**
+     * Renews one hold with {@code lease}.
+     *
+     * @return false if the hold is gone
+     */
+    boolean renew(Grant grant, Duration lease) {
+        HoldState state = grant.state();
+        synchronized (state) {
+            if (state.lease().askedTtlSeconds() == LeaseKeeper.ttlSeconds(lease)) {
+                return renewal.renewAll(List.of(grant)).isEmpty();
+            }
+            return moves.move(grant, lease);
+        }
+    }
+
+    /**
+     * Renews every hold with {@code lease}. Holds whose lease already has that TTL (the
+     * common case: every renewed hold on the session of the default lease) are renewed
+     * together, one keep-alive and one check per lease as before; the others are moved one
+     * by one. A hold moved by a concurrent {@link #renew} while it was renewed together is
+     * renewed again on its new lease, so what is reported is true of the lease it is on.
+     */
+    Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+        long ttl = LeaseKeeper.ttlSeconds(lease);
+        List<Grant> together = new ArrayList<>(grants.size());
+        List<EtcdLease> leaseOf = new ArrayList<>(grants.size());
+        List<Grant> oneByOne = new ArrayList<>();
+        for (Grant grant : grants) {
+            EtcdLease current = ((HoldState) grant.state()).lease();
+            if (current.askedTtlSeconds() == ttl) {
+                together.add(grant);
+                leaseOf.add(current);
+            } else {
+                oneByOne.add(grant);
+            }
+        }
+        Set<Grant> gone = new HashSet<>(together.isEmpty() ? Set.of() : renewal.renewAll(together));
+        for (int i = 0; i < together.size(); i++) {
+            Grant grant = together.get(i);
+            if (!gone.contains(grant) && ((HoldState) grant.state()).lease() != leaseOf.get(i)) {
+                oneByOne.add(grant);
+            }
+        }
+        renewEach(oneByOne, lease, gone);
+        return gone;
+    }
+
+    /** {@link #renew} for each of {@code grants}, adding those gone to {@code gone}; the first failure is thrown last. */
+    private void renewEach(List<Grant> grants, Duration lease, Set<Grant> gone) {
+        RuntimeException failure = null;
+        for (Grant grant : grants) {
+            try {
+                if (!renew(grant, lease)) {
+                    gone.add(grant);
+                }
+            } catch (RuntimeException e) {
+                // Renew the others; the failure still tells the core this round trip failed.
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

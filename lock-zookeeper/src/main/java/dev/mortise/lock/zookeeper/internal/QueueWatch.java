@@ -1,0 +1,73 @@
+package dev.mortise.lock.zookeeper.internal;
+
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one watcher of a waiting acquisition, left on each node it waits for (one or several).
+ * Any event wakes the waiter: a deletion (its turn may have come), a data change (an admission
+ * signal, a new stored count, a hold left to linger), and also connection events
+ * (Disconnected, Expired), after which the waiter must look again rather than trust a watch
+ * that may be gone. A watch that fired for its node is gone on the server, so its path is
+ * forgotten here and armed again if still wanted. Thread-safe: events come on the client's
+ * event thread.
+ */
+final class QueueWatch implements Watcher {
+
+    private final AtomicLong notifications;
+    private final LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    private final Set<String> armed = ConcurrentHashMap.newKeySet();
+
+    /** @param notifications counts the events received (what the herd test measures) */
+    QueueWatch(AtomicLong notifications) {
+        this.notifications = notifications;
+    }
+
+    @Override
+    public void process(WatchedEvent event) {
+        if (event.getType() == Event.EventType.DataWatchRemoved) {
+            return; // our own removal of a watch nobody waits for (NodeWatches.unwatch)
+        }
+        notifications.incrementAndGet();
+        if (event.getType() != Event.EventType.None && event.getPath() != null) {
+            armed.remove(event.getPath());
+        }
+        events.add(event);
+    }
+
+    /** Records that a watch on {@code path} is being set; false if one is already in force. */
+    boolean arm(String path) {
+        return armed.add(path);
+    }
+
+    /** Forgets {@code path} (its watch was not set, fired, or was removed). */
+    void disarm(String path) {
+        armed.remove(path);
+    }
+
+    /** The paths whose watches are in force (a snapshot). */
+    Set<String> armed() {
+        return Set.copyOf(armed);
+    }
+
+    /** Forgets events that came before now (what is looked at next shows what they announced). */
+    void clear() {
+        events.clear();
+    }
+
+    /** @return the first event since {@link #clear}, or null if none came within {@code nanos} */
+    WatchedEvent await(long nanos) throws InterruptedException {
+        return events.poll(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether {@code event} says that the node at {@code path} was deleted (not a connection event). */
+    static boolean deleted(WatchedEvent event, String path) {
+        return event != null && event.getType() == Event.EventType.NodeDeleted && path.equals(event.getPath());
+    }
+}
