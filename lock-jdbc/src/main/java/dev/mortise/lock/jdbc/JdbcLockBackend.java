@@ -87,29 +87,29 @@ public final class JdbcLockBackend implements LockBackend {
         boolean serverClock = builder.fencingTokens == FencingTokens.SERVER_CLOCK;
         ReleaseSignals signals = new ReleaseSignals();
         this.listener = builder.listen
-                ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds,
+                ? Dialects.listener(dialect.database(), builder.dataSource, table, signals, queryTimeoutSeconds,
                 builder.operationTimeout) : null;
         // a backend that hears no NOTIFY polls, so its waits record no interest that would make releases notify
-        DialectSql sql = Dialects.statements(dialect, table, queryTimeoutSeconds, serverClock, listener != null);
+        DialectSql sql = Dialects.statements(dialect.database(), table, queryTimeoutSeconds, serverClock, listener != null);
         this.inspection = sql.inspection();
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         int seconds = queryTimeoutSeconds;
         if (tableOwed) {
             calls.setUpOnFirstUse(c -> {
-                Schema.createIfMissing(c, dialect, table, seconds);
+                Schema.createIfMissing(c, dialect.database(), table, seconds);
                 return null;
             });
         }
         if (builder.createTable) {
             calls.recreateTableWhenMissing(c -> {
-                Schema.createIfMissing(c, dialect, table, seconds);
+                Schema.createIfMissing(c, dialect.database(), table, seconds);
                 return null;
             });
         }
         JdbcWait waits = new JdbcWait(listener, signals, builder.pushedPollInterval.toNanos(),
                 builder.operationTimeout.toNanos());
         this.holds = new Holds(sql, calls, waits, signals, listener != null, keyColumnBytes,
-                builder.operationTimeout, table, Schema.upgradeText(dialect, table));
+                builder.operationTimeout, table, Schema.upgradeText(dialect.database(), table));
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
                 serverClock ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));

@@ -1,6 +1,6 @@
 package dev.mortise.lock.jdbc.internal;
 
-import dev.mortise.lock.jdbc.JdbcDialect;
+import dev.mortise.lock.spi.SqlDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +22,7 @@ public final class Dialects {
      * @param recordWaiters whether waiting requests record themselves so releases notify them (PostgreSQL,
      *                      when this backend listens for releases; a backend that polls records nothing)
      */
-    public static DialectSql statements(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
+    public static DialectSql statements(SqlDatabase dialect, TableName table, int queryTimeoutSeconds,
                                         boolean serverClock, boolean recordWaiters) {
         int timeout = queryTimeoutSeconds;
         return switch (dialect) {
@@ -69,10 +69,10 @@ public final class Dialects {
      * The LISTEN connection for PostgreSQL, or {@code null} when the dialect cannot push or
      * the PostgreSQL driver is not on the class path (then waiters poll, and a warning says why).
      */
-    public static ReleaseListener listener(JdbcDialect dialect, DataSource dataSource, TableName table,
+    public static ReleaseListener listener(SqlDatabase dialect, DataSource dataSource, TableName table,
                                            ReleaseSignals signals, int queryTimeoutSeconds,
                                            java.time.Duration operationTimeout) {
-        if (dialect != JdbcDialect.POSTGRESQL) {
+        if (dialect != SqlDatabase.POSTGRESQL) {
             return null;
         }
         try {

@@ -1,8 +1,8 @@
 package dev.mortise.lock.jdbc.internal;
 
 import dev.mortise.lock.LockMode;
-import dev.mortise.lock.jdbc.JdbcDialect;
 import dev.mortise.lock.spi.KeyState;
+import dev.mortise.lock.spi.SqlDatabase;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -80,7 +80,7 @@ public final class InspectSql {
             FROM ${table} t
             WHERE t.lock_key = ?""";
 
-    public InspectSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds) {
+    public InspectSql(SqlDatabase dialect, TableName table, int queryTimeoutSeconds) {
         String text = switch (dialect) {
             case POSTGRESQL -> POSTGRES.formatted(PostgresExpressions.NOW_US, SHARED);
             case MYSQL -> MYSQL.formatted(MySqlExpressions.NOW_US, SHARED);
@@ -100,8 +100,8 @@ public final class InspectSql {
         this.legacySelect = ("SELECT lock_owner, fencing_token, CASE WHEN lock_owner IS NOT NULL AND expires_at > " + now
                 + " THEN 1 ELSE 0 END, " + remaining + ", NULL, NULL FROM ${table} WHERE lock_key = ?")
                 .replace("${table}", table.sql());
-        this.binaryKey = dialect == JdbcDialect.MYSQL;
-        this.readerArray = dialect == JdbcDialect.H2;
+        this.binaryKey = dialect == SqlDatabase.MYSQL;
+        this.readerArray = dialect == SqlDatabase.H2;
         this.queryTimeoutSeconds = queryTimeoutSeconds;
     }
 

@@ -51,30 +51,25 @@ final class ExclusiveHolds implements HoldDriver {
     }
 
     /** A waiting writer: each attempt marks the row it is refused on; giving up removes the marker. */
-    private final class MarkingWait implements JdbcWait.Attempts {
-
-        private final LockRequest request;
-        private final String stored;
-        private boolean marked;
+    private final class MarkingWait extends OneWait {
 
         MarkingWait(LockRequest request, String stored) {
-            this.request = request;
-            this.stored = stored;
+            super(request, stored);
         }
 
         @Override
-        public Attempt attempt(long markMillis) {
+        Attempt attempt(long markMillis, boolean first) {
             if (version.isLegacy()) {
                 return tryAcquire(request);
             }
-            marked = true;
             return admission.attempt(request, "acquire", (c, key, requestedAt) ->
                     acquireMarking(c, key, request, markMillis, requestedAt));
         }
 
+        /** Nothing was marked on a table of the previous version (found at the latest by the first attempt). */
         @Override
-        public void giveUp() {
-            if (marked && !version.isLegacy()) {
+        void removeLeftovers() {
+            if (!version.isLegacy()) {
                 leftovers.clearMark(request.key(), stored, request.owner());
             }
         }

@@ -71,32 +71,23 @@ final class PermitHolds implements HoldDriver {
         return new PermitWait(request, storedKey);
     }
 
-    /** A waiting permit request: recorded like a waiting reader, and following the stored count after its first attempt. */
-    private final class PermitWait implements JdbcWait.Attempts {
-
-        private final LockRequest request;
-        private final String stored;
-        private boolean attempted;
+    /** A waiting permit request: recorded as a waiting reader is, following the stored count after its first attempt. */
+    private final class PermitWait extends OneWait {
 
         PermitWait(LockRequest request, String stored) {
-            this.request = request;
-            this.stored = stored;
+            super(request, stored);
         }
 
         @Override
-        public Attempt attempt(long markMillis) {
+        Attempt attempt(long markMillis, boolean first) {
             // The first attempt is the request arriving (a count mismatch refuses it); later ones
             // are a waiting request, which follows the stored count (setPermits wakes it).
-            boolean follow = attempted;
-            attempted = true;
-            return PermitHolds.this.attempt(request, follow, leftovers.recorded(), markMillis);
+            return PermitHolds.this.attempt(request, !first, leftovers.recorded(), markMillis);
         }
 
         @Override
-        public void giveUp() {
-            if (attempted && leftovers.recorded()) {
-                leftovers.forgetWaiter(request.key(), stored, request.owner());
-            }
+        void removeLeftovers() {
+            leftovers.forgetWaiter(request.key(), stored, request.owner());
         }
     }
 

@@ -45,30 +45,22 @@ final class SharedHolds implements HoldDriver {
     }
 
     /** A waiting reader: its refused attempts may record it in the row; giving up removes the record. */
-    private final class ReaderWait implements JdbcWait.Attempts {
-
-        private final LockRequest request;
-        private final String stored;
-        private boolean attempted;
+    private final class ReaderWait extends OneWait {
 
         ReaderWait(LockRequest request, String stored) {
-            this.request = request;
-            this.stored = stored;
+            super(request, stored);
         }
 
         @Override
-        public Attempt attempt(long markMillis) {
-            attempted = true;
+        Attempt attempt(long markMillis, boolean first) {
             return admission.attempt(request, "acquire (shared)", (c, key, requestedAt) -> version.shared(() ->
                     shared.acquireSharedWaiting(c, key, request.owner(), Leases.millis(request.lease()), markMillis,
                             requestedAt)));
         }
 
         @Override
-        public void giveUp() {
-            if (attempted && leftovers.recorded()) {
-                leftovers.forgetWaiter(request.key(), stored, request.owner());
-            }
+        void removeLeftovers() {
+            leftovers.forgetWaiter(request.key(), stored, request.owner());
         }
     }
 

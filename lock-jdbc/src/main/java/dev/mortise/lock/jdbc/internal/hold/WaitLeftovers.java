@@ -5,6 +5,9 @@ import dev.mortise.lock.jdbc.internal.WaitSql;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+
 /**
  * Removes what a wait that ends without a grant left on the key's row: a writer's marker, or a
  * waiter's record (PostgreSQL). Best effort: a failure only leaves it to expire, within the mark
@@ -24,34 +27,37 @@ final class WaitLeftovers {
         this.waits = waits;
     }
 
-    /** Whether waits record themselves in the row, so that a reader's or a permit request's wait has a record to forget. */
+    /** Whether waiting requests record themselves in the row (PostgreSQL listening for releases). */
     boolean recorded() {
         return waits.recordsWaiters();
     }
 
-    /** Removes a waiting reader's (or permit request's) record as a waiter (PostgreSQL). */
+    /** Removes a waiting reader's (or permit request's) record as a waiter, where waits record themselves. */
     void forgetWaiter(String userKey, String stored, String owner) {
-        try {
-            calls.run(userKey, "remove the waiting reader's record of", c -> {
-                waits.forgetWaiter(c, stored, owner);
-                return null;
-            });
-        } catch (RuntimeException e) {
-            log.debug("Could not remove the waiting reader's record of lock '{}' (backend 'jdbc'); it expires on its own",
-                    userKey, e);
+        if (waits.recordsWaiters()) {
+            bestEffort(userKey, "the waiting reader's record", c -> waits.forgetWaiter(c, stored, owner));
         }
     }
 
     /** Removes the waiting writer's marker. */
     void clearMark(String userKey, String stored, String owner) {
+        bestEffort(userKey, "the waiting writer's marker", c -> waits.clearMark(c, stored, owner));
+    }
+
+    /** One removal on the row of {@code userKey}. */
+    @FunctionalInterface
+    private interface Removal {
+        void run(Connection connection) throws SQLException;
+    }
+
+    private void bestEffort(String userKey, String what, Removal removal) {
         try {
-            calls.run(userKey, "remove the waiting writer's marker of", c -> {
-                waits.clearMark(c, stored, owner);
+            calls.run(userKey, "remove " + what + " of", c -> {
+                removal.run(c);
                 return null;
             });
         } catch (RuntimeException e) {
-            log.debug("Could not remove the waiting writer's marker of lock '{}' (backend 'jdbc'); it expires on its own",
-                    userKey, e);
+            log.debug("Could not remove {} of lock '{}' (backend 'jdbc'); it expires on its own", what, userKey, e);
         }
     }
 }
