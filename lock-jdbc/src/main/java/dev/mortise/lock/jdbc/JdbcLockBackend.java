@@ -18,6 +18,7 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.SqlDatabase;
 
 import javax.sql.DataSource;
 import java.sql.Statement;
@@ -85,31 +86,32 @@ public final class JdbcLockBackend implements LockBackend {
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
         this.keyColumnBytes = builder.keyColumnBytes;
         boolean serverClock = builder.fencingTokens == FencingTokens.SERVER_CLOCK;
+        SqlDatabase database = dialect.database();
         ReleaseSignals signals = new ReleaseSignals();
         this.listener = builder.listen
-                ? Dialects.listener(dialect.database(), builder.dataSource, table, signals, queryTimeoutSeconds,
+                ? Dialects.listener(database, builder.dataSource, table, signals, queryTimeoutSeconds,
                 builder.operationTimeout) : null;
         // a backend that hears no NOTIFY polls, so its waits record no interest that would make releases notify
-        DialectSql sql = Dialects.statements(dialect.database(), table, queryTimeoutSeconds, serverClock, listener != null);
+        DialectSql sql = Dialects.statements(database, table, queryTimeoutSeconds, serverClock, listener != null);
         this.inspection = sql.inspection();
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
         int seconds = queryTimeoutSeconds;
         if (tableOwed) {
             calls.setUpOnFirstUse(c -> {
-                Schema.createIfMissing(c, dialect.database(), table, seconds);
+                Schema.createIfMissing(c, database, table, seconds);
                 return null;
             });
         }
         if (builder.createTable) {
             calls.recreateTableWhenMissing(c -> {
-                Schema.createIfMissing(c, dialect.database(), table, seconds);
+                Schema.createIfMissing(c, database, table, seconds);
                 return null;
             });
         }
         JdbcWait waits = new JdbcWait(listener, signals, builder.pushedPollInterval.toNanos(),
                 builder.operationTimeout.toNanos());
         this.holds = new Holds(sql, calls, waits, signals, listener != null, keyColumnBytes,
-                builder.operationTimeout, table, Schema.upgradeText(dialect.database(), table));
+                builder.operationTimeout, table, Schema.upgradeText(database, table));
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
                 serverClock ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
