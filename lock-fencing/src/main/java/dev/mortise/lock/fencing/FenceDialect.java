@@ -1,12 +1,12 @@
 package dev.mortise.lock.fencing;
 
+import dev.mortise.lock.spi.SqlDatabase;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-
-import dev.mortise.lock.spi.SqlDatabase;
 
 /**
  * The SQL dialects {@link JdbcFenceGuard} and {@link FencedUpdate} speak. Each ships the fence

@@ -29,7 +29,7 @@ import static dev.mortise.lock.jdbc.internal.PostgresExpressions.SHARED;
 final class PostgresSharedSql extends Statements implements SharedSql {
 
     /** Whether row {@code l} admits a new reader: free, expired or held shared, and no unexpired writer's marker. */
-    static final String ADMITS = "((l.lock_owner IS NULL OR l.expires_at <= " + NOW + " OR l.lock_owner = " + SHARED
+    private static final String ADMITS = "((l.lock_owner IS NULL OR l.expires_at <= " + NOW + " OR l.lock_owner = " + SHARED
             + ") AND (l.waiting_writer IS NULL OR l.writer_waits_until <= " + NOW + "))";
 
     /**
@@ -37,7 +37,7 @@ final class PostgresSharedSql extends Statements implements SharedSql {
      * the one decision ({@link PostgresAnswers}): it returns a row exactly when it granted, with
      * the token it wrote. {@code {NEXT}} is the token of a new grant on row {@code l}.
      */
-    static final String ADMIT = """
+    private static final String ADMIT = """
               INSERT INTO ${table} AS l (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key, shared_holds)
               VALUES (?, {SHARED}, {FIRST}, {NOW}, {LEASE}, ?, jsonb_build_object(CAST(? AS text), {EXPIRY_US}))
               ON CONFLICT (lock_key) DO UPDATE SET
@@ -81,7 +81,7 @@ final class PostgresSharedSql extends Statements implements SharedSql {
             SELECT NULL, {BLOCKED} FROM waited h""";
 
     /** Whether the row's entry of one owner parameter is unexpired. */
-    static final String OWN_ENTRY_LIVE = "lock_owner = " + SHARED + " AND expires_at > " + NOW
+    private static final String OWN_ENTRY_LIVE = "lock_owner = " + SHARED + " AND expires_at > " + NOW
             + " AND CAST(shared_holds ->> CAST(? AS text) AS BIGINT) > " + NOW_US;
 
     /** Over: owner, lease, key, owner. */

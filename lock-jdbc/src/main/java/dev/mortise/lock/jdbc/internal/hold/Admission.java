@@ -8,7 +8,6 @@ import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Grant;
-
 import dev.mortise.lock.spi.LockRequest;
 
 import java.sql.Connection;
