@@ -1,10 +1,11 @@
 package dev.mortise.lock.fencing;
 
+import dev.mortise.lock.spi.SqlDatabase;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -60,20 +61,7 @@ public enum FenceDialect {
      * {@code PostgreSQL}, {@code MySQL}, {@code MariaDB}, {@code H2}.
      */
     public static Optional<FenceDialect> forProductName(String productName) {
-        if (productName == null) {
-            return Optional.empty();
-        }
-        String name = productName.toLowerCase(Locale.ROOT);
-        if (name.contains("postgresql")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (name.contains("mysql") || name.contains("mariadb")) {
-            return Optional.of(MYSQL);
-        }
-        if (name.equals("h2")) {
-            return Optional.of(H2);
-        }
-        return Optional.empty();
+        return SqlDatabase.forProductName(productName).map(FenceDialect::of);
     }
 
     /**
@@ -82,16 +70,11 @@ public enum FenceDialect {
      * without asking the database.
      */
     public static Optional<FenceDialect> forJdbcUrl(String url) {
-        if (url == null) {
-            return Optional.empty();
-        }
-        String lower = url.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("jdbc:postgresql:")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (lower.startsWith("jdbc:mysql:") || lower.startsWith("jdbc:mariadb:")) {
-            return Optional.of(MYSQL);
-        }
-        return lower.startsWith("jdbc:h2:") ? Optional.of(H2) : Optional.empty();
+        return SqlDatabase.forJdbcUrl(url).map(FenceDialect::of);
+    }
+
+    /** The dialect of {@code database}: each dialect is named as the database it speaks. */
+    private static FenceDialect of(SqlDatabase database) {
+        return valueOf(database.name());
     }
 }

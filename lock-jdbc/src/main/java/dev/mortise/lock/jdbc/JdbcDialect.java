@@ -1,6 +1,8 @@
 package dev.mortise.lock.jdbc;
 
-import java.util.Locale;
+import dev.mortise.lock.jdbc.internal.Schema;
+import dev.mortise.lock.spi.SqlDatabase;
+
 import java.util.Optional;
 
 /**
@@ -11,24 +13,23 @@ import java.util.Optional;
 public enum JdbcDialect {
 
     /** PostgreSQL 9.5 or later: {@code INSERT … ON CONFLICT … DO UPDATE … RETURNING}, {@code LISTEN/NOTIFY}. */
-    POSTGRESQL("postgresql"),
+    POSTGRESQL,
     /**
      * MySQL 8.0.4 and MariaDB 10.6 or later: {@code INSERT … ON DUPLICATE KEY UPDATE} with
      * {@code LAST_INSERT_ID(expr)}; renewals join the holds as {@code JSON_TABLE}.
      */
-    MYSQL("mysql"),
+    MYSQL,
     /** H2 2.x (in memory, file, server or {@code AUTO_SERVER} mode): {@code MERGE … USING} in a {@code FINAL TABLE}. */
-    H2("h2");
-
-    private final String id;
-
-    JdbcDialect(String id) {
-        this.id = id;
-    }
+    H2;
 
     /** The classpath resource holding this dialect's {@code CREATE TABLE}, with {@code ${table}} for the table name. */
     public String schemaResource() {
-        return "dev/mortise/lock/jdbc/schema-" + id + ".sql";
+        return Schema.resource(database());
+    }
+
+    /** The database this dialect speaks: what the backend's statements are chosen by. */
+    SqlDatabase database() {
+        return SqlDatabase.valueOf(name());
     }
 
     /**
@@ -36,20 +37,7 @@ public enum JdbcDialect {
      * {@code PostgreSQL}, {@code MySQL}, {@code MariaDB}, {@code H2}.
      */
     public static Optional<JdbcDialect> forProductName(String productName) {
-        if (productName == null) {
-            return Optional.empty();
-        }
-        String name = productName.toLowerCase(Locale.ROOT);
-        if (name.contains("postgresql")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (name.contains("mysql") || name.contains("mariadb")) {
-            return Optional.of(MYSQL);
-        }
-        if (name.equals("h2")) {
-            return Optional.of(H2);
-        }
-        return Optional.empty();
+        return SqlDatabase.forProductName(productName).map(JdbcDialect::of);
     }
 
     /**
@@ -59,19 +47,11 @@ public enum JdbcDialect {
      * drivers ({@code jdbc:p6spy:...}) are not looked through: set the dialect for them.
      */
     public static Optional<JdbcDialect> forJdbcUrl(String url) {
-        if (url == null) {
-            return Optional.empty();
-        }
-        String lower = url.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("jdbc:postgresql:")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (lower.startsWith("jdbc:mysql:") || lower.startsWith("jdbc:mariadb:")) {
-            return Optional.of(MYSQL);
-        }
-        if (lower.startsWith("jdbc:h2:")) {
-            return Optional.of(H2);
-        }
-        return Optional.empty();
+        return SqlDatabase.forJdbcUrl(url).map(JdbcDialect::of);
+    }
+
+    /** The dialect of {@code database}: each dialect is named as the database it speaks. */
+    private static JdbcDialect of(SqlDatabase database) {
+        return valueOf(database.name());
     }
 }

@@ -1,41 +1,29 @@
 package dev.mortise.lock.jdbc;
 
 import dev.mortise.lock.FencingTokens;
-import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.PermitCountMismatchException;
-import dev.mortise.lock.jdbc.internal.BatchSql;
+import dev.mortise.lock.jdbc.internal.DialectSql;
 import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.InspectSql;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
-import dev.mortise.lock.jdbc.internal.LockSql;
-import dev.mortise.lock.jdbc.internal.PermitSql;
 import dev.mortise.lock.jdbc.internal.JdbcWait;
 import dev.mortise.lock.jdbc.internal.ReleaseListener;
 import dev.mortise.lock.jdbc.internal.ReleaseSignals;
 import dev.mortise.lock.jdbc.internal.Schema;
-import dev.mortise.lock.jdbc.internal.SharedKey;
-import dev.mortise.lock.jdbc.internal.SharedSql;
 import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.jdbc.internal.TableName;
-import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
+import dev.mortise.lock.jdbc.internal.hold.Holds;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.mortise.lock.spi.SqlDatabase;
 
 import javax.sql.DataSource;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -67,31 +55,17 @@ import java.util.Set;
  */
 public final class JdbcLockBackend implements LockBackend {
 
-    private static final Logger log = LoggerFactory.getLogger(JdbcLockBackend.class);
-
     private final JdbcDialect dialect;
     private final TableName table;
-    private final LockSql sql;
-    private final SharedSql shared;
-    /** Native semaphores, or null for a dialect without them (the core then uses one lock per permit). */
-    private final PermitSql permits;
-    private final BatchSql batch;
-    private final InspectSql inspection;
     private final JdbcCalls calls;
-    private final int keyColumnBytes;
+    private final InspectSql inspection;
     private final int queryTimeoutSeconds;
-    private final long pushedPollNanos;
-    private final long listenStartNanos;
-    private final ReleaseSignals signals = new ReleaseSignals();
+    private final int keyColumnBytes;
+    /** The LISTEN connection (PostgreSQL), or null where waiters poll. */
     private final ReleaseListener listener;
+    /** The drivers of the three kinds of hold, the batch path and the renewals. */
+    private final Holds holds;
     private final BackendGuarantees guarantees;
-    private final UnconfirmedGrants unconfirmed;
-    private final JdbcWait waits;
-    /**
-     * Set when the table turned out to be of the previous version (no columns for shared locks):
-     * waiting exclusive requests then leave no writer marker, and shared requests fail naming the DDL.
-     */
-    private volatile boolean legacyTable;
 
     private static final String FENCING_COUNTER =
             "A per-key counter in the lock row, which release keeps: strictly increasing for as long as the row "
@@ -110,43 +84,37 @@ public final class JdbcLockBackend implements LockBackend {
         this.dialect = dialect;
         this.table = builder.table;
         this.queryTimeoutSeconds = seconds(builder.operationTimeout);
-        this.sql = Dialects.sql(dialect, table, queryTimeoutSeconds,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
+        this.keyColumnBytes = builder.keyColumnBytes;
+        boolean serverClock = builder.fencingTokens == FencingTokens.SERVER_CLOCK;
+        SqlDatabase database = dialect.database();
+        ReleaseSignals signals = new ReleaseSignals();
         this.listener = builder.listen
-                ? Dialects.listener(dialect, builder.dataSource, table, signals, queryTimeoutSeconds,
+                ? Dialects.listener(database, builder.dataSource, table, signals, queryTimeoutSeconds,
                 builder.operationTimeout) : null;
         // a backend that hears no NOTIFY polls, so its waits record no interest that would make releases notify
-        this.shared = Dialects.sharedSql(dialect, table, queryTimeoutSeconds,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK, sql, listener != null);
-        this.permits = Dialects.permitSql(dialect, table, queryTimeoutSeconds,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
-        this.batch = Dialects.batchSql(dialect, table, queryTimeoutSeconds,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK);
-        this.inspection = new InspectSql(dialect, table, queryTimeoutSeconds);
+        DialectSql sql = Dialects.statements(database, table, queryTimeoutSeconds, serverClock, listener != null);
+        this.inspection = sql.inspection();
         this.calls = new JdbcCalls(builder.dataSource, table, builder.operationTimeout);
+        int seconds = queryTimeoutSeconds;
         if (tableOwed) {
-            int seconds = queryTimeoutSeconds;
             calls.setUpOnFirstUse(c -> {
-                Schema.createIfMissing(c, dialect, table, seconds);
+                Schema.createIfMissing(c, database, table, seconds);
                 return null;
             });
         }
         if (builder.createTable) {
-            int seconds = queryTimeoutSeconds;
             calls.recreateTableWhenMissing(c -> {
-                Schema.createIfMissing(c, dialect, table, seconds);
+                Schema.createIfMissing(c, database, table, seconds);
                 return null;
             });
         }
-        this.keyColumnBytes = builder.keyColumnBytes;
-        this.unconfirmed = new UnconfirmedGrants(sql, shared, calls, builder.operationTimeout);
-        this.pushedPollNanos = builder.pushedPollInterval.toNanos();
-        this.listenStartNanos = builder.operationTimeout.toNanos();
-        this.waits = new JdbcWait(listener, signals, pushedPollNanos, builder.operationTimeout.toNanos());
+        JdbcWait waits = new JdbcWait(listener, signals, builder.pushedPollInterval.toNanos(),
+                builder.operationTimeout.toNanos());
+        this.holds = new Holds(sql, calls, waits, signals, listener != null, keyColumnBytes,
+                builder.operationTimeout, table, Schema.upgradeText(database, table));
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
-                builder.fencingTokens == FencingTokens.SERVER_CLOCK ? FENCING_SERVER_CLOCK : FENCING_COUNTER,
-                Duration.ofMillis(1));
+                serverClock ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
     }
 
     /** A builder over {@code dataSource}: a plain one, never a transaction-aware proxy. */
@@ -187,84 +155,24 @@ public final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public boolean supportsPermits() {
-        return permits != null;
-    }
-
-    /** One statement: changes the stored count if permit holds are live, and wakes recorded waiters. */
-    @Override
-    public void setPermits(String key, int limit) {
-        requirePermits(key);
-        String stored = StoredKey.of(key, keyColumnBytes).value();
-        calls.runIdempotent(key, "set the permit count of", c -> permitStatement(() -> {
-            permits.setPermits(c, stored, limit);
-            return null;
-        }));
-        wakeLocalPermitWaiters(stored);
+        return true;
     }
 
     /**
+     * One statement: changes the stored count if permit holds are live, and wakes recorded waiters.
      * Without a release listener (MySQL/MariaDB, H2, or {@code listenForReleases(false)}) waiters
      * poll; this backend's own permit waiters (each acquisition is its own owner, so they wait
      * here rather than in the core's gate) are woken at once by its own releases and count changes.
      */
-    private void wakeLocalPermitWaiters(String storedKey) {
-        if (listener == null) {
-            signals.fire(storedKey);
-        }
-    }
-
-    private void requirePermits(String key) {
-        if (permits == null) {
-            throw new UnsupportedOperationException("backend 'jdbc' keeps no native semaphores on " + dialect
-                    + " (key '" + key + "'): the core builds them from one exclusive lock per permit");
-        }
-    }
-
-    /** One permit attempt; a refusal because live holds keep another count is thrown as a mismatch. */
-    private Attempt permitAttempt(LockRequest request, boolean follow, boolean record, long markMillis) {
-        requirePermits(request.key());
-        int[] mismatch = {0};
-        Attempt attempt = attempt(request, "acquire (permits)", (c, key, requestedAt) -> permitStatement(() -> {
-            PermitSql.Outcome outcome = permits.acquire(c, key, request.owner(), millis(request.lease()),
-                    request.permits().count(), request.permits().limit(), follow, record, markMillis, requestedAt);
-            mismatch[0] = outcome.mismatch();
-            return outcome.isGranted() ? new LockSql.Outcome(outcome.token(), -1)
-                    : new LockSql.Outcome(0, outcome.remainingMillis());
-        }));
-        if (!attempt.isGranted() && mismatch[0] > 0) {
-            throw new PermitCountMismatchException(request.key(), "jdbc", mismatch[0], request.permits().limit());
-        }
-        return attempt;
-    }
-
-    /** A statement of semaphores, whose failure on a table without the {@code permits} column names the DDL. */
-    private <T> T permitStatement(SqlWork<T> work) throws SQLException {
-        try {
-            return work.run();
-        } catch (SQLException e) {
-            if (!Schema.missingColumn(e)) {
-                throw e;
-            }
-            throw new SQLException("lock table '" + table + "' was created by a version of Mortise without native "
-                    + "semaphores and lacks their columns: run " + Schema.upgradeText(dialect, table)
-                    + " for the missing ones (or build the backend with createTableIfMissing(true), which adds them). "
-                    + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
-        }
+    @Override
+    public void setPermits(String key, int limit) {
+        holds.setPermits(key, limit);
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        checkOwner(request);
-        if (request.takesPermits()) {
-            return permitAttempt(request, false, false, 0);
-        }
-        if (request.shared()) {
-            return attempt(request, "acquire (shared)", (c, key, requestedAt) ->
-                    sharedStatement(() -> shared.acquireShared(c, key, request.owner(),
-                            millis(request.lease()), requestedAt)));
-        }
-        return attempt(request, "acquire", (c, key, requestedAt) ->
-                sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt));
+        Holds.checkOwner(request);
+        return holds.driver(request).tryAcquire(request);
     }
 
     /**
@@ -280,93 +188,7 @@ public final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public List<Grant> tryAcquireAll(List<LockRequest> requests) {
-        if (requests.isEmpty()) {
-            return List.of();
-        }
-        List<BatchSql.Part> parts = new ArrayList<>(requests.size());
-        boolean anyShared = false;
-        for (LockRequest request : requests) {
-            if (request.takesPermits()) {
-                return null; // permit requests are taken one by one (no native batch of them)
-            }
-            checkOwner(request);
-            parts.add(new BatchSql.Part(StoredKey.of(request.key(), keyColumnBytes), request.owner(), request.shared()));
-            anyShared |= request.shared();
-        }
-        if (!batch.accepts(parts) || anyShared && legacyTable) {
-            return null;
-        }
-        String first = requests.get(0).key();
-        long leaseMillis = millis(requests.get(0).lease());
-        boolean withShared = anyShared;
-        long[] requestedAt = {0};
-        long[] firstSent = {0};
-        long[] tokens;
-        try {
-            tokens = calls.runIdempotent(first, "acquire " + requests.size() + " locks together, the first", c -> {
-                if (requestedAt[0] != 0 && firstSent[0] == 0) {
-                    firstSent[0] = requestedAt[0]; // an earlier send lost its connection: it may still commit
-                }
-                long[] taken = withShared ? sharedStatement(() -> batch.acquireAll(c, parts, leaseMillis, requestedAt))
-                        : batch.acquireAll(c, parts, leaseMillis, requestedAt);
-                return giveBackUnlessAll(c, parts, taken) ? taken : null;
-            });
-        } catch (LockBackendException e) {
-            if (requestedAt[0] != 0) {
-                // Sent, but no answer (or a give-back failed): any part may be held, or be granted still.
-                for (int i = 0; i < parts.size(); i++) {
-                    BatchSql.Part part = parts.get(i);
-                    unconfirmed.release(requests.get(i).key(), part.key().value(), part.owner(),
-                            firstSent[0] != 0 ? firstSent[0] : requestedAt[0], leaseMillis, part.shared());
-                }
-            }
-            throw e;
-        }
-        if (tokens == null) {
-            if (firstSent[0] != 0) {
-                // Refused on the resend, but the first send (whose connection broke) may still commit later.
-                for (int i = 0; i < parts.size(); i++) {
-                    BatchSql.Part part = parts.get(i);
-                    unconfirmed.release(requests.get(i).key(), part.key().value(), part.owner(), firstSent[0],
-                            leaseMillis, part.shared());
-                }
-            }
-            return List.of();
-        }
-        List<Grant> grants = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            LockRequest request = requests.get(i);
-            String stored = parts.get(i).key().value();
-            Object state = request.shared() ? new SharedKey(stored) : stored;
-            grants.add(new Grant(request.key(), request.owner(), tokens[i], earliest(firstSent[0], requestedAt[0]),
-                    state));
-        }
-        return grants;
-    }
-
-    /**
-     * Whether every part was taken; if only some were (a row changed between the batch's check and its
-     * write), releases those on {@code c} first, so nothing of the batch stays on the server.
-     */
-    private boolean giveBackUnlessAll(java.sql.Connection c, List<BatchSql.Part> parts, long[] tokens)
-            throws SQLException {
-        boolean all = true;
-        for (long token : tokens) {
-            all &= token > 0;
-        }
-        if (!all) {
-            for (int i = 0; i < parts.size(); i++) {
-                if (tokens[i] > 0) {
-                    BatchSql.Part part = parts.get(i);
-                    if (part.shared()) {
-                        shared.releaseShared(c, part.key().value(), part.owner());
-                    } else {
-                        sql.release(c, part.key().value(), part.owner());
-                    }
-                }
-            }
-        }
-        return all;
+        return holds.tryAcquireAll(requests);
     }
 
     /**
@@ -379,199 +201,13 @@ public final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        checkOwner(request);
-        String stored = StoredKey.of(request.key(), keyColumnBytes).value();
-        if (request.takesPermits()) {
-            requirePermits(request.key());
-            return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
-                private boolean attempted;
-
-                @Override
-                public Attempt attempt(long markMillis) {
-                    // The first attempt is the request arriving (a count mismatch refuses it); later ones
-                    // are a waiting request, which follows the stored count (setPermits wakes it).
-                    boolean follow = attempted;
-                    attempted = true;
-                    return permitAttempt(request, follow, shared.recordsWaiters(), markMillis);
-                }
-
-                @Override
-                public void giveUp() {
-                    if (attempted && shared.recordsWaiters()) {
-                        forgetWaiter(request.key(), stored, request.owner());
-                    }
-                }
-            });
-        }
-        if (request.shared()) {
-            return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
-                private boolean attempted;
-
-                @Override
-                public Attempt attempt(long markMillis) {
-                    attempted = true;
-                    return JdbcLockBackend.this.attempt(request, "acquire (shared)", (c, key, requestedAt) ->
-                            sharedStatement(() -> shared.acquireSharedWaiting(c, key, request.owner(),
-                                    millis(request.lease()), markMillis, requestedAt)));
-                }
-
-                @Override
-                public void giveUp() {
-                    if (attempted && shared.recordsWaiters()) {
-                        forgetWaiter(request.key(), stored, request.owner());
-                    }
-                }
-            });
-        }
-        return waits.acquire(request.key(), stored, wait, new JdbcWait.Attempts() {
-            private boolean marked;
-
-            @Override
-            public Attempt attempt(long markMillis) {
-                if (legacyTable) {
-                    return tryAcquire(request);
-                }
-                marked = true;
-                return JdbcLockBackend.this.attempt(request, "acquire", (c, key, requestedAt) ->
-                        acquireMarking(c, key, request, markMillis, requestedAt));
-            }
-
-            @Override
-            public void giveUp() {
-                if (marked && !legacyTable) {
-                    clearMark(request.key(), stored, request.owner());
-                }
-            }
-        });
-    }
-
-    private LockSql.Outcome acquireMarking(java.sql.Connection c, StoredKey key, LockRequest request, long markMillis,
-                                           long[] requestedAt) throws SQLException {
-        try {
-            return shared.acquireMarking(c, key, request.owner(), millis(request.lease()), markMillis, requestedAt);
-        } catch (SQLException e) {
-            if (!Schema.missingColumn(e)) {
-                throw e;
-            }
-            legacyTable = true;
-            log.warn("Lock table '{}' has no columns for shared locks (a table of the previous version), so waiting "
-                    + "writers leave no marker and shared locks are refused (backend 'jdbc'). Run: {}", table,
-                    Schema.upgradeText(dialect, table));
-            return sql.acquire(c, key, request.owner(), millis(request.lease()), requestedAt);
-        }
-    }
-
-    /** Removes a reader's record as a waiter (PostgreSQL); a failure only leaves it to expire, within the mark horizon. */
-    private void forgetWaiter(String userKey, String stored, String owner) {
-        try {
-            calls.run(userKey, "remove the waiting reader's record of", c -> {
-                shared.forgetWaiter(c, stored, owner);
-                return null;
-            });
-        } catch (RuntimeException e) {
-            log.debug("Could not remove the waiting reader's record of lock '{}' (backend 'jdbc'); it expires on its own",
-                    userKey, e);
-        }
-    }
-
-    /** Removes the waiting writer's marker; a failure only leaves it to expire, within the mark horizon. */
-    private void clearMark(String userKey, String stored, String owner) {
-        try {
-            calls.run(userKey, "remove the waiting writer's marker of", c -> {
-                shared.clearMark(c, stored, owner);
-                return null;
-            });
-        } catch (RuntimeException e) {
-            log.debug("Could not remove the waiting writer's marker of lock '{}' (backend 'jdbc'); it expires on its own",
-                    userKey, e);
-        }
-    }
-
-    /** One acquire statement, with the clean-up of an unanswered one (see {@link UnconfirmedGrants}). */
-    private Attempt attempt(LockRequest request, String action, AcquireStatement statement) {
-        StoredKey key = StoredKey.of(request.key(), keyColumnBytes);
-        long[] requestedAt = {0};
-        long[] firstSent = {0};
-        LockSql.Outcome outcome;
-        try {
-            outcome = calls.runIdempotent(request.key(), action, c -> {
-                if (requestedAt[0] != 0 && firstSent[0] == 0) {
-                    firstSent[0] = requestedAt[0]; // an earlier send lost its connection: it may still commit
-                }
-                return statement.run(c, key, requestedAt);
-            });
-        } catch (LockBackendException e) {
-            if (requestedAt[0] != 0) {
-                // Sent, but no answer: the server may have granted it, or may still. Nobody will renew that owner.
-                unconfirmed.release(request.key(), key.value(), request.owner(),
-                        firstSent[0] != 0 ? firstSent[0] : requestedAt[0], millis(request.lease()), request.shared());
-            }
-            throw e;
-        }
-        if (!outcome.isGranted() && firstSent[0] != 0) {
-            // Busy on the resend, but the first send (whose connection broke) may still commit a grant later.
-            unconfirmed.release(request.key(), key.value(), request.owner(), firstSent[0], millis(request.lease()),
-                    request.shared());
-        }
-        if (outcome.isGranted()) {
-            Object state = request.shared() ? new SharedKey(key.value(), request.takesPermits()) : key.value();
-            return Attempt.granted(new Grant(request.key(), request.owner(), outcome.token(),
-                    earliest(firstSent[0], requestedAt[0]), state));
-        }
-        return Attempt.busy(outcome.remainingMillis() < 0 ? null : Duration.ofMillis(outcome.remainingMillis()));
-    }
-
-    /**
-     * When a grant's validity counts from: the first send of its request when the statement had to be
-     * sent again ({@code firstSent}, else 0), otherwise the one send. A resend's grant rests on the first
-     * send too: that send may have committed (the resend then keeps its token, or finds its entry),
-     * and the database's expiry of what it wrote counts from its own statement. Counting from the
-     * resend would outlive that expiry by the time the first answer was lost for.
-     */
-    private static long earliest(long firstSent, long requestedAt) {
-        return firstSent != 0 ? firstSent : requestedAt;
-    }
-
-    /** One acquire statement on a borrowed connection. */
-    @FunctionalInterface
-    private interface AcquireStatement {
-        LockSql.Outcome run(java.sql.Connection c, StoredKey key, long[] requestedAt) throws SQLException;
-    }
-
-    /** A statement of shared locks, whose failure on a table of the previous version names the DDL to run. */
-    private <T> T sharedStatement(SqlWork<T> work) throws SQLException {
-        try {
-            return work.run();
-        } catch (SQLException e) {
-            if (!Schema.missingColumn(e)) {
-                throw e;
-            }
-            throw new SQLException("lock table '" + table + "' was created by a version of Mortise without shared "
-                    + "locks and lacks their columns: run " + Schema.upgradeText(dialect, table)
-                    + " (or build the backend with createTableIfMissing(true), which adds them). " + e.getMessage(),
-                    e.getSQLState(), e.getErrorCode(), e);
-        }
-    }
-
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run() throws SQLException;
-    }
-
-    private static void checkOwner(LockRequest request) {
-        if (SharedSql.SHARED_OWNER.equals(request.owner())) {
-            throw new IllegalArgumentException("owner '" + SharedSql.SHARED_OWNER + "' of lock '" + request.key()
-                    + "' is what the JDBC backend ('jdbc') stores for a key held shared; use the core's owner ids");
-        }
+        Holds.checkOwner(request);
+        return holds.acquire(request, wait);
     }
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
-        if (grant.state() instanceof SharedKey key) {
-            return calls.runIdempotent(grant.key(), "renew (shared)", c -> sharedStatement(
-                    () -> shared.renewShared(c, key.stored(), grant.owner(), millis(lease))));
-        }
-        return calls.runIdempotent(grant.key(), "renew", c -> sql.renew(c, grant.state(), grant.owner(), millis(lease)));
+        return holds.driver(grant).renew(grant, lease);
     }
 
     /**
@@ -581,81 +217,12 @@ public final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        if (grants.isEmpty()) {
-            return Set.of();
-        }
-        List<Grant> exclusive = new ArrayList<>(grants.size());
-        List<Grant> sharedGrants = new ArrayList<>();
-        for (Grant grant : grants) {
-            (grant.state() instanceof SharedKey ? sharedGrants : exclusive).add(grant);
-        }
-        List<LockSql.Held> exclusiveHolds = new ArrayList<>(exclusive.size());
-        for (Grant grant : exclusive) {
-            exclusiveHolds.add(new LockSql.Held(grant.state(), grant.owner()));
-        }
-        List<LockSql.Held> sharedHolds = new ArrayList<>(sharedGrants.size());
-        for (Grant grant : sharedGrants) {
-            sharedHolds.add(new LockSql.Held(((SharedKey) grant.state()).stored(), grant.owner()));
-        }
-        String first = grants.iterator().next().key();
-        long millis = millis(lease);
-        BitSet[] gone = calls.runIdempotent(grants.size() == 1 ? first : null, "renew " + grants.size()
-                + " locks (the first is '" + first + "')", c -> new BitSet[]{
-                exclusiveHolds.isEmpty() ? new BitSet() : sql.renewAll(c, exclusiveHolds, millis),
-                sharedHolds.isEmpty() ? new BitSet() : sharedStatement(() -> renewAllShared(c, sharedHolds, millis))});
-        if (gone[0].isEmpty() && gone[1].isEmpty()) {
-            return Set.of();
-        }
-        Set<Grant> lost = new HashSet<>();
-        for (int i = gone[0].nextSetBit(0); i >= 0; i = gone[0].nextSetBit(i + 1)) {
-            lost.add(exclusive.get(i));
-        }
-        for (int i = gone[1].nextSetBit(0); i >= 0; i = gone[1].nextSetBit(i + 1)) {
-            lost.add(sharedGrants.get(i));
-        }
-        return lost;
-    }
-
-    /** Shared holds in runs of at most about a million characters of keys and owners, as the exclusive ones. */
-    private BitSet renewAllShared(java.sql.Connection c, List<LockSql.Held> holds, long millis) throws SQLException {
-        BitSet gone = new BitSet();
-        int from = 0;
-        while (from < holds.size()) {
-            int to = from;
-            long chars = 0;
-            while (to < holds.size() && (to == from || chars + weight(holds.get(to)) <= SHARED_STATEMENT_CHARS)) {
-                chars += weight(holds.get(to++));
-            }
-            BitSet run = shared.renewAllShared(c, holds.subList(from, to), millis);
-            for (int i = run.nextSetBit(0); i >= 0; i = run.nextSetBit(i + 1)) {
-                gone.set(from + i);
-            }
-            from = to;
-        }
-        return gone;
-    }
-
-    private static final long SHARED_STATEMENT_CHARS = 1_000_000;
-
-    private static long weight(LockSql.Held held) {
-        return held.key().length() + held.owner().length();
+        return holds.renewAll(grants, lease);
     }
 
     @Override
     public boolean release(Grant grant) {
-        if (grant.state() instanceof SharedKey key && key.permits()) {
-            boolean released = calls.run(grant.key(), "release (permits)", c -> permitStatement(
-                    () -> permits.release(c, key.stored(), grant.owner())));
-            if (released) {
-                wakeLocalPermitWaiters(key.stored());
-            }
-            return released;
-        }
-        if (grant.state() instanceof SharedKey key) {
-            return calls.run(grant.key(), "release (shared)", c -> sharedStatement(
-                    () -> shared.releaseShared(c, key.stored(), grant.owner())));
-        }
-        return calls.run(grant.key(), "release", c -> sql.release(c, grant.state(), grant.owner()));
+        return holds.driver(grant).release(grant);
     }
 
     /**
@@ -685,7 +252,7 @@ public final class JdbcLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        unconfirmed.close();
+        holds.close();
         if (listener != null) {
             listener.close();
         }
@@ -702,11 +269,5 @@ public final class JdbcLockBackend implements LockBackend {
      */
     static int seconds(Duration timeout) {
         return (int) Math.min(Integer.MAX_VALUE, (timeout.toMillis() + 999) / 1000 + 1);
-    }
-
-    /** Whole milliseconds, rounded up, at most about a century, so no SQL interval overflows. */
-    static long millis(Duration lease) {
-        Duration capped = lease.compareTo(Duration.ofDays(36_500)) > 0 ? Duration.ofDays(36_500) : lease;
-        return Math.max(1, (capped.toNanos() + 999_999) / 1_000_000);
     }
 }

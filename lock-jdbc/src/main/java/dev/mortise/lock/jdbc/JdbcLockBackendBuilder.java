@@ -168,7 +168,7 @@ public final class JdbcLockBackendBuilder {
         if (createTable) {
             try {
                 calls.run(null, "create lock table '" + table + "'", c -> {
-                    Schema.createIfMissing(c, chosen, table, JdbcLockBackend.seconds(operationTimeout));
+                    Schema.createIfMissing(c, chosen.database(), table, JdbcLockBackend.seconds(operationTimeout));
                     return null;
                 });
             } catch (dev.mortise.lock.LockBackendException e) {

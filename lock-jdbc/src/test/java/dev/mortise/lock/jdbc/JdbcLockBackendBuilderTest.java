@@ -4,6 +4,7 @@ import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.jdbc.internal.Schema;
 import dev.mortise.lock.jdbc.internal.TableName;
+import dev.mortise.lock.spi.SqlDatabase;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
@@ -92,7 +93,7 @@ class JdbcLockBackendBuilderTest {
     @Test
     void shippedDdlIsThereForEveryDialect() {
         for (JdbcDialect dialect : JdbcDialect.values()) {
-            assertThat(Schema.ddl(dialect, TableName.of("t"))).startsWith("CREATE TABLE IF NOT EXISTS t (")
+            assertThat(Schema.ddl(SqlDatabase.valueOf(dialect.name()), TableName.of("t"))).startsWith("CREATE TABLE IF NOT EXISTS t (")
                     .contains("lock_key", "lock_owner", "fencing_token", "acquired_at", "expires_at", "original_key")
                     .doesNotContain("${table}");
         }

@@ -270,7 +270,7 @@ class PostgresNotifyInterestTest {
     void aTableWithoutTheWaitersColumnNotifiesEveryReleaseUntilUpgraded() throws Exception {
         String table = "prev_locks_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         try (Connection c = TestDatabases.postgres().getConnection(); Statement statement = c.createStatement()) {
-            statement.execute(dev.mortise.lock.jdbc.internal.Schema.ddl(JdbcDialect.POSTGRESQL,
+            statement.execute(dev.mortise.lock.jdbc.internal.Schema.ddl(dev.mortise.lock.spi.SqlDatabase.POSTGRESQL,
                     dev.mortise.lock.jdbc.internal.TableName.of(table)).replace(",\n    waiters       JSONB", ""));
             try (java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM information_schema.columns"
                     + " WHERE table_name = '" + table + "' AND column_name = 'waiters'")) {

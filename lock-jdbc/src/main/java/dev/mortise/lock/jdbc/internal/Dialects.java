@@ -1,6 +1,6 @@
 package dev.mortise.lock.jdbc.internal;
 
-import dev.mortise.lock.jdbc.JdbcDialect;
+import dev.mortise.lock.spi.SqlDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,73 +15,52 @@ public final class Dialects {
     }
 
     /**
-     * @param serverClock whether a new holder's token is {@code max(token + 1, database clock in µs)}
-     *                    ({@link dev.mortise.lock.FencingTokens#SERVER_CLOCK}) rather than {@code token + 1}
+     * The statements of {@code dialect} over {@code table}, every kind numbering tokens alike.
+     *
+     * @param serverClock   whether a new holder's token is {@code max(token + 1, database clock in µs)}
+     *                      ({@link dev.mortise.lock.FencingTokens#SERVER_CLOCK}) rather than {@code token + 1}
+     * @param recordWaiters whether waiting requests record themselves so releases notify them (PostgreSQL,
+     *                      when this backend listens for releases; a backend that polls records nothing)
      */
-    public static LockSql sql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds, boolean serverClock) {
+    public static DialectSql statements(SqlDatabase dialect, TableName table, int queryTimeoutSeconds,
+                                        boolean serverClock, boolean recordWaiters) {
+        int timeout = queryTimeoutSeconds;
         return switch (dialect) {
-            case POSTGRESQL -> new PostgresLockSql(table, queryTimeoutSeconds, serverClock);
-            case MYSQL -> new MySqlLockSql(table, queryTimeoutSeconds, serverClock);
-            case H2 -> new H2LockSql(table, queryTimeoutSeconds, serverClock);
+            case POSTGRESQL -> {
+                String first = first(serverClock, PostgresExpressions.CLOCK_MICROS);
+                String next = next(serverClock, "l.", PostgresExpressions.CLOCK_MICROS);
+                PostgresLockSql locks = new PostgresLockSql(table, timeout, first, next);
+                yield new DialectSql(locks,
+                        new PostgresSharedSql(table, timeout, first, next, locks.waiters(), recordWaiters),
+                        new PostgresWaitSql(table, timeout, first, next, locks.waiters(), recordWaiters),
+                        new PostgresPermitSql(table, timeout, first, next), new PostgresBatchSql(table, timeout, first, next),
+                        new InspectSql(dialect, table, timeout));
+            }
+            case MYSQL -> {
+                String first = first(serverClock, MySqlExpressions.NOW_US);
+                String next = next(serverClock, "", MySqlExpressions.NOW_US);
+                yield new DialectSql(new MySqlLockSql(table, timeout, first, next),
+                        new MySqlSharedSql(table, timeout, first, next), new MySqlWaitSql(table, timeout, first, next),
+                        new MySqlPermitSql(table, timeout, first, next), new MySqlBatchSql(table, timeout, first, next),
+                        new InspectSql(dialect, table, timeout));
+            }
+            case H2 -> {
+                String first = first(serverClock, H2Expressions.NOW_US);
+                String next = next(serverClock, "l.", H2Expressions.NOW_US);
+                yield new DialectSql(new H2LockSql(table, timeout, first, next),
+                        new H2SharedSql(table, timeout, first, next), new H2WaitSql(table, timeout, first, next),
+                        new H2PermitSql(table, timeout, first, next), new H2BatchSql(table, timeout, first, next),
+                        new InspectSql(dialect, table, timeout));
+            }
         };
     }
 
-    /**
-     * The statements for shared holds and waiting writers, numbering tokens as {@link #sql} does
-     * (a reader's grant takes the next token of the same counter); {@code sql} is this backend's
-     * {@link #sql}, whose record of the table's columns they share. {@code recordWaiters}: whether
-     * waiting requests record themselves so releases notify them (PostgreSQL, when this backend
-     * listens for releases; a backend that polls records nothing).
-     */
-    public static SharedSql sharedSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
-                                      boolean serverClock, LockSql sql, boolean recordWaiters) {
-        return switch (dialect) {
-            case POSTGRESQL -> new PostgresSharedSql(table, queryTimeoutSeconds,
-                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS),
-                    ((PostgresLockSql) sql).waiters(), recordWaiters);
-            case MYSQL -> new MySqlSharedSql(table, queryTimeoutSeconds,
-                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
-            case H2 -> new H2SharedSql(table, queryTimeoutSeconds,
-                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
-        };
-    }
-
-    /**
-     * The statements of native semaphores, numbering tokens as {@link #sql} does (each grant takes the
-     * next token of its key's one counter). Every dialect has them.
-     */
-    public static PermitSql permitSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
-                                      boolean serverClock) {
-        return switch (dialect) {
-            case POSTGRESQL -> new PostgresPermitSql(table, queryTimeoutSeconds,
-                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
-            case MYSQL -> new MySqlPermitSql(table, queryTimeoutSeconds,
-                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
-            case H2 -> new H2PermitSql(table, queryTimeoutSeconds,
-                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
-        };
-    }
-
-    /**
-     * The all-or-nothing multi-key acquire, numbering tokens as {@link #sql} and {@link #sharedSql} do
-     * (each part takes the next token of its key's one counter).
-     */
-    public static BatchSql batchSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds,
-                                    boolean serverClock) {
-        return switch (dialect) {
-            case POSTGRESQL -> new PostgresBatchSql(table, queryTimeoutSeconds,
-                    first(serverClock, PostgresLockSql.CLOCK_MICROS), next(serverClock, "l.", PostgresLockSql.CLOCK_MICROS));
-            case MYSQL -> new MySqlBatchSql(table, queryTimeoutSeconds,
-                    first(serverClock, MySqlLockSql.CLOCK_MICROS), next(serverClock, "", MySqlLockSql.CLOCK_MICROS));
-            case H2 -> new H2BatchSql(table, queryTimeoutSeconds,
-                    first(serverClock, H2LockSql.CLOCK_MICROS), next(serverClock, "l.", H2LockSql.CLOCK_MICROS));
-        };
-    }
-
+    /** The token of a new row. */
     private static String first(boolean serverClock, String clock) {
         return serverClock ? clock : "1";
     }
 
+    /** The token of a new holder of row {@code alias}. */
     private static String next(boolean serverClock, String alias, String clock) {
         return serverClock ? "GREATEST(" + alias + "fencing_token + 1, " + clock + ")" : alias + "fencing_token + 1";
     }
@@ -90,10 +69,10 @@ public final class Dialects {
      * The LISTEN connection for PostgreSQL, or {@code null} when the dialect cannot push or
      * the PostgreSQL driver is not on the class path (then waiters poll, and a warning says why).
      */
-    public static ReleaseListener listener(JdbcDialect dialect, DataSource dataSource, TableName table,
+    public static ReleaseListener listener(SqlDatabase dialect, DataSource dataSource, TableName table,
                                            ReleaseSignals signals, int queryTimeoutSeconds,
                                            java.time.Duration operationTimeout) {
-        if (dialect != JdbcDialect.POSTGRESQL) {
+        if (dialect != SqlDatabase.POSTGRESQL) {
             return null;
         }
         try {

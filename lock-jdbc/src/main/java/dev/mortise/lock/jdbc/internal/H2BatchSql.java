@@ -17,9 +17,9 @@ import java.util.Map;
  * of a new key can race on the insert; the loser's statement fails as a whole on the duplicate key and
  * is sent once more, as the single acquire does.
  */
-final class H2BatchSql implements BatchSql {
+final class H2BatchSql extends Statements implements BatchSql {
 
-    private static final String NOW = "CURRENT_TIMESTAMP";
+    private static final String NOW = H2Expressions.NOW;
 
     /** Over: lease, keys, owners, original keys, keys (check); then now, first token, next token. */
     private static final String ACQUIRE_ALL = """
@@ -30,22 +30,19 @@ final class H2BatchSql implements BatchSql {
                        WHERE NOT EXISTS (SELECT 1 FROM UNNEST(CAST(? AS VARCHAR ARRAY)) q(k) JOIN ${table} h ON h.lock_key = q.k
                          WHERE h.lock_owner IS NOT NULL AND h.expires_at > %1$s)) s(k, o, orig, ms)
               ON l.lock_key = s.k
-              WHEN MATCHED AND (l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = s.o) THEN UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE %3$s END,
-                acquired_at = CASE WHEN l.lock_owner = s.o THEN l.acquired_at ELSE %1$s END,
-                lock_owner = s.o,
-                expires_at = DATEADD(MILLISECOND, s.ms, %1$s)
+              WHEN MATCHED AND {TAKE} THEN UPDATE SET
+            {TAKE_SET}
               WHEN NOT MATCHED THEN INSERT (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
                 VALUES (s.k, s.o, %2$s, %1$s, DATEADD(MILLISECOND, s.ms, %1$s), s.orig))""";
 
     private final String acquireAll;
     private final String releaseAll;
-    private final int queryTimeoutSeconds;
 
     /** @param first the token of a new row, {@code next} that of a new holder of row {@code l} (as the single acquire) */
     H2BatchSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
-        this.acquireAll = ACQUIRE_ALL.formatted(NOW, first, next).replace("${table}", table.sql());
+        super(table, queryTimeoutSeconds, false);
+        this.acquireAll = sql(ACQUIRE_ALL.replace("{TAKE_SET}", H2LockSql.TAKE_SET.replace("{NEXT}", "%3$s")
+                .replace("{NOW}", "%1$s")).replace("{TAKE}", H2LockSql.TAKE).formatted(NOW, first, next));
         this.releaseAll = ("UPDATE ${table} SET lock_owner = NULL, expires_at = NULL WHERE lock_key IN (SELECT k FROM"
                 + " UNNEST(CAST(? AS VARCHAR ARRAY)) q(k)) AND lock_owner IN (SELECT o FROM UNNEST(CAST(? AS VARCHAR"
                 + " ARRAY)) p(o)) AND expires_at > " + NOW).replace("${table}", table.sql());
@@ -59,15 +56,7 @@ final class H2BatchSql implements BatchSql {
     @Override
     public long[] acquireAll(Connection connection, List<Part> parts, long leaseMillis, long[] requestedAt)
             throws SQLException {
-        try {
-            return merge(connection, parts, leaseMillis, requestedAt);
-        } catch (SQLException e) {
-            if (!"23505".equals(e.getSQLState())) {
-                throw e;
-            }
-            // Another session inserted one of the keys between our MERGE's lookup and its insert: it exists now.
-            return merge(connection, parts, leaseMillis, requestedAt);
-        }
+        return H2Merges.onceMoreOnDuplicate(() -> merge(connection, parts, leaseMillis, requestedAt));
     }
 
     private long[] merge(Connection connection, List<Part> parts, long leaseMillis, long[] requestedAt)
@@ -83,8 +72,7 @@ final class H2BatchSql implements BatchSql {
             originals[i] = parts.get(i).key().original();
             positions.put(keys[i], i);
         }
-        try (PreparedStatement statement = connection.prepareStatement(acquireAll)) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = prepare(connection, acquireAll)) {
             statement.setLong(1, leaseMillis);
             statement.setArray(2, connection.createArrayOf("VARCHAR", keys));
             statement.setArray(3, connection.createArrayOf("VARCHAR", owners));
@@ -117,8 +105,7 @@ final class H2BatchSql implements BatchSql {
      * owner-checked release of every part (the owners are unique to this batch: nothing else is touched).
      */
     private void releaseAll(Connection connection, String[] keys, String[] owners) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(releaseAll)) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = prepare(connection, releaseAll)) {
             statement.setArray(1, connection.createArrayOf("VARCHAR", keys));
             statement.setArray(2, connection.createArrayOf("VARCHAR", owners));
             statement.executeUpdate();

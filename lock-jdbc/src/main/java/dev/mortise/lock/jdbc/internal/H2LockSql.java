@@ -9,38 +9,36 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static dev.mortise.lock.jdbc.internal.H2Expressions.LEASE;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.NOW;
+
 /**
  * H2: acquire is one {@code MERGE … USING} read through {@code FINAL TABLE}, which returns
- * the row only when the merge took it. When busy, a second cheap primary-key read learns
- * the holder's remaining lease (H2 has no way to return it from the same statement). Two
- * first-time acquirers of a new key can race on the insert; the loser sees a duplicate key
- * and retries once, then finds the row.
+ * the row only when the merge took it ({@link H2Merges}). When busy, a second cheap primary-key
+ * read learns the holder's remaining lease (H2 has no way to return it from the same statement).
  */
 final class H2LockSql extends SqlTemplate {
 
-    private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String LEASE = "DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW + ")";
+    /** The exclusive take of row {@code l} by source row {@code s}: free, expired, or its own. */
+    static final String TAKE = "(l.lock_owner IS NULL OR l.expires_at <= " + NOW + " OR l.lock_owner = s.o)";
 
-    /**
-     * The database's clock in microseconds since 1970: the statement's {@code CURRENT_TIMESTAMP}
-     * (a time with zone, so the session's zone does not matter) less the epoch.
-     */
-    static final String CLOCK_MICROS =
-            "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + NOW + ")";
+    /** The assignments of the exclusive take, over the token of a new holder of an existing row ({NEXT}). */
+    static final String TAKE_SET = """
+                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE {NEXT} END,
+                acquired_at = CASE WHEN l.lock_owner = s.o THEN l.acquired_at ELSE {NOW} END,
+                lock_owner = s.o,
+                expires_at = DATEADD(MILLISECOND, s.ms, {NOW})""";
 
-    /** Acquire, over: now, the token of a new row, the token of a new holder of an existing row. */
+    /** Acquire, over: key, owner, lease, original key. */
     private static final String ACQUIRE = """
             SELECT fencing_token FROM FINAL TABLE (
               MERGE INTO ${table} l
               USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS VARCHAR))) s(k, o, ms, orig)
               ON l.lock_key = s.k
-              WHEN MATCHED AND (l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = s.o) THEN UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE %3$s END,
-                acquired_at = CASE WHEN l.lock_owner = s.o THEN l.acquired_at ELSE %1$s END,
-                lock_owner = s.o,
-                expires_at = DATEADD(MILLISECOND, s.ms, %1$s)
+              WHEN MATCHED AND {TAKE} THEN UPDATE SET
+            {TAKE_SET}
               WHEN NOT MATCHED THEN INSERT (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-                VALUES (s.k, s.o, %2$s, %1$s, DATEADD(MILLISECOND, s.ms, %1$s), s.orig))""";
+                VALUES (s.k, s.o, {FIRST}, {NOW}, DATEADD(MILLISECOND, s.ms, {NOW}), s.orig))""";
 
     private final String acquire;
 
@@ -61,26 +59,17 @@ final class H2LockSql extends SqlTemplate {
               WHEN MATCHED AND l.expires_at > %1$s THEN UPDATE SET expires_at = %2$s)"""
             .formatted(NOW, LEASE));
 
-    /** @param serverClock whether a new holder's token is {@code max(token + 1, clock in µs)}, see {@link #CLOCK_MICROS} */
-    H2LockSql(TableName table, int queryTimeoutSeconds, boolean serverClock) {
-        super(table, queryTimeoutSeconds, NOW, LEASE);
-        String first = serverClock ? CLOCK_MICROS : "1";
-        String next = serverClock ? "GREATEST(l.fencing_token + 1, " + CLOCK_MICROS + ")" : "l.fencing_token + 1";
-        this.acquire = sql(ACQUIRE.formatted(NOW, first, next));
+    /** @param first the token of a new row, {@code next} that of a new holder of row {@code l} */
+    H2LockSql(TableName table, int queryTimeoutSeconds, String first, String next) {
+        super(table, queryTimeoutSeconds, false, NOW, LEASE);
+        this.acquire = sql(ACQUIRE.replace("{TAKE_SET}", TAKE_SET).replace("{TAKE}", TAKE).replace("{FIRST}", first)
+                .replace("{NEXT}", next).replace("{NOW}", NOW));
     }
 
     @Override
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)
             throws SQLException {
-        try {
-            return merge(connection, key, owner, leaseMillis, requestedAt);
-        } catch (SQLException e) {
-            if (!"23505".equals(e.getSQLState())) {
-                throw e;
-            }
-            // Another session inserted the key between our MERGE's lookup and its insert: the row exists now.
-            return merge(connection, key, owner, leaseMillis, requestedAt);
-        }
+        return H2Merges.onceMoreOnDuplicate(() -> merge(connection, key, owner, leaseMillis, requestedAt));
     }
 
     private Outcome merge(Connection connection, StoredKey key, String owner, long leaseMillis, long[] requestedAt)

@@ -7,6 +7,12 @@ import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
 
+import static dev.mortise.lock.jdbc.internal.H2Expressions.EMPTY;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.FROM_US;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.NOW;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.NOW_US;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.SHARED;
+
 /**
  * H2 semaphores: the row's {@code permits} column, a {@code VARCHAR ARRAY} whose first element is the
  * stored count and each further one a hold's count as 10 digits followed by its owner, next to the
@@ -22,15 +28,9 @@ import java.util.Map;
  * first live hold expires, as the shared acquire does. Waiters poll with backoff, so {@code record}
  * is not used. Not fair: whichever attempt comes first and fits is granted.
  */
-final class H2PermitSql implements PermitSql {
+final class H2PermitSql extends Statements implements PermitSql {
 
-    private static final int MAX = H2SharedSql.MAX_READERS;
-    private static final String SHARED = SharedTemplate.SHARED;
-    private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String EPOCH = "TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00'";
-    private static final String NOW_US = "DATEDIFF(MICROSECOND, " + EPOCH + ", " + NOW + ")";
-    private static final String FROM_US = "DATEADD(MICROSECOND, %s, " + EPOCH + ")";
-    private static final String EMPTY = "CAST(ARRAY[] AS VARCHAR ARRAY)";
+    private static final int MAX = H2Expressions.MAX_READERS;
 
     /**
      * Over the reader entries {@code i} of row {@code l}: the live ones. A NULL array counts as empty: H2's
@@ -108,14 +108,13 @@ final class H2PermitSql implements PermitSql {
     private static final String SET_PERMITS = "UPDATE ${table} l SET permits = ARRAY[CAST(CAST(:lim AS INT) AS VARCHAR)]"
             + " || ARRAY_SLICE(l.permits, 2, CARDINALITY(l.permits)) WHERE l.lock_key = :k AND " + HELD;
 
-    private final int queryTimeoutSeconds;
     private final NamedSql acquire;
     private final NamedSql refused;
     private final NamedSql release;
     private final NamedSql setPermits;
 
     H2PermitSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        super(table, queryTimeoutSeconds, false);
         String ok = "(NOT " + MARKED + " AND NOT " + OTHER_HELD + " AND (NOT " + HELD + " OR ((s.follow OR " + STORED
                 + " = s.lim) AND " + USED + " + s.n <= " + STORED + " AND COALESCE(CARDINALITY(l.shared_holds), 0) < " + MAX + ")))";
         this.acquire = NamedSql.of(ACQUIRE
@@ -140,15 +139,8 @@ final class H2PermitSql implements PermitSql {
     @Override
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, int count, int limit,
                            boolean follow, boolean record, long markMillis, long[] requestedAt) throws SQLException {
-        try {
-            return merge(connection, key, owner, leaseMillis, count, limit, follow, requestedAt);
-        } catch (SQLException e) {
-            if (!"23505".equals(e.getSQLState())) {
-                throw e;
-            }
-            // Another session inserted the key between our MERGE's lookup and its insert: the row exists now.
-            return merge(connection, key, owner, leaseMillis, count, limit, follow, requestedAt);
-        }
+        return H2Merges.onceMoreOnDuplicate(() -> merge(connection, key, owner, leaseMillis, count, limit, follow,
+                requestedAt));
     }
 
     private Outcome merge(Connection connection, StoredKey key, String owner, long leaseMillis, int count, int limit,
@@ -193,11 +185,5 @@ final class H2PermitSql implements PermitSql {
             setPermits.bind(statement, Map.of("k", key, "lim", limit));
             statement.executeUpdate();
         }
-    }
-
-    private PreparedStatement prepare(Connection connection, NamedSql sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql.sql());
-        statement.setQueryTimeout(queryTimeoutSeconds);
-        return statement;
     }
 }

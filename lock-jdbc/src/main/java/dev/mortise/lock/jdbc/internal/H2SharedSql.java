@@ -10,27 +10,28 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static dev.mortise.lock.jdbc.internal.H2Expressions.EMPTY;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.FROM_US;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.MAX_READERS;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.NOW;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.NOW_US;
+import static dev.mortise.lock.jdbc.internal.H2Expressions.SHARED;
+
 /**
  * H2: readers are a {@code VARCHAR ARRAY} in the row, each entry its expiry in µs as 19 digits
  * followed by the owner. H2 cannot unnest a column of the row being merged, so the statements
- * walk the array by index over {@code SYSTEM_RANGE(1, }{@value #MAX_READERS}{@code )}: a key
- * records at most that many readers at once, and a reader beyond them waits (busy) until one
- * leaves. Acquire is one statement when granted and, as the exclusive acquire, takes a second
- * primary-key read for the busy answer's remaining time.
+ * walk the array by index over {@code SYSTEM_RANGE(1, MAX_READERS)} ({@link H2Expressions#MAX_READERS}).
+ * Acquire is one statement when granted and, as the exclusive acquire, takes a second primary-key
+ * read for the busy answer's remaining time ({@link H2Merges}). The marker of a waiting writer is
+ * {@link H2WaitSql}'s.
  */
-final class H2SharedSql extends SharedTemplate {
+final class H2SharedSql extends Statements implements SharedSql {
 
-    static final int MAX_READERS = 1024;
-    private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String EPOCH = "TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00'";
-    private static final String NOW_US = "DATEDIFF(MICROSECOND, " + EPOCH + ", " + NOW + ")";
-    private static final String FROM_US = "DATEADD(MICROSECOND, %s, " + EPOCH + ")";
     /** Rows {@code i} over the entries of array {@code %1$s}; then {@code AND …} may follow. */
     private static final String EACH = "FROM SYSTEM_RANGE(1, " + MAX_READERS + ") i WHERE i.X <= CARDINALITY(%1$s)";
     private static final String ENTRY = "%1$s[i.X]";
     private static final String EXP = "CAST(SUBSTRING(%1$s[i.X], 1, 19) AS BIGINT)";
     private static final String OWN = "SUBSTRING(%1$s[i.X], 20)";
-    private static final String EMPTY = "CAST(ARRAY[] AS VARCHAR ARRAY)";
 
     /** The unexpired entries of {@code col} but owner {@code owner}'s, or NULL. */
     private static String prunedBut(String col, String owner) {
@@ -73,25 +74,6 @@ final class H2SharedSql extends SharedTemplate {
               WHEN NOT MATCHED THEN INSERT (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key, shared_holds)
                 VALUES (s.k, %2$s, %3$s, %1$s, %10$s, s.orig, ARRAY[%8$s]))""";
 
-    /** Over: key, owner, lease, original key, mark. Answers the row as the merge left it. */
-    private static final String ACQUIRE_MARKING = """
-            SELECT lock_owner, fencing_token, DATEDIFF(MILLISECOND, %1$s, expires_at) FROM FINAL TABLE (
-              MERGE INTO ${table} l
-              USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS VARCHAR),
-                             CAST(? AS BIGINT))) s(k, o, ms, orig, mark)
-              ON l.lock_key = s.k
-              WHEN MATCHED AND (l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = s.o) THEN UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = s.o THEN l.fencing_token ELSE %3$s END,
-                acquired_at = CASE WHEN l.lock_owner = s.o THEN l.acquired_at ELSE %1$s END,
-                lock_owner = s.o,
-                expires_at = %4$s,
-                shared_holds = NULL,
-                waiting_writer = CASE WHEN l.waiting_writer = s.o THEN NULL ELSE l.waiting_writer END,
-                writer_waits_until = CASE WHEN l.waiting_writer = s.o THEN NULL ELSE l.writer_waits_until END
-              WHEN MATCHED THEN UPDATE SET waiting_writer = s.o, writer_waits_until = DATEADD(MILLISECOND, s.mark, %1$s)
-              WHEN NOT MATCHED THEN INSERT (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-                VALUES (s.k, s.o, %2$s, %1$s, %4$s, s.orig))""";
-
     private final String busyRemaining = sql("SELECT DATEDIFF(MILLISECOND, " + NOW + ", CASE WHEN lock_owner IS NOT NULL"
             + " AND expires_at > " + NOW + " THEN expires_at ELSE writer_waits_until END) FROM ${table} WHERE lock_key = ?");
 
@@ -117,14 +99,13 @@ final class H2SharedSql extends SharedTemplate {
     private final String renewAll;
 
     private final String acquireShared;
-    private final String acquireMarking;
 
+    /** @param first the token of a new row, {@code next} that of a new grant on row {@code l} */
     H2SharedSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        super(table, queryTimeoutSeconds);
+        super(table, queryTimeoutSeconds, false);
         this.acquireShared = sql(ACQUIRE_SHARED.formatted(NOW, SHARED, first, next, LIVE,
                 prunedBut("l.shared_holds", "s.o"), EMPTY, entry(NOW_US + " + s.ms * 1000", "s.o"), MAX_READERS,
                 EXPIRES));
-        this.acquireMarking = sql(ACQUIRE_MARKING.formatted(NOW, first, next, EXPIRES));
         String renewed = "CASE WHEN ARRAY_CONTAINS(g.os, " + OWN.formatted("l.shared_holds") + ") THEN ("
                 + NOW_US + " + CAST(? AS BIGINT) * 1000) ELSE " + EXP.formatted("l.shared_holds") + " END";
         String live = EACH.formatted("l.shared_holds") + " AND " + EXP.formatted("l.shared_holds") + " > " + NOW_US;
@@ -140,15 +121,7 @@ final class H2SharedSql extends SharedTemplate {
     @Override
     public LockSql.Outcome acquireShared(Connection connection, StoredKey key, String owner, long leaseMillis,
                                          long[] requestedAt) throws SQLException {
-        try {
-            return mergeShared(connection, key, owner, leaseMillis, requestedAt);
-        } catch (SQLException e) {
-            if (!"23505".equals(e.getSQLState())) {
-                throw e;
-            }
-            // Another session inserted the key between our MERGE's lookup and its insert: the row exists now.
-            return mergeShared(connection, key, owner, leaseMillis, requestedAt);
-        }
+        return H2Merges.onceMoreOnDuplicate(() -> mergeShared(connection, key, owner, leaseMillis, requestedAt));
     }
 
     private LockSql.Outcome mergeShared(Connection connection, StoredKey key, String owner, long leaseMillis,
@@ -174,44 +147,13 @@ final class H2SharedSql extends SharedTemplate {
         }
     }
 
-    private static void bind(PreparedStatement statement, StoredKey key, String owner, long leaseMillis)
+    /** Binds what the acquire statements take first: key, owner, lease, original key. */
+    static void bind(PreparedStatement statement, StoredKey key, String owner, long leaseMillis)
             throws SQLException {
         statement.setString(1, key.value());
         statement.setString(2, owner);
         statement.setLong(3, leaseMillis);
         statement.setString(4, key.original());
-    }
-
-    @Override
-    public LockSql.Outcome acquireMarking(Connection connection, StoredKey key, String owner, long leaseMillis,
-                                          long markMillis, long[] requestedAt) throws SQLException {
-        try {
-            return mergeMarking(connection, key, owner, leaseMillis, markMillis, requestedAt);
-        } catch (SQLException e) {
-            if (!"23505".equals(e.getSQLState())) {
-                throw e;
-            }
-            return mergeMarking(connection, key, owner, leaseMillis, markMillis, requestedAt);
-        }
-    }
-
-    private LockSql.Outcome mergeMarking(Connection connection, StoredKey key, String owner, long leaseMillis,
-                                         long markMillis, long[] requestedAt) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, acquireMarking)) {
-            bind(statement, key, owner, leaseMillis);
-            statement.setLong(5, markMillis);
-            requestedAt[0] = System.nanoTime();
-            try (ResultSet rows = statement.executeQuery()) {
-                if (!rows.next()) {
-                    return LockSql.Outcome.busy(-1);
-                }
-                if (owner.equals(rows.getString(1))) {
-                    return LockSql.Outcome.granted(rows.getLong(2));
-                }
-                long remaining = rows.getLong(3);
-                return LockSql.Outcome.busy(rows.wasNull() ? -1 : Math.max(0, remaining));
-            }
-        }
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.mortise.lock.jdbc.internal;
 
 import dev.mortise.lock.LockMode;
-import dev.mortise.lock.jdbc.JdbcDialect;
 import dev.mortise.lock.spi.KeyState;
+import dev.mortise.lock.spi.SqlDatabase;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -33,7 +33,7 @@ import java.util.OptionalLong;
  */
 public final class InspectSql {
 
-    private static final String SHARED = SharedTemplate.SHARED;
+    private static final String SHARED = SharedSql.SHARED_OWNER_SQL;
 
     private final String select;
     private final String legacySelect;
@@ -54,7 +54,6 @@ public final class InspectSql {
             FROM ${table} t LEFT JOIN LATERAL jsonb_each(t.shared_holds) e
               ON t.lock_owner = %2$s AND CAST(e.value AS BIGINT) > %1$s
             WHERE t.lock_key = ?""";
-    private static final String POSTGRES_NOW_US = "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
 
     private static final String MYSQL = """
             SELECT t.lock_owner, t.fencing_token,
@@ -64,7 +63,6 @@ public final class InspectSql {
             FROM ${table} t LEFT JOIN JSON_TABLE(t.shared_holds, '$[*]' COLUMNS (o VARCHAR(255) CHARACTER SET utf8mb4
               PATH '$[0]', e BIGINT PATH '$[1]')) j ON t.lock_owner = %2$s AND j.e > %1$s
             WHERE t.lock_key = ?""";
-    private static final String MYSQL_NOW_US = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
     /**
      * H2 cannot join the reader array of a row it reads, so its unexpired entries come back as
@@ -81,14 +79,12 @@ public final class InspectSql {
               %1$s
             FROM ${table} t
             WHERE t.lock_key = ?""";
-    private static final String H2_NOW_US =
-            "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)";
 
-    public InspectSql(JdbcDialect dialect, TableName table, int queryTimeoutSeconds) {
+    public InspectSql(SqlDatabase dialect, TableName table, int queryTimeoutSeconds) {
         String text = switch (dialect) {
-            case POSTGRESQL -> POSTGRES.formatted(POSTGRES_NOW_US, SHARED);
-            case MYSQL -> MYSQL.formatted(MYSQL_NOW_US, SHARED);
-            case H2 -> H2.formatted(H2_NOW_US, SHARED, H2SharedSql.MAX_READERS);
+            case POSTGRESQL -> POSTGRES.formatted(PostgresExpressions.NOW_US, SHARED);
+            case MYSQL -> MYSQL.formatted(MySqlExpressions.NOW_US, SHARED);
+            case H2 -> H2.formatted(H2Expressions.NOW_US, SHARED, H2Expressions.MAX_READERS);
         };
         String now = switch (dialect) {
             case POSTGRESQL, H2 -> "CURRENT_TIMESTAMP";
@@ -104,8 +100,8 @@ public final class InspectSql {
         this.legacySelect = ("SELECT lock_owner, fencing_token, CASE WHEN lock_owner IS NOT NULL AND expires_at > " + now
                 + " THEN 1 ELSE 0 END, " + remaining + ", NULL, NULL FROM ${table} WHERE lock_key = ?")
                 .replace("${table}", table.sql());
-        this.binaryKey = dialect == JdbcDialect.MYSQL;
-        this.readerArray = dialect == JdbcDialect.H2;
+        this.binaryKey = dialect == SqlDatabase.MYSQL;
+        this.readerArray = dialect == SqlDatabase.H2;
         this.queryTimeoutSeconds = queryTimeoutSeconds;
     }
 

@@ -94,7 +94,7 @@ public final class JdbcCalls {
      * whose repeat would report a hold it had just released as missing. The first send may
      * have committed: a resent acquire must answer only what the resend itself decided (the
      * first send's entry in the row is not a grant) and its grant counts from the first send
-     * (see {@code JdbcLockBackend}'s {@code attempt} and docs/jdbc.md, "Resends").
+     * (see {@code hold.Admission} and docs/jdbc.md, "Resends").
      */
     public <T> T runIdempotent(String key, String action, Work<T> work) {
         return run(key, action, true, work);

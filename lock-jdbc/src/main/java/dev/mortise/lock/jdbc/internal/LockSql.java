@@ -26,7 +26,7 @@ public interface LockSql {
 
     /**
      * Extends every row in {@code holds} that is still its hold's owner's and unexpired, and
-     * never touches any other row, in one statement per {@link SqlTemplate#STATEMENT_CHARS}
+     * never touches any other row, in one statement per {@link StatementRuns#CHARS}
      * characters of keys and owners.
      *
      * @return the positions in {@code holds} of the holds that are gone (expired, taken by

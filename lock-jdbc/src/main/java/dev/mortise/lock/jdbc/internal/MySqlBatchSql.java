@@ -1,6 +1,5 @@
 package dev.mortise.lock.jdbc.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,11 +19,10 @@ import java.util.Map;
  * with a shared part is left to the core's ordered path. The statement text has one placeholder row
  * per part (keys bound as UTF-8 bytes, as everywhere in this dialect).
  */
-final class MySqlBatchSql implements BatchSql {
+final class MySqlBatchSql extends Statements implements BatchSql {
 
-    private static final String NOW = "UTC_TIMESTAMP(6)";
-    private static final String FREE = "(lock_owner IS NULL OR expires_at <= " + NOW
-            + " OR lock_owner = VALUES(lock_owner))";
+    private static final String NOW = MySqlExpressions.NOW;
+    private static final String FREE = MySqlLockSql.TAKE;
 
     /** Over: now, free, lease, first token, next token; then the parts' rows, then the keys of the check. */
     private static final String ACQUIRE_ALL = """
@@ -40,11 +38,10 @@ final class MySqlBatchSql implements BatchSql {
 
     private final String acquireAll;
     private final String tokens;
-    private final int queryTimeoutSeconds;
 
     /** @param first the token of a new row, {@code next} that of a new holder (as the single acquire) */
     MySqlBatchSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        super(table, queryTimeoutSeconds, true);
         String lease = NOW + " + INTERVAL (CAST(? AS SIGNED) * 1000) MICROSECOND";
         this.acquireAll = ACQUIRE_ALL.formatted(NOW, FREE, lease, first, next).replace("${table}", table.sql());
         this.tokens = "SELECT lock_key, fencing_token FROM " + table.sql()
@@ -64,17 +61,16 @@ final class MySqlBatchSql implements BatchSql {
         String marks = String.join(", ", java.util.Collections.nCopies(n, "?"));
         long[] answer = new long[n];
         int written;
-        try (PreparedStatement statement = connection.prepareStatement(acquireAll.formatted(rows, marks))) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = prepare(connection, acquireAll.formatted(rows, marks))) {
             int index = 1;
             statement.setLong(index++, leaseMillis);
             for (Part part : parts) {
-                statement.setBytes(index++, bytes(part.key().value()));
+                setKey(statement, index++, part.key().value());
                 statement.setString(index++, part.owner());
                 statement.setString(index++, part.key().original());
             }
             for (Part part : parts) {
-                statement.setBytes(index++, bytes(part.key().value()));
+                setKey(statement, index++, part.key().value());
             }
             requestedAt[0] = System.nanoTime();
             written = statement.executeUpdate();
@@ -85,11 +81,10 @@ final class MySqlBatchSql implements BatchSql {
         Map<String, Integer> positions = new HashMap<>();
         HexFormat hex = HexFormat.of();
         String pairs = String.join(", ", java.util.Collections.nCopies(n, "(?, ?)"));
-        try (PreparedStatement statement = connection.prepareStatement(tokens.formatted(pairs))) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = prepare(connection, tokens.formatted(pairs))) {
             int index = 1;
             for (int i = 0; i < n; i++) {
-                byte[] key = bytes(parts.get(i).key().value());
+                byte[] key = (byte[]) key(parts.get(i).key().value());
                 positions.put(hex.formatHex(key), i);
                 statement.setBytes(index++, key);
                 statement.setString(index++, parts.get(i).owner());
@@ -104,10 +99,6 @@ final class MySqlBatchSql implements BatchSql {
             }
         }
         return answer;
-    }
-
-    private static byte[] bytes(String key) {
-        return key.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

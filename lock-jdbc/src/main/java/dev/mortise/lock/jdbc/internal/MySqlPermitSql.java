@@ -1,13 +1,17 @@
 package dev.mortise.lock.jdbc.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+
+import static dev.mortise.lock.jdbc.internal.MySqlExpressions.BIN;
+import static dev.mortise.lock.jdbc.internal.MySqlExpressions.FROM_US;
+import static dev.mortise.lock.jdbc.internal.MySqlExpressions.NOW;
+import static dev.mortise.lock.jdbc.internal.MySqlExpressions.NOW_US;
+import static dev.mortise.lock.jdbc.internal.MySqlExpressions.SHARED;
 
 /**
  * MySQL and MariaDB semaphores: the row's {@code permits} column, a JSON
@@ -17,27 +21,20 @@ import java.util.UUID;
  * rewrite {@code holds} from the live entries, and the last holder's release sets the column to NULL.
  *
  * <p>Admission is one {@code INSERT … ON DUPLICATE KEY UPDATE} answered through
- * {@code LAST_INSERT_ID(expr)} (MySQL has no RETURNING): the token when granted, {@link #MISMATCH}
- * plus the stored count when live holds keep another count, else {@link MySqlLockSql#BUSY} plus the
+ * {@code LAST_INSERT_ID(expr)} (MySQL has no RETURNING, see {@link MySqlAnswers}): the token when granted,
+ * {@link MySqlAnswers#MISMATCH} plus the stored count when live holds keep another count, else
+ * {@link MySqlAnswers#BUSY} plus the
  * µs until the first live hold expires. MySQL runs the assignments left to right, each seeing the
  * columns assigned before it, so {@code permits} is assigned first, deciding on the row as it was, and
  * when it grants it writes this attempt's own random {@code g}; every later assignment asks whether
  * {@code permits} now carries that {@code g}. The row lock of the upsert orders concurrent attempts.
- * There is no record of waiters here: waiters poll with backoff, so {@code record} is not used. Not fair: whichever attempt comes first and fits is granted.
+ * There is no record of waiters here: waiters poll with backoff, so {@code record} is not used. Not fair:
+ * whichever attempt comes first and fits is granted.
  */
-final class MySqlPermitSql implements PermitSql {
+final class MySqlPermitSql extends Statements implements PermitSql {
 
-    /** Answers at or above this (and below {@link MySqlLockSql#BUSY}) are a count mismatch: the stored count. */
-    static final long MISMATCH = 1L << 61;
-    private static final long BUSY = MySqlLockSql.BUSY;
-    private static final String SHARED = SharedTemplate.SHARED;
-    private static final String NOW = "UTC_TIMESTAMP(6)";
-    private static final String NOW_US = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + NOW + ")";
-    private static final String FROM_US = "TIMESTAMPADD(MICROSECOND, %s, '1970-01-01 00:00:00')";
-    private static final String BIN = " COLLATE utf8mb4_bin";
     /** The reader entries of the row as rows {@code j(o, e)}. */
-    private static final String ENTRIES = "JSON_TABLE(shared_holds, '$[*]' COLUMNS (o VARCHAR(255) CHARACTER SET utf8mb4"
-            + " PATH '$[0]', e BIGINT PATH '$[1]')) j";
+    private static final String ENTRIES = MySqlExpressions.ENTRIES.formatted("shared_holds");
     /** The permit counts of the row as rows {@code c(o, n)}. */
     private static final String COUNTS = "JSON_TABLE(permits, '$.holds[*]' COLUMNS (o VARCHAR(255) CHARACTER SET utf8mb4"
             + " PATH '$[0]', n INT PATH '$[1]')) c";
@@ -101,13 +98,12 @@ final class MySqlPermitSql implements PermitSql {
     private static final String SET_PERMITS = "UPDATE ${table} SET permits = JSON_SET(permits, '$.limit', :lim)"
             + " WHERE lock_key = :k AND " + HELD;
 
-    private final int queryTimeoutSeconds;
     private final NamedSql acquire;
     private final NamedSql release;
     private final NamedSql setPermits;
 
     MySqlPermitSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        super(table, queryTimeoutSeconds, true);
         String ok = "(NOT " + MARKED + " AND NOT " + OTHER_HELD + " AND (NOT " + HELD + " OR ((:follow OR " + STORED
                 + " = :lim) AND " + USED + " + :n <= " + STORED + ")))";
         String sql = ACQUIRE
@@ -120,8 +116,8 @@ final class MySqlPermitSql implements PermitSql {
                 .replace("{FROM_MAX}", FROM_US.formatted(MAX_US))
                 .replace("{ENTRIES}", ENTRIES)
                 .replace("{LIVE_ENTRY}", LIVE_ENTRY)
-                .replace("{MISMATCH}", Long.toString(MISMATCH))
-                .replace("{BUSY}", Long.toString(BUSY))
+                .replace("{MISMATCH}", Long.toString(MySqlAnswers.MISMATCH))
+                .replace("{BUSY}", Long.toString(MySqlAnswers.BUSY))
                 .replace("{FIRST}", first)
                 .replace("{NEXT}", next)
                 .replace("{SHARED}", SHARED)
@@ -137,28 +133,14 @@ final class MySqlPermitSql implements PermitSql {
     public Outcome acquire(Connection connection, StoredKey key, String owner, long leaseMillis, int count, int limit,
                            boolean follow, boolean record, long markMillis, long[] requestedAt) throws SQLException {
         String grant = UUID.randomUUID().toString();
-        try (PreparedStatement statement = connection.prepareStatement(acquire.sql(),
-                java.sql.Statement.RETURN_GENERATED_KEYS)) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = prepareReturningKeys(connection, acquire.sql())) {
             Map<String, Object> values = new HashMap<>(Map.of("k", key(key.value()), "o", owner, "lease", leaseMillis,
                     "lim", limit, "n", count, "g", grant, "follow", follow));
             values.put("orig", key.original()); // null unless the key was shortened
             acquire.bind(statement, values);
             requestedAt[0] = System.nanoTime();
             statement.executeUpdate();
-            try (ResultSet keys = statement.getGeneratedKeys()) {
-                if (!keys.next()) {
-                    return new Outcome(0, -1, 0);
-                }
-                long answer = keys.getLong(1);
-                if (answer >= BUSY) {
-                    return new Outcome(0, (answer - BUSY + 999) / 1000, 0);
-                }
-                if (answer >= MISMATCH) {
-                    return new Outcome(0, -1, (int) (answer - MISMATCH));
-                }
-                return answer > 0 ? new Outcome(answer, -1, 0) : new Outcome(0, -1, 0);
-            }
+            return MySqlAnswers.readPermits(statement);
         }
     }
 
@@ -176,16 +158,5 @@ final class MySqlPermitSql implements PermitSql {
             setPermits.bind(statement, Map.of("k", key(key), "lim", limit));
             statement.executeUpdate();
         }
-    }
-
-    /** The key column is VARBINARY: keys are bound as their UTF-8 bytes. */
-    private static byte[] key(String key) {
-        return key.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private PreparedStatement prepare(Connection connection, NamedSql sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql.sql());
-        statement.setQueryTimeout(queryTimeoutSeconds);
-        return statement;
     }
 }

@@ -32,7 +32,7 @@ final class PgWaiters {
     static final String COLUMN = "waiters JSONB";
 
     /** The µs clock every entry is written and judged by (the statement's transaction time). */
-    static final String NOW_US = PostgresSharedSql.NOW_US;
+    static final String NOW_US = PostgresExpressions.NOW_US;
 
     /** Whether the {@code waiters} of row {@code %s} has an unexpired entry. */
     static final String ANYONE = "EXISTS (SELECT 1 FROM jsonb_each(%s.waiters) w WHERE CAST(w.value AS BIGINT) > "
@@ -47,7 +47,7 @@ final class PgWaiters {
 
     /** The entries of row {@code row} that are unexpired, {@code '{}'} when none. */
     static String live(String row) {
-        return "COALESCE(" + PostgresSharedSql.PRUNED.formatted(row + ".waiters") + ", '{}')";
+        return "COALESCE(" + PostgresExpressions.PRUNED.formatted(row + ".waiters") + ", '{}')";
     }
 
     /** One statement in two versions: naming the column, and the previous version's. */

@@ -15,10 +15,10 @@ import java.util.List;
  * conflict branch against its latest version, which then refuses it if it is busy, so a part can be
  * refused while others are taken (see {@link BatchSql}).
  */
-final class PostgresBatchSql implements BatchSql {
+final class PostgresBatchSql extends Statements implements BatchSql {
 
-    private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String SHARED = SharedTemplate.SHARED;
+    private static final String NOW = PostgresExpressions.NOW;
+    private static final String SHARED = PostgresExpressions.SHARED;
     private static final String LEASE = "(" + NOW + " + p.ms * INTERVAL '1 millisecond')";
     private static final String HELD = "(h.lock_owner IS NOT NULL AND h.expires_at > " + NOW + ")";
     private static final String MARKED = "(h.waiting_writer IS NOT NULL AND h.writer_waits_until > " + NOW + ")";
@@ -40,12 +40,10 @@ final class PostgresBatchSql implements BatchSql {
               INSERT INTO ${table} AS l (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
               SELECT r.k, r.o, %2$s, %1$s, %4$s, r.orig FROM r, p, gate WHERE gate.free%5$s ORDER BY r.i
               ON CONFLICT (lock_key) DO UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.fencing_token ELSE %3$s END,
-                acquired_at = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.acquired_at ELSE EXCLUDED.acquired_at END,
-                lock_owner = EXCLUDED.lock_owner,
-                expires_at = EXCLUDED.expires_at
-              WHERE l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = EXCLUDED.lock_owner
-              RETURNING l.lock_key, l.fencing_token)""";
+            {TAKE_SET}
+              WHERE {TAKE}
+              RETURNING l.lock_key, l.fencing_token)""".replace("{TAKE_SET}", PostgresLockSql.TAKE_SET)
+            .replace("{NEXT}", "%3$s").replace("{TAKE}", PostgresLockSql.TAKE);
 
     /** The shared parts, as {@link PostgresSharedSql}'s acquire writes them. */
     private static final String SHARED_PARTS = """
@@ -63,16 +61,13 @@ final class PostgresBatchSql implements BatchSql {
                 AND (l.waiting_writer IS NULL OR l.writer_waits_until <= %1$s)
               RETURNING l.lock_key, l.fencing_token)""";
 
-    private final TableName table;
-    private final int queryTimeoutSeconds;
     /** Exclusive parts only: reads and writes only the columns of the first table version. */
     private final String exclusiveOnly;
     private final String mixed;
 
     /** @param first the token of a new row, {@code next} that of a new holder of row {@code l} (as the single acquires) */
     PostgresBatchSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        this.table = table;
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        super(table, queryTimeoutSeconds, false);
         String exclusiveBusy = HELD + " AND h.lock_owner <> r.o";
         this.exclusiveOnly = sql(INPUT.formatted("", "", exclusiveBusy)
                 + EXCLUSIVE.formatted(NOW, first, next, LEASE, "")
@@ -81,14 +76,10 @@ final class PostgresBatchSql implements BatchSql {
                 + SHARED + ") OR " + MARKED + "))";
         this.mixed = sql(INPUT.formatted(", CAST(? AS boolean[])", ", s", mixedBusy)
                 + EXCLUSIVE.formatted(NOW, first, next, LEASE, " AND NOT r.s") + ",\n"
-                + SHARED_PARTS.formatted(NOW, first, next, LEASE, SHARED, PostgresSharedSql.NOW_US,
-                PostgresSharedSql.LIVE_SHARED, PostgresSharedSql.PRUNED.formatted("l.shared_holds"))
+                + SHARED_PARTS.formatted(NOW, first, next, LEASE, SHARED, PostgresExpressions.NOW_US,
+                PostgresExpressions.LIVE_SHARED, PostgresExpressions.PRUNED.formatted("l.shared_holds"))
                 + "\nSELECT r.i, t.fencing_token FROM r JOIN (SELECT lock_key, fencing_token FROM x"
                 + " UNION ALL SELECT lock_key, fencing_token FROM s) t ON t.lock_key = r.k");
-    }
-
-    private String sql(String sql) {
-        return sql.replace("${table}", table.sql());
     }
 
     @Override
@@ -113,8 +104,7 @@ final class PostgresBatchSql implements BatchSql {
             shared[i] = part.shared();
             anyShared |= part.shared();
         }
-        try (PreparedStatement statement = connection.prepareStatement(anyShared ? mixed : exclusiveOnly)) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = prepare(connection, anyShared ? mixed : exclusiveOnly)) {
             int index = 1;
             statement.setArray(index++, connection.createArrayOf("text", keys));
             statement.setArray(index++, connection.createArrayOf("text", owners));

@@ -7,42 +7,44 @@ import java.sql.SQLException;
 import java.util.BitSet;
 import java.util.List;
 
+import static dev.mortise.lock.jdbc.internal.PostgresExpressions.LEASE;
+import static dev.mortise.lock.jdbc.internal.PostgresExpressions.NOW;
+
 /**
  * PostgreSQL: every operation is one statement, renewAll too for any number of holds.
  * Acquire is an upsert whose conflict branch only fires on a free, expired or own row,
- * wrapped in a CTE that reports the holder's remaining lease when it did not fire. Release
- * notifies the table's channel in the same statement when somebody waits for the key
- * ({@link PgWaiters}), so waiters on other backends wake when it commits.
+ * wrapped in a CTE that reports the holder's remaining lease when it did not fire
+ * ({@link PostgresAnswers}). Release notifies the table's channel in the same statement when
+ * somebody waits for the key ({@link PgWaiters}), so waiters on other backends wake when it commits.
  */
 final class PostgresLockSql extends SqlTemplate {
 
-    private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String LEASE = "(" + NOW + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
+    /** The exclusive take of row {@code l} by the owner in {@code EXCLUDED}: free, expired, or its own. */
+    static final String TAKE = "(l.lock_owner IS NULL OR l.expires_at <= " + NOW
+            + " OR l.lock_owner = EXCLUDED.lock_owner)";
 
     /**
-     * The database's clock in microseconds since 1970, read when the row is written (after any
-     * wait for the row lock): {@code clock_timestamp()}, not the transaction's start time
-     * {@code CURRENT_TIMESTAMP}, so the reading is as late as it can be. Exact: EXTRACT answers
-     * numeric from PostgreSQL 14, and a double with microsecond precision before.
+     * The exclusive upsert's assignments over: the token of a new holder of an existing row ({NEXT});
+     * an own row keeps its token and acquired-at (the same-owner branch).
      */
-    static final String CLOCK_MICROS = "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000) AS BIGINT)";
+    static final String TAKE_SET = """
+                fencing_token = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.fencing_token ELSE {NEXT} END,
+                acquired_at = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.acquired_at ELSE EXCLUDED.acquired_at END,
+                lock_owner = EXCLUDED.lock_owner,
+                expires_at = EXCLUDED.expires_at""";
 
-    /** Acquire, over: now, lease, the token of a new row, the token of a new holder of an existing row. */
+    /** Acquire, over: key, owner, lease, original key, key (busy read). */
     private static final String ACQUIRE = """
             WITH attempt AS (
               INSERT INTO ${table} AS l (lock_key, lock_owner, fencing_token, acquired_at, expires_at, original_key)
-              VALUES (?, ?, %3$s, %1$s, %2$s, ?)
+              VALUES (?, ?, {FIRST}, {NOW}, {LEASE}, ?)
               ON CONFLICT (lock_key) DO UPDATE SET
-                fencing_token = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.fencing_token ELSE %4$s END,
-                acquired_at = CASE WHEN l.lock_owner = EXCLUDED.lock_owner THEN l.acquired_at ELSE EXCLUDED.acquired_at END,
-                lock_owner = EXCLUDED.lock_owner,
-                expires_at = EXCLUDED.expires_at
-              WHERE l.lock_owner IS NULL OR l.expires_at <= %1$s OR l.lock_owner = EXCLUDED.lock_owner
+            {TAKE_SET}
+              WHERE {TAKE}
               RETURNING l.fencing_token)
             SELECT fencing_token, CAST(NULL AS BIGINT) FROM attempt
             UNION ALL
-            SELECT NULL, CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (h.expires_at - %1$s)) * 1000)) AS BIGINT)
-              FROM ${table} h WHERE h.lock_key = ? AND NOT EXISTS (SELECT 1 FROM attempt)""";
+            SELECT NULL, {REMAINING} FROM ${table} h WHERE h.lock_key = ? AND NOT EXISTS (SELECT 1 FROM attempt)""";
 
     private final String acquire;
 
@@ -72,16 +74,16 @@ final class PostgresLockSql extends SqlTemplate {
 
     private final PgWaiters waiters;
 
-    /** @param serverClock whether a new holder's token is {@code max(token + 1, clock in µs)}, see {@link #CLOCK_MICROS} */
-    PostgresLockSql(TableName table, int queryTimeoutSeconds, boolean serverClock) {
-        super(table, queryTimeoutSeconds, NOW, LEASE);
-        String first = serverClock ? CLOCK_MICROS : "1";
-        String next = serverClock ? "GREATEST(l.fencing_token + 1, " + CLOCK_MICROS + ")" : "l.fencing_token + 1";
-        this.acquire = sql(ACQUIRE.formatted(NOW, LEASE, first, next));
+    /** @param first the token of a new row, {@code next} that of a new holder of row {@code l} */
+    PostgresLockSql(TableName table, int queryTimeoutSeconds, String first, String next) {
+        super(table, queryTimeoutSeconds, false, NOW, LEASE);
+        this.acquire = sql(ACQUIRE.replace("{TAKE_SET}", TAKE_SET).replace("{TAKE}", TAKE)
+                .replace("{REMAINING}", PostgresExpressions.remainingMillis("h.expires_at"))
+                .replace("{FIRST}", first).replace("{NEXT}", next).replace("{LEASE}", LEASE).replace("{NOW}", NOW));
         this.waiters = new PgWaiters(table);
     }
 
-    /** Whether the table records waiters, shared with this backend's {@link PostgresSharedSql}. */
+    /** Whether the table records waiters, shared with this backend's other PostgreSQL statements. */
     PgWaiters waiters() {
         return waiters;
     }
@@ -93,14 +95,7 @@ final class PostgresLockSql extends SqlTemplate {
             bindAcquire(statement, key, owner, leaseMillis);
             statement.setString(5, key.value());
             requestedAt[0] = System.nanoTime();
-            try (ResultSet rows = statement.executeQuery()) {
-                if (!rows.next()) {
-                    // The conflicting row was committed after our snapshot began: busy, holder unknown.
-                    return Outcome.busy(-1);
-                }
-                long token = rows.getLong(1);
-                return rows.wasNull() ? Outcome.busy(rows.getLong(2)) : Outcome.granted(token);
-            }
+            return PostgresAnswers.read(statement);
         }
     }
 

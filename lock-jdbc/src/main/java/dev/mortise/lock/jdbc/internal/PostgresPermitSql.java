@@ -18,12 +18,11 @@ import java.sql.SQLException;
  * in {@code waiters} ({@link PgWaiters}) and every permit release (not only the last) notifies
  * while somebody waits. Not fair: whichever attempt of those woken comes first and fits is granted.
  */
-final class PostgresPermitSql implements PermitSql {
+final class PostgresPermitSql extends Statements implements PermitSql {
 
-    private static final String NOW = "CURRENT_TIMESTAMP";
-    private static final String NOW_US = PostgresSharedSql.NOW_US;
-    private static final String SHARED = SharedTemplate.SHARED;
-    private static final String SHARED_ROW = SHARED;
+    private static final String NOW = PostgresExpressions.NOW;
+    private static final String NOW_US = PostgresExpressions.NOW_US;
+    private static final String SHARED = PostgresExpressions.SHARED;
 
     /** Whether row {@code R} has an unexpired reader entry. */
     private static final String ANY_ENTRY = "EXISTS (SELECT 1 FROM jsonb_each(R.shared_holds) e"
@@ -32,7 +31,7 @@ final class PostgresPermitSql implements PermitSql {
      * Whether row {@code R} is held by live permit holds only (every live reader entry has a count).
      * Never NULL: a row whose hold was cleared (owner and expiry NULL) must read as free, not unknown.
      */
-    private static final String PERMIT_HELD = "COALESCE(R.lock_owner = " + SHARED_ROW + " AND R.expires_at > " + NOW
+    private static final String PERMIT_HELD = "COALESCE(R.lock_owner = " + SHARED + " AND R.expires_at > " + NOW
             + " AND R.permits IS NOT NULL AND " + ANY_ENTRY + " AND NOT EXISTS (SELECT 1 FROM jsonb_each(R.shared_holds) e"
             + " WHERE CAST(e.value AS BIGINT) > " + NOW_US + " AND R.permits -> 'holds' -> e.key IS NULL), FALSE)";
     /** Whether row {@code R} is held otherwise: exclusively, or by a reader without permits. */
@@ -97,8 +96,7 @@ final class PostgresPermitSql implements PermitSql {
             SELECT NULL,
                    CASE WHEN {R_HELD} THEN CAST(GREATEST(0, CEIL(((SELECT MIN(CAST(e.value AS BIGINT))
                        FROM jsonb_each(r.shared_holds) e WHERE CAST(e.value AS BIGINT) > {NOW_US}) - {NOW_US}) / 1000.0)) AS BIGINT)
-                     ELSE CAST(GREATEST(0, CEIL(EXTRACT(EPOCH FROM (CASE WHEN r.lock_owner IS NOT NULL AND r.expires_at > {NOW}
-                       THEN r.expires_at ELSE r.writer_waits_until END - {NOW})) * 1000)) AS BIGINT) END,
+                     ELSE {R_BLOCKED} END,
                    CASE WHEN {R_HELD} THEN {R_STORED} END
             FROM waited r""";
 
@@ -108,7 +106,7 @@ final class PostgresPermitSql implements PermitSql {
             + " CASE WHEN x.h IS NULL THEN NULL ELSE " + SHARED + " END,"
             + " CASE WHEN x.h IS NULL THEN NULL ELSE t.permits #- ARRAY['holds', CAST(? AS text)] END"
             + " FROM (SELECT y.h, (SELECT MAX(CAST(e.value AS BIGINT)) FROM jsonb_each(y.h) e) AS m FROM (SELECT NULLIF("
-            + "COALESCE(" + PostgresSharedSql.PRUNED.formatted("t.shared_holds") + ", '{}') - CAST(? AS text), '{}') AS h) y) x)"
+            + "COALESCE(" + PostgresExpressions.PRUNED.formatted("t.shared_holds") + ", '{}') - CAST(? AS text), '{}') AS h) y) x)"
             + " WHERE lock_key = ? AND lock_owner = " + SHARED + " AND expires_at > " + NOW
             + " AND CAST(shared_holds ->> CAST(? AS text) AS BIGINT) > " + NOW_US
             + " RETURNING lock_key, waiters)"
@@ -120,15 +118,12 @@ final class PostgresPermitSql implements PermitSql {
             + " to_jsonb(CAST(? AS INT))) WHERE t.lock_key = ? AND " + of(PERMIT_HELD, "t") + " RETURNING t.lock_key, t.waiters)"
             + " SELECT CAST(CASE WHEN " + PgWaiters.ANYONE.formatted("s") + " THEN pg_notify(?, lock_key) END AS text) FROM s");
 
-    private final TableName table;
-    private final int queryTimeoutSeconds;
     private final String acquire;
     private final String release;
     private final String setPermits;
 
     PostgresPermitSql(TableName table, int queryTimeoutSeconds, String first, String next) {
-        this.table = table;
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        super(table, queryTimeoutSeconds, false);
         this.release = sql(RELEASE);
         this.setPermits = sql(SET_PERMITS);
         String n = "(SELECT p.n FROM p)";
@@ -145,10 +140,11 @@ final class PostgresPermitSql implements PermitSql {
                 .replace("{MISMATCH}", mismatch)
                 .replace("{STORED}", stored)
                 .replace("{LIVE_COUNTS}", of(LIVE_COUNTS, "l"))
-                .replace("{PRUNED}", PostgresSharedSql.PRUNED.formatted("l.shared_holds"))
+                .replace("{PRUNED}", PostgresExpressions.PRUNED.formatted("l.shared_holds"))
                 .replace("{WAITERS}", PgWaiters.live("l"))
                 .replace("{R_HELD}", of(PERMIT_HELD, "r"))
                 .replace("{R_STORED}", of(STORED, "r"))
+                .replace("{R_BLOCKED}", PostgresExpressions.blockedMillis("r"))
                 .replace("{FIRST}", first)
                 .replace("{NEXT}", next)
                 .replace("{SHARED}", SHARED)
@@ -170,22 +166,7 @@ final class PostgresPermitSql implements PermitSql {
             statement.setLong(8, markMillis);
             statement.setString(9, key.original());
             requestedAt[0] = System.nanoTime();
-            try (ResultSet rows = statement.executeQuery()) {
-                if (!rows.next()) {
-                    return new Outcome(0, -1, 0);
-                }
-                long token = rows.getLong(1);
-                if (!rows.wasNull()) {
-                    return new Outcome(token, -1, 0);
-                }
-                long remaining = rows.getLong(2);
-                if (rows.wasNull()) {
-                    remaining = -1;
-                }
-                int stored = rows.getInt(3);
-                boolean mismatch = !rows.wasNull() && !follow && stored != limit;
-                return new Outcome(0, remaining, mismatch ? stored : 0);
-            }
+            return PostgresAnswers.readPermits(statement, follow, limit);
         }
     }
 
@@ -211,15 +192,5 @@ final class PostgresPermitSql implements PermitSql {
             statement.setString(3, table.channel());
             statement.executeQuery().close();
         }
-    }
-
-    private String sql(String sql) {
-        return sql.replace("${table}", table.sql());
-    }
-
-    private PreparedStatement prepare(Connection connection, String sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        statement.setQueryTimeout(queryTimeoutSeconds);
-        return statement;
     }
 }

@@ -1,6 +1,6 @@
 package dev.mortise.lock.jdbc.internal;
 
-import dev.mortise.lock.jdbc.JdbcDialect;
+import dev.mortise.lock.spi.SqlDatabase;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -20,7 +21,7 @@ import java.util.stream.Collectors;
 public final class Schema {
 
     /** The columns shared (read) locks added to the table, per dialect. */
-    private static List<String> sharedColumns(JdbcDialect dialect) {
+    private static List<String> sharedColumns(SqlDatabase dialect) {
         return switch (dialect) {
             case POSTGRESQL -> List.of("shared_holds JSONB", "waiting_writer VARCHAR(255)",
                     "writer_waits_until TIMESTAMP(6) WITH TIME ZONE");
@@ -37,7 +38,7 @@ public final class Schema {
      * ({@link PgWaiters}) and every dialect's semaphore counts ({@link PermitSql}; without it semaphore
      * requests fail naming the ALTER TABLE). A table without them keeps working, at some cost (every release notifies).
      */
-    private static List<String> laterColumns(JdbcDialect dialect) {
+    private static List<String> laterColumns(SqlDatabase dialect) {
         return switch (dialect) {
             case POSTGRESQL -> List.of(PgWaiters.COLUMN, PERMITS_POSTGRES);
             case MYSQL -> List.of(PERMITS_MYSQL);
@@ -54,7 +55,7 @@ public final class Schema {
     /** PostgreSQL's column of native semaphores: {@code {"limit": n, "holds": {owner: count}}}. */
     public static final String PERMITS_POSTGRES = "permits JSONB";
 
-    private static List<String> allAddedColumns(JdbcDialect dialect) {
+    private static List<String> allAddedColumns(SqlDatabase dialect) {
         List<String> columns = new java.util.ArrayList<>(sharedColumns(dialect));
         columns.addAll(laterColumns(dialect));
         return columns;
@@ -63,11 +64,16 @@ public final class Schema {
     private Schema() {
     }
 
+    /** The classpath resource holding {@code dialect}'s {@code CREATE TABLE}, with {@code ${table}} for the table name. */
+    public static String resource(SqlDatabase dialect) {
+        return "dev/mortise/lock/jdbc/schema-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
+    }
+
     /** The {@code CREATE TABLE IF NOT EXISTS} statement for {@code table}. */
-    public static String ddl(JdbcDialect dialect, TableName table) {
-        try (InputStream in = Schema.class.getClassLoader().getResourceAsStream(dialect.schemaResource())) {
+    public static String ddl(SqlDatabase dialect, TableName table) {
+        try (InputStream in = Schema.class.getClassLoader().getResourceAsStream(resource(dialect))) {
             if (in == null) {
-                throw new IllegalStateException("DDL resource " + dialect.schemaResource() + " is missing from lock-jdbc");
+                throw new IllegalStateException("DDL resource " + resource(dialect) + " is missing from lock-jdbc");
             }
             String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             StringBuilder sql = new StringBuilder();
@@ -87,13 +93,13 @@ public final class Schema {
      * waiters) to a table created by an earlier version, one per column, for error messages and
      * {@link #createIfMissing}.
      */
-    public static List<String> upgradeDdl(JdbcDialect dialect, TableName table) {
+    public static List<String> upgradeDdl(SqlDatabase dialect, TableName table) {
         return allAddedColumns(dialect).stream().map(column -> "ALTER TABLE " + table.sql() + " ADD COLUMN " + column)
                 .collect(Collectors.toList());
     }
 
     /** {@link #upgradeDdl} as one line of text. */
-    public static String upgradeText(JdbcDialect dialect, TableName table) {
+    public static String upgradeText(SqlDatabase dialect, TableName table) {
         return String.join("; ", upgradeDdl(dialect, table));
     }
 
@@ -112,7 +118,7 @@ public final class Schema {
      * then fail one of them even with {@code IF NOT EXISTS}, so a failure is ignored when the
      * table (or column) is there afterwards.
      */
-    public static void createIfMissing(Connection connection, JdbcDialect dialect, TableName table, int timeoutSeconds)
+    public static void createIfMissing(Connection connection, SqlDatabase dialect, TableName table, int timeoutSeconds)
             throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(timeoutSeconds);

@@ -6,9 +6,9 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * The statements of one dialect for shared (read) holds and for exclusive requests that wait.
- * All of a key's hold state lives in its one row, so every statement decides on one row that
- * the database locks while it writes it (no snapshot of other rows can be stale):
+ * The statements of one dialect for shared (read) holds. All of a key's hold state lives in its
+ * one row, so every statement decides on one row that the database locks while it writes it (no
+ * snapshot of other rows can be stale):
  * <ul>
  *   <li>a key held shared has {@code lock_owner = '(shared)'} ({@link #SHARED_OWNER}) and
  *       {@code expires_at} = the latest expiry of its readers, so the exclusive statements of
@@ -16,7 +16,7 @@ import java.util.List;
  *   <li>{@code shared_holds} lists each reader's owner and expiry (database clock, µs since 1970);
  *       it means something only while {@code lock_owner = '(shared)'};</li>
  *   <li>{@code waiting_writer} and {@code writer_waits_until} are the marker an exclusive request
- *       leaves while it waits: no new reader is granted while it is unexpired;</li>
+ *       leaves while it waits ({@link WaitSql}): no new reader is granted while it is unexpired;</li>
  *   <li>every grant, shared or exclusive, raises the row's one {@code fencing_token}.</li>
  * </ul>
  * Every method runs on an autocommit connection in one statement unless documented.
@@ -29,6 +29,9 @@ public interface SharedSql {
      */
     String SHARED_OWNER = "(shared)";
 
+    /** {@link #SHARED_OWNER} as an SQL literal (a constant: nothing user-given). */
+    String SHARED_OWNER_SQL = "'" + SHARED_OWNER + "'";
+
     /**
      * Adds {@code owner} as a reader if the row is missing, free, expired or held shared, and no
      * writer's marker is unexpired; each grant takes a new token from the row's counter.
@@ -39,40 +42,13 @@ public interface SharedSql {
     /**
      * A shared attempt of a request that waits: as {@link #acquireShared}; where the dialect wakes
      * waiters (PostgreSQL), a refused attempt also records the waiter in the row for
-     * {@code markMillis}, so releases know to notify. The default is {@link #acquireShared}.
+     * {@code markMillis}, so releases know to notify (see {@link WaitSql#recordsWaiters}). The
+     * default is {@link #acquireShared}.
      */
     default LockSql.Outcome acquireSharedWaiting(Connection connection, StoredKey key, String owner, long leaseMillis,
                                                  long markMillis, long[] requestedAt) throws SQLException {
         return acquireShared(connection, key, owner, leaseMillis, requestedAt);
     }
-
-    /**
-     * Whether this backend's waiting requests record themselves in the row ({@link #acquireSharedWaiting},
-     * {@link #acquireMarking}, permit attempts), so that a wait that ends without a grant should
-     * {@link #forgetWaiter}: PostgreSQL when the backend listens for releases; a backend that polls
-     * records nothing, so releases nobody listens for send no NOTIFY.
-     */
-    default boolean recordsWaiters() {
-        return false;
-    }
-
-    /**
-     * Removes {@code owner}'s record as a waiter, left by a shared wait that ended without a grant;
-     * never notifies. Only called where {@link #recordsWaiters()}.
-     */
-    default void forgetWaiter(Connection connection, String key, String owner) throws SQLException {
-    }
-
-    /**
-     * An exclusive attempt of a request that waits: takes the row as {@link LockSql#acquire} does
-     * (clearing the marker if it is {@code owner}'s), and otherwise leaves {@code owner}'s marker
-     * on the row, expiring {@code markMillis} from now. One statement, granted or busy.
-     */
-    LockSql.Outcome acquireMarking(Connection connection, StoredKey key, String owner, long leaseMillis,
-                                   long markMillis, long[] requestedAt) throws SQLException;
-
-    /** Removes {@code owner}'s marker, if it is still the row's; wakes waiters where the dialect can. */
-    void clearMark(Connection connection, String key, String owner) throws SQLException;
 
     /** Extends {@code owner}'s reader entry if it is unexpired. */
     boolean renewShared(Connection connection, String key, String owner, long leaseMillis) throws SQLException;

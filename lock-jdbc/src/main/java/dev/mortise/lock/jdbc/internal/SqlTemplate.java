@@ -8,23 +8,12 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * Shared by the dialects: statement text with the table name in, the query timeout on
- * every statement, and the statements whose shape is the same everywhere — renew and
- * release of one row — written once over the dialect's clock, lease and key binding.
+ * Shared by the dialects' exclusive statements: those whose shape is the same everywhere —
+ * renew and release of one row — written once over the dialect's clock, lease and key binding,
+ * and renewAll cut into runs ({@link StatementRuns}).
  */
-abstract class SqlTemplate implements LockSql {
+abstract class SqlTemplate extends Statements implements LockSql {
 
-    /**
-     * The most characters of keys and owners one renewAll statement carries (about 20,000
-     * holds with 15-character keys and the core's 35-character owners): more holds take
-     * more statements. Keeps every statement far below the smallest default packet limit
-     * of the servers (MariaDB's 16 MiB {@code max_allowed_packet}, where MySQL's hex-encoded
-     * keys take at most six bytes per character) and its row locks short.
-     */
-    static final int STATEMENT_CHARS = 1_000_000;
-
-    final TableName table;
-    private final int queryTimeoutSeconds;
     private final String renew;
     private final String release;
 
@@ -32,35 +21,12 @@ abstract class SqlTemplate implements LockSql {
      * @param now   the database's current time, as the dialect writes it
      * @param lease the database's current time plus one bound parameter of milliseconds
      */
-    SqlTemplate(TableName table, int queryTimeoutSeconds, String now, String lease) {
-        this.table = table;
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+    SqlTemplate(TableName table, int queryTimeoutSeconds, boolean binaryKeys, String now, String lease) {
+        super(table, queryTimeoutSeconds, binaryKeys);
         this.renew = sql("UPDATE ${table} SET expires_at = " + lease
                 + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + now);
         this.release = sql("UPDATE ${table} SET lock_owner = NULL, expires_at = NULL"
                 + " WHERE lock_key = ? AND lock_owner = ? AND expires_at > " + now);
-    }
-
-    /** {@code sql} with {@code ${table}} replaced by the validated table name. */
-    final String sql(String sql) {
-        return sql.replace("${table}", table.sql());
-    }
-
-    final PreparedStatement prepare(Connection connection, String sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        statement.setQueryTimeout(queryTimeoutSeconds);
-        return statement;
-    }
-
-    final PreparedStatement prepareReturningKeys(Connection connection, String sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS);
-        statement.setQueryTimeout(queryTimeoutSeconds);
-        return statement;
-    }
-
-    /** Binds a stored key: as text, unless the dialect's key column wants something else. */
-    void setKey(PreparedStatement statement, int index, String key) throws SQLException {
-        statement.setString(index, key);
     }
 
     /** Binds what every dialect's acquire statement takes first: key, owner, lease, original key. */
@@ -91,28 +57,10 @@ abstract class SqlTemplate implements LockSql {
         }
     }
 
-    /** Cuts {@code holds} into runs of at most {@link #STATEMENT_CHARS} and renews each with {@link #renewRun}. */
+    /** Cuts {@code holds} into runs ({@link StatementRuns}) and renews each with {@link #renewRun}. */
     @Override
     public final BitSet renewAll(Connection connection, List<Held> holds, long leaseMillis) throws SQLException {
-        BitSet gone = new BitSet();
-        int from = 0;
-        while (from < holds.size()) {
-            int to = from + 1;
-            long chars = weight(holds.get(from));
-            while (to < holds.size() && chars + weight(holds.get(to)) <= STATEMENT_CHARS) {
-                chars += weight(holds.get(to++));
-            }
-            BitSet run = renewRun(connection, holds.subList(from, to), leaseMillis);
-            for (int i = run.nextSetBit(0); i >= 0; i = run.nextSetBit(i + 1)) {
-                gone.set(from + i);
-            }
-            from = to;
-        }
-        return gone;
-    }
-
-    private static long weight(Held held) {
-        return held.key().length() + held.owner().length();
+        return StatementRuns.renew(holds, run -> renewRun(connection, run, leaseMillis));
     }
 
     /** One statement (two on MySQL when some hold is gone) for {@code run}; answers as {@link #renewAll}. */

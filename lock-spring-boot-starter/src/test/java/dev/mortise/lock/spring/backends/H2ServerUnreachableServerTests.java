@@ -53,7 +53,7 @@ class H2ServerUnreachableServerTests extends UnreachableServerTestSupport {
     void startServer() throws Exception {
         server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute(dev.mortise.lock.jdbc.internal.Schema.ddl(dev.mortise.lock.jdbc.JdbcDialect.H2,
+            statement.execute(dev.mortise.lock.jdbc.internal.Schema.ddl(dev.mortise.lock.spi.SqlDatabase.H2,
                     dev.mortise.lock.jdbc.internal.TableName.of("mortise_locks")));
         }
     }

@@ -3,6 +3,7 @@ package dev.mortise.lock.spring.fencing;
 import dev.mortise.lock.fencing.FenceDialect;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import dev.mortise.lock.spring.DistributedLock;
+import dev.mortise.lock.spring.autoconfigure.DataSourceWithoutGetters;
 import dev.mortise.lock.spring.autoconfigure.MortiseLockAutoConfiguration;
 import dev.mortise.lock.spring.autoconfigure.MortiseLockFencingAutoConfiguration;
 import dev.mortise.lock.tck.server.PostgresServer;
@@ -19,7 +20,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -60,53 +60,7 @@ class FenceWithDatabaseDownTests {
 
     /** A DataSource that does not tell its URL (a wrapper of the application's own). */
     private DataSource opaque() {
-        DataSource target = postgres();
-        return new DataSource() {
-            private final DelegatingDataSource delegate = new DelegatingDataSource(target);
-
-            @Override
-            public java.sql.Connection getConnection() throws java.sql.SQLException {
-                return delegate.getConnection();
-            }
-
-            @Override
-            public java.sql.Connection getConnection(String user, String password) throws java.sql.SQLException {
-                return delegate.getConnection(user, password);
-            }
-
-            @Override
-            public java.io.PrintWriter getLogWriter() {
-                return null;
-            }
-
-            @Override
-            public void setLogWriter(java.io.PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public java.util.logging.Logger getParentLogger() {
-                return java.util.logging.Logger.getGlobal();
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
-                throw new java.sql.SQLException("not a wrapper");
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> type) {
-                return false;
-            }
-        };
+        return new DataSourceWithoutGetters(postgres());
     }
 
     @Test

@@ -1,0 +1,14 @@
+/**
+ * The JDBC backend's statements and plumbing (internal: no compatibility promise; public types here
+ * are public only for the backend's other packages). Per dialect and kind of hold, one class of
+ * statements behind an interface ({@code LockSql} exclusive, {@code SharedSql} readers,
+ * {@code WaitSql} what waits leave, {@code PermitSql} semaphores, {@code BatchSql} multi-key,
+ * {@code InspectSql}), built together by {@code Dialects} into a {@code DialectSql}; each dialect's
+ * shared fragments ({@code PostgresExpressions}, {@code MySqlExpressions}, {@code H2Expressions})
+ * and its one reading of "granted by this statement" ({@code PostgresAnswers}, {@code MySqlAnswers},
+ * {@code H2Merges}). Beside them: the connection handling ({@code JdbcCalls}), the wait loop
+ * ({@code JdbcWait}) and its wake-ups ({@code ReleaseSignals}, PostgreSQL's {@code PgReleaseListener}),
+ * the clean-up of unanswered grants ({@code UnconfirmedGrants}), the table ({@code Schema},
+ * {@code TableName}) and the key column ({@code StoredKey}).
+ */
+package dev.mortise.lock.jdbc.internal;
