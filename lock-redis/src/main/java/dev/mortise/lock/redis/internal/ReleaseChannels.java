@@ -83,7 +83,7 @@ public final class ReleaseChannels implements AutoCloseable {
 
     /**
      * Registers {@code waiter} on its key's subscription, subscribing if there is none; the
-     * subscription may still be unconfirmed ({@link ReleaseWaiter#awaitSubscribed()}).
+     * subscription may still be unconfirmed ({@link ReleaseWaiter#awaitSubscribed(ScriptRunner)}).
      */
     public void join(ReleaseWaiter waiter) {
         boolean[] created = new boolean[1];

@@ -34,8 +34,8 @@ public final class ReleaseWaiter {
     private final String key;
     private final RedisKeys keys;
     private final String handOffPrefix;
-    private final Supplier<LockCommands.Pending> retry;
-    private final Consumer<LockCommands.Pending> abandon;
+    private final Supplier<PendingAttempt> retry;
+    private final Consumer<PendingAttempt> abandon;
     private ReleaseChannels channels;
     private CompletableFuture<Void> subscribed;
 
@@ -45,7 +45,7 @@ public final class ReleaseWaiter {
     private boolean retrying;
     private boolean closed;
     private boolean grantedAtClose;
-    private LockCommands.Pending retried;
+    private PendingAttempt retried;
     private String handedToken;
 
     /**
@@ -54,8 +54,8 @@ public final class ReleaseWaiter {
      * @param retry     starts one acquire attempt; called on the message thread, must not block
      * @param abandon   gives back whatever a retry may take that the waiting thread will never read
      */
-    public ReleaseWaiter(String key, RedisKeys keys, String handedOwner, Supplier<LockCommands.Pending> retry,
-                         Consumer<LockCommands.Pending> abandon) {
+    public ReleaseWaiter(String key, RedisKeys keys, String handedOwner, Supplier<PendingAttempt> retry,
+                         Consumer<PendingAttempt> abandon) {
         this.key = key;
         this.keys = keys;
         this.handOffPrefix = handedOwner == null ? null : handedOwner + " ";
@@ -110,7 +110,7 @@ public final class ReleaseWaiter {
             retrying = true;
         }
         // Sent outside the monitor: the reply thread needs it to wake the waiting thread.
-        LockCommands.Pending pending;
+        PendingAttempt pending;
         try {
             pending = retry.get();
         } catch (RuntimeException e) {
@@ -188,8 +188,8 @@ public final class ReleaseWaiter {
     }
 
     /** The retry the message thread sent (after {@link News#RETRIED}); the caller now owns its outcome. */
-    public synchronized LockCommands.Pending takeRetry() {
-        LockCommands.Pending pending = retried;
+    public synchronized PendingAttempt takeRetry() {
+        PendingAttempt pending = retried;
         retried = null;
         retrying = false;
         return pending;
@@ -211,7 +211,7 @@ public final class ReleaseWaiter {
      * read is abandoned (whatever it may take is given back).
      */
     public void close(boolean granted) {
-        LockCommands.Pending orphan;
+        PendingAttempt orphan;
         synchronized (this) {
             closed = true;
             grantedAtClose = granted;
