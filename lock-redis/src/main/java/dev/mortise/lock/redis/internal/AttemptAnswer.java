@@ -9,5 +9,5 @@ import dev.mortise.lock.spi.Attempt;
  * a granted or cancelled attempt). A hand-off whose token is not above a refusal's counter was made
  * before that refusal, and its lease had ended by then.
  */
-public record AttemptAnswer(Attempt attempt, boolean readersHold, long fence) {
+record AttemptAnswer(Attempt attempt, boolean readersHold, long fence) {
 }

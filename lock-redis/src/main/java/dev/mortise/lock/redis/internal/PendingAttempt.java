@@ -7,5 +7,5 @@ import java.util.concurrent.CompletableFuture;
  * {@code waitForReplicas} a batch result), and {@link System#nanoTime()} just before it was sent, which
  * is where the validity of a grant it brings counts from.
  */
-public record PendingAttempt(ScriptCall call, CompletableFuture<?> reply, long requestedAt) {
+record PendingAttempt(ScriptCall call, CompletableFuture<?> reply, long requestedAt) {
 }

@@ -57,8 +57,7 @@ for i = 1, n do
     add_reader(KEYS[k + 4], owner, ARGV[1], token, now)
     reply[i + 1] = tonumber(token)
   elseif redis.call('GET', KEYS[k + 1]) == owner then
-    redis.call('PEXPIRE', KEYS[k + 1], ARGV[1])
-    reply[i + 1] = tonumber(redis.call('GET', KEYS[k + 2]) or '0')
+    reply[i + 1] = keep_lock(KEYS[k + 1], KEYS[k + 2], ARGV[1])
   else
     redis.call('SET', KEYS[k + 1], owner, 'PX', ARGV[1])
     reply[i + 1] = next_token(KEYS[k + 2], ARGV[2])

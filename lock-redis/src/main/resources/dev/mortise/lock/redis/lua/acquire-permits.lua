@@ -12,16 +12,9 @@ if redis.call('EXISTS', KEYS[3]) == 1 then
   return {0, -1}
 end
 local now = now_ms()
-local mine = redis.call('HGET', KEYS[4], ARGV[1])
-if mine then
-  local expiry, rest = reader_entry(mine)
-  if expiry > now then
-    add_reader(KEYS[4], ARGV[1], ARGV[2], rest, now)
-    if expiry > now + tonumber(ARGV[2]) then
-      prune_readers(KEYS[4], now)
-    end
-    return {1, tonumber(string.match(rest, '^[^:]*'))}
-  end
+local kept = keep_share(KEYS[4], ARGV[1], ARGV[2], now)
+if kept then
+  return {1, kept}
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('PTTL', KEYS[1])}

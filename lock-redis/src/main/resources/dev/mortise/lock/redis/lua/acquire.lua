@@ -52,8 +52,7 @@ if holder == false then
   return {0, readers, 1, tonumber(redis.call('GET', KEYS[2]) or '0')}
 end
 if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, tonumber(redis.call('GET', KEYS[2]) or '0')}
+  return {1, keep_lock(KEYS[1], KEYS[2], ARGV[2])}
 end
 local pttl = redis.call('PTTL', KEYS[1])
 if ARGV[4] ~= '0' then

@@ -15,8 +15,7 @@ if redis.call('EXISTS', KEYS[5]) == 1 then
 end
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, tonumber(redis.call('GET', KEYS[2]) or '0')}
+  return {1, keep_lock(KEYS[1], KEYS[2], ARGV[2])}
 end
 local now = now_ms()
 local shared = ARGV[6] == 'S'

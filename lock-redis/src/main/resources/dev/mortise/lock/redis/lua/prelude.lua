@@ -86,6 +86,36 @@ local function live_writers(writers, now)
   end
   return latest - now
 end
+-- The same owner asking again: a resend of the very request that took the hold (owners are unique
+-- per hold), answered as that request's grant (docs/DESIGN.md, point 4): the lease is re-applied in
+-- the same step, and the token is the one the hold was granted, which cannot move while the hold
+-- lives. keep_lock(lock, fence, lease) does it for an exclusive hold the caller found the owner's,
+-- and returns the token (the counter: no grant happens while the lock is held). keep_share(readers,
+-- owner, lease, now) does it for the owner's share or permit hold if its lease still runs (the entry
+-- keeps its token and count; the readers' PTTL is reset when the hold got shorter), and returns the
+-- token; nil when the owner holds none. keep_lock serves acquire.lua, acquire-all.lua and
+-- fair-acquire.lua, keep_share acquire-shared.lua and acquire-permits.lua: each of them spelled the
+-- branch out with these commands in this order, so a script runs the same commands through them.
+-- The share branches of acquire-all.lua and fair-acquire.lua (no PTTL reset) and renew.lua's (which
+-- reads the clock only for a share it finds) are not the same and stay in those scripts.
+local function keep_lock(lock, fence, lease)
+  redis.call('PEXPIRE', lock, lease)
+  return tonumber(redis.call('GET', fence) or '0')
+end
+local function keep_share(readers, owner, lease, now)
+  local mine = redis.call('HGET', readers, owner)
+  if mine then
+    local expiry, rest = reader_entry(mine)
+    if expiry > now then
+      add_reader(readers, owner, lease, rest, now)
+      if expiry > now + tonumber(lease) then
+        prune_readers(readers, now)
+      end
+      return tonumber(string.match(rest, '^[^:]*')) -- a permit hold's count follows its token
+    end
+  end
+  return nil
+end
 -- hand_over(waiter, lease, clock) gives the free lock (KEYS[1]) to a waiter inside a release: sets it
 -- to the waiter with the waiter's lease, bumps the fence counter (KEYS[2]) and publishes
 -- "<waiter> <token>" on the release channel (ARGV[2]). The caller removes the waiter's own entries.
