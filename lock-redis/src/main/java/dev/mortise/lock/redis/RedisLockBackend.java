@@ -2,8 +2,8 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.redis.internal.LockCommands;
-import dev.mortise.lock.redis.internal.PushWait;
 import dev.mortise.lock.redis.internal.ScriptRunner;
+import dev.mortise.lock.redis.internal.WaitingAcquisition;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
@@ -74,9 +74,9 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public BackendGuarantees guarantees() {
-        return new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, commands.fair(),
+        return new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, commands.deployment().fair(),
                 BackendGuarantees.Wakeup.PUSH,
-                commands.serverClock() ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
+                commands.deployment().serverClock() ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
     }
 
     /**
@@ -93,7 +93,7 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     /**
-     * Native semaphores in the default mode ({@code Scripts.ACQUIRE_PERMITS}): a permit hold is a share
+     * Native semaphores in the default mode ({@code acquire-permits.lua}): a permit hold is a share
      * of the key's readers hash that carries its count, the semaphore's count is the hash's
      * {@code #limit} field, one script call acquires and one releases; waiters are woken by the release
      * message and retry (not fair: whoever retries first and fits wins). Fair mode answers false (the
@@ -102,22 +102,22 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public boolean supportsPermits() {
-        return !commands.fair();
+        return !commands.deployment().fair();
     }
 
-    /** One script call ({@code Scripts.SET_PERMITS}) that also wakes the semaphore's waiters. */
+    /** One script call ({@code set-permits.lua}) that also wakes the semaphore's waiters. */
     @Override
     public void setPermits(String key, int limit) {
-        commands.setPermits(key, limit);
+        commands.shared().setPermits(key, limit);
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        return commands.acquire(request);
+        return commands.attempts().acquire(request);
     }
 
     /**
-     * Natively in the default mode: one script call per cluster slot ({@code Scripts.ACQUIRE_ALL}),
+     * Natively in the default mode: one script call per cluster slot ({@code acquire-all.lua}),
      * so on a single server, a Sentinel group, or a Cluster with every key in one slot, one round trip
      * whatever the number of keys, shared and exclusive parts alike. Across slots the calls go one
      * after the other in the order of each slot's first key, and a busy key in a later slot releases
@@ -126,11 +126,11 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public List<Grant> tryAcquireAll(List<LockRequest> requests) {
-        return commands.acquireAll(requests);
+        return commands.batch().acquireAll(requests);
     }
 
     /**
-     * Waits for a release message instead of polling (see {@code PushWait}): joins the key's
+     * Waits for a release message instead of polling (see {@code WaitingAcquisition}): joins the key's
      * release channel (one subscription per key, shared by this backend's waiters and kept
      * for {@code ReleaseChannels.LINGER} after the last), retries once the server confirmed
      * it, then sleeps until a release is published or the holder's lease runs out. In fair
@@ -142,27 +142,27 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return PushWait.acquire(commands, request, wait);
+        return new WaitingAcquisition(commands, request, wait).acquire();
     }
 
     @Override
     public boolean renew(Grant grant, Duration lease) {
-        return !commands.renewAll(Set.of(grant), lease).contains(grant);
+        return !commands.holds().renewAll(Set.of(grant), lease).contains(grant);
     }
 
     /** One script call per cluster slot, pipelined per node: one round trip per node. */
     @Override
     public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return commands.renewAll(grants, lease);
+        return commands.holds().renewAll(grants, lease);
     }
 
     @Override
     public boolean release(Grant grant) {
-        return commands.release(grant);
+        return commands.holds().release(grant);
     }
 
     /**
-     * One read-only script call on the node of the key's slot ({@code Scripts.INSPECT}): the lock key's
+     * One read-only script call on the node of the key's slot ({@code inspect.lua}): the lock key's
      * owner, PTTL and the fence counter (the exclusive holder's token), or each live reader of the
      * readers hash with its own expiry and token. Waiters: in fair mode the live entries of the
      * server-side queue (readers and writers); in the default mode empty, since only waiting writers
@@ -170,12 +170,12 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public KeyState inspect(String key) {
-        return commands.inspect(key);
+        return commands.inspection().inspect(key);
     }
 
     @Override
     public void ping() {
-        commands.ping();
+        commands.inspection().ping();
     }
 
     @Override

@@ -1,12 +1,12 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.FencingTokens;
-import dev.mortise.lock.redis.internal.LettuceClients;
 import dev.mortise.lock.redis.internal.LockCommands;
 import dev.mortise.lock.redis.internal.RedisTransport;
-import dev.mortise.lock.redis.internal.RedissonClients;
-import dev.mortise.lock.redis.internal.RedissonTransport;
 import dev.mortise.lock.redis.internal.ScriptRunner;
+import dev.mortise.lock.redis.internal.lettuce.LettuceClients;
+import dev.mortise.lock.redis.internal.redisson.RedissonClients;
+import dev.mortise.lock.redis.internal.redisson.RedissonTransport;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.ConstantDelay;

@@ -1,9 +1,10 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.redis.internal.FairScripts;
+import dev.mortise.lock.redis.internal.ExclusiveCommands;
+import dev.mortise.lock.redis.internal.FairCommands;
+import dev.mortise.lock.redis.internal.HoldCommands;
 import dev.mortise.lock.redis.internal.RedisKeys;
-import dev.mortise.lock.redis.internal.Scripts;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
@@ -116,7 +117,7 @@ class RedisLateAcquireTest {
                 .operationTimeout(TIMEOUT).build());
         warmUp(backend);
 
-        proxy.stall(Scripts.ACQUIRE.sha(), STALL_MS);
+        proxy.stall(ExclusiveCommands.ACQUIRE.sha(), STALL_MS);
         assertThatThrownBy(() -> backend.tryAcquire(request(key))).isInstanceOf(LockBackendException.class);
 
         assertNothingLeft(List.of(proxy), 1, () -> exists(server, keys.lock()), "lock key");
@@ -136,7 +137,7 @@ class RedisLateAcquireTest {
         assertThat(backend.tryAcquire(holder).isGranted()).isTrue();
         LockRequest waiter = request(key);
 
-        proxy.stall(FairScripts.ACQUIRE.sha(), STALL_MS);
+        proxy.stall(FairCommands.ACQUIRE.sha(), STALL_MS);
         assertThatThrownBy(() -> backend.acquire(waiter, Duration.ofSeconds(10)))
                 .isInstanceOf(LockBackendException.class);
         server.command("DEL", keys.lock()); // the holder goes: a late acquire would now take the key
@@ -169,7 +170,7 @@ class RedisLateAcquireTest {
         }
 
         StallingProxy owner = proxies.get(cluster.ownerOf(keys.lock()));
-        owner.stall(Scripts.ACQUIRE.sha(), STALL_MS);
+        owner.stall(ExclusiveCommands.ACQUIRE.sha(), STALL_MS);
         assertThatThrownBy(() -> backend.tryAcquire(request(key))).isInstanceOf(LockBackendException.class);
 
         assertNothingLeft(proxies, 1, () -> Integer.parseInt(cluster.onOwner("EXISTS", keys.lock()).substring(1)),
@@ -205,7 +206,7 @@ class RedisLateAcquireTest {
         RedlockBackend backend = redlock(servers, proxies);
 
         for (int i = 0; i < 3; i++) {
-            proxies.get(i).stall(Scripts.ACQUIRE.sha(), STALL_MS);
+            proxies.get(i).stall(ExclusiveCommands.ACQUIRE.sha(), STALL_MS);
         }
         assertThatThrownBy(() -> backend.tryAcquire(request(key))).isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("only 2 of 5");
@@ -220,8 +221,8 @@ class RedisLateAcquireTest {
         RedlockBackend backend = redlock(servers, proxies);
 
         for (int i = 0; i < 3; i++) {
-            proxies.get(i).stall(Scripts.ACQUIRE.sha(), STALL_MS);
-            proxies.get(i).drop(Scripts.CANCEL.sha()); // the first clean-up never arrives
+            proxies.get(i).stall(ExclusiveCommands.ACQUIRE.sha(), STALL_MS);
+            proxies.get(i).drop(HoldCommands.CANCEL.sha()); // the first clean-up never arrives
         }
         assertThatThrownBy(() -> backend.tryAcquire(request(key))).isInstanceOf(LockBackendException.class);
 
@@ -236,7 +237,7 @@ class RedisLateAcquireTest {
         List<StallingProxy> proxies = new ArrayList<>();
         RedlockBackend backend = redlock(servers, proxies);
 
-        proxies.get(4).stall(Scripts.ACQUIRE.sha(), STALL_MS);
+        proxies.get(4).stall(ExclusiveCommands.ACQUIRE.sha(), STALL_MS);
         Attempt attempt = backend.tryAcquire(request(key));
         assertThat(attempt.isGranted()).as("four of five nodes answered").isTrue();
         assertThat(backend.release(attempt.grant().orElseThrow())).isTrue();

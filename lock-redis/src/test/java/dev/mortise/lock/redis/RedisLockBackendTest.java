@@ -305,7 +305,7 @@ class RedisLockBackendTest {
 
     /** A waiting exclusive attempt of {@code owner} sent by hand: marks it and offers a hand-off for {@code window} ms. */
     private void ghostAttempt(String owner, long lease, long window) throws Exception {
-        String reply = server.command("EVAL", dev.mortise.lock.redis.internal.Scripts.ACQUIRE.source(), "6",
+        String reply = server.command("EVAL", dev.mortise.lock.redis.internal.ExclusiveCommands.ACQUIRE.source(), "6",
                 keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers(), keys.handOffs(),
                 owner, Long.toString(lease), "0", "10000", "30000", Long.toString(window));
         assertThat(reply).as("refused: the holder's PTTL, not readers, the fence counter").startsWith("*4");

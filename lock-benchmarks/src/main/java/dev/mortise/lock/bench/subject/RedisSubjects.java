@@ -2,8 +2,8 @@ package dev.mortise.lock.bench.subject;
 
 import dev.mortise.lock.redis.RedisDriver;
 import dev.mortise.lock.redis.RedisLockBackend;
+import dev.mortise.lock.redis.internal.ExclusiveCommands;
 import dev.mortise.lock.redis.internal.RedisKeys;
-import dev.mortise.lock.redis.internal.Scripts;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -169,8 +169,8 @@ public final class RedisSubjects {
     private static LockSubject evalShaFloor(String id, String address) {
         RedissonClient client = redisson(address);
         RScript script = client.getScript(StringCodec.INSTANCE);
-        String acquire = script.scriptLoad(Scripts.ACQUIRE.source());
-        String release = script.scriptLoad(Scripts.RELEASE.source());
+        String acquire = script.scriptLoad(ExclusiveCommands.ACQUIRE.source());
+        String release = script.scriptLoad(ExclusiveCommands.RELEASE.source());
         String lease = Long.toString(LEASE.toMillis());
         return SimpleSubject.of(id, "floor: 2 × EVALSHA", Role.FLOOR, false, (key, wait) -> {
             RedisKeys keys = RedisKeys.of("floor", key);
@@ -192,8 +192,8 @@ public final class RedisSubjects {
         RedisClient client = RedisClient.create(address);
         StatefulRedisConnection<String, String> connection = client.connect();
         RedisCommands<String, String> redis = connection.sync();
-        String acquire = redis.scriptLoad(Scripts.ACQUIRE.source());
-        String release = redis.scriptLoad(Scripts.RELEASE.source());
+        String acquire = redis.scriptLoad(ExclusiveCommands.ACQUIRE.source());
+        String release = redis.scriptLoad(ExclusiveCommands.RELEASE.source());
         String lease = Long.toString(LEASE.toMillis());
         return SimpleSubject.of(id, "floor: 2 × EVALSHA (Lettuce)", Role.FLOOR, false, (key, wait) -> {
             RedisKeys keys = RedisKeys.of("floor", key);

@@ -14,13 +14,13 @@ import java.util.function.BiFunction;
  * batch is replicated only as far as its least replicated node: the joined count is the fewest
  * over the parts, never their sum. Stateless; thread-safe.
  */
-final class BatchParts {
+public final class BatchParts {
 
     private BatchParts() {
     }
 
     /** The indices of {@code calls} grouped by the slot of each call's routing key, in first-seen order. */
-    static Map<Integer, List<Integer>> bySlot(List<ScriptCall> calls) {
+    public static Map<Integer, List<Integer>> bySlot(List<ScriptCall> calls) {
         Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {
             groups.computeIfAbsent(Crc16.keySlot(routingKey(calls.get(i))), s -> new ArrayList<>()).add(i);
@@ -29,7 +29,7 @@ final class BatchParts {
     }
 
     /** The key a call is routed by; every call in a batch has one (lock scripts always pass their keys). */
-    static String routingKey(ScriptCall call) {
+    public static String routingKey(ScriptCall call) {
         if (call.routingKey() == null) {
             throw new IllegalArgumentException("a batched call on a Redis Cluster needs a key to route by, "
                     + call.script() + " has none (backend 'redis')");
@@ -42,7 +42,7 @@ final class BatchParts {
      * all of them before waiting for any, and joins the answers: replies in call order, replicas
      * the fewest any part reported. Fails if any part fails.
      */
-    static <K> CompletableFuture<BatchReply> join(List<ScriptCall> calls, Map<K, List<Integer>> groups,
+    public static <K> CompletableFuture<BatchReply> join(List<ScriptCall> calls, Map<K, List<Integer>> groups,
                                                   BiFunction<K, List<ScriptCall>, CompletableFuture<BatchReply>> part) {
         List<List<Integer>> order = new ArrayList<>(groups.size());
         List<CompletableFuture<BatchReply>> answers = new ArrayList<>(groups.size());

@@ -1,5 +1,6 @@
 package dev.mortise.lock.redis.internal;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -10,10 +11,10 @@ import java.util.concurrent.TimeUnit;
  * not confirm it (a failure, or no answer within the operation timeout), sent again in the
  * background with growing pauses (50 ms doubling to 1 s) until it is confirmed or its deadline
  * passes. The deadline is where the lease the attempt asked for has certainly run out (see
- * {@link LockCommands#horizon}); after it nothing is left to clean. Every clean-up write is
+ * {@link Deployment#horizon}); after it nothing is left to clean. Every clean-up write is
  * idempotent and owner-checked, so sending it twice is harmless. Nothing here blocks a caller.
  */
-final class CleanUps {
+public final class CleanUps {
 
     private static final long FIRST_PAUSE_MS = 50;
     private static final long LONGEST_PAUSE_MS = 1000;
@@ -28,7 +29,7 @@ final class CleanUps {
      * @return the first try's reply (bounded by the operation timeout), for callers that want to
      *         wait for one round; the retries go on whatever they do with it
      */
-    static <T> CompletableFuture<T> send(ScriptRunner runner, ScriptCall call, long deadline) {
+    public static <T> CompletableFuture<T> send(ScriptRunner runner, ScriptCall call, long deadline) {
         CompletableFuture<T> first = attempt(runner, call);
         first.whenComplete((reply, failure) -> {
             if (failure != null) {
@@ -36,6 +37,11 @@ final class CleanUps {
             }
         });
         return first;
+    }
+
+    /** The {@link System#nanoTime()} deadline {@code span} from now. */
+    public static long deadlineAfter(Duration span) {
+        return System.nanoTime() + span.toNanos();
     }
 
     private static <T> CompletableFuture<T> attempt(ScriptRunner runner, ScriptCall call) {

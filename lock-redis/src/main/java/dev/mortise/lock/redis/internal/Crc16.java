@@ -3,7 +3,7 @@ package dev.mortise.lock.redis.internal;
 import java.nio.charset.StandardCharsets;
 
 /** The CRC16 (XMODEM) that Redis Cluster uses to map a hash tag to one of 16384 slots. */
-final class Crc16 {
+public final class Crc16 {
 
     private static final int[] TABLE = new int[256];
 
@@ -38,7 +38,7 @@ final class Crc16 {
      * first {@code '{'} and the first {@code '}'} after it) when that is not empty, otherwise of
      * the whole key; UTF-8 bytes.
      */
-    static int keySlot(String key) {
+    public static int keySlot(String key) {
         int open = key.indexOf('{');
         if (open >= 0) {
             int close = key.indexOf('}', open + 1);

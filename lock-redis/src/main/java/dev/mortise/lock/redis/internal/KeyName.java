@@ -1,17 +1,14 @@
 package dev.mortise.lock.redis.internal;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-
 /**
  * One Redis name of a user key kept as its parts, {@code prefix + kind + tag} (and {@code ":" + owner}
  * for a cancelled marker), for the KEYS and ARGV of a script call. The single-node Lettuce path
- * ({@link ScriptArgs}) writes the parts straight into the network buffer, so a name sent once per
- * call is never built as a string; every other path (Redisson, a Lettuce Cluster, messages) reads
+ * ({@code lettuce.ScriptArgs}) writes the parts straight into the network buffer, so a name sent once
+ * per call is never built as a string; every other path (Redisson, a Lettuce Cluster, messages) reads
  * {@link #toString()}, which builds it once. Equal in content to the matching {@link RedisKeys}
  * string. Immutable; {@link #toString()} caches racily, which is safe for a String.
  */
-final class KeyName implements CharSequence {
+public final class KeyName implements CharSequence {
 
     private final String prefix;
     /** ASCII, with its colons: {@code ":fence:"}. */
@@ -29,21 +26,23 @@ final class KeyName implements CharSequence {
         this.owner = owner;
     }
 
-    /** Bytes of the name in UTF-8. */
-    int utf8Length() {
-        int length = ByteBufUtil.utf8Bytes(prefix) + kind.length() + tag.length();
-        return owner == null ? length : length + 1 + ByteBufUtil.utf8Bytes(owner);
+    public String prefix() {
+        return prefix;
     }
 
-    /** Writes the name in UTF-8, part by part. */
-    void writeUtf8(ByteBuf buf) {
-        ByteBufUtil.writeUtf8(buf, prefix);
-        ByteBufUtil.writeAscii(buf, kind);
-        ByteBufUtil.writeAscii(buf, tag);
-        if (owner != null) {
-            buf.writeByte(':');
-            ByteBufUtil.writeUtf8(buf, owner);
-        }
+    /** ASCII, with its colons: {@code ":fence:"}. */
+    public String kind() {
+        return kind;
+    }
+
+    /** ASCII: {@code "{" + percent-encoded key + "}"}. */
+    public String tag() {
+        return tag;
+    }
+
+    /** The owner appended after a colon (a cancelled marker), or null. */
+    public String owner() {
+        return owner;
     }
 
     @Override

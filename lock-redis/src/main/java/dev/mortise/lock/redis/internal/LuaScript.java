@@ -8,7 +8,8 @@ import java.util.HexFormat;
 /**
  * A Lua script and its SHA-1, computed here exactly as Redis computes it, so the first
  * call can be an {@code EVALSHA} without a {@code SCRIPT LOAD} round trip. Both are also kept
- * UTF-8 encoded, once, for transports that write bytes ({@link LettuceTransport}). Immutable.
+ * UTF-8 encoded, once, for transports that write bytes (the Lettuce driver). The scripts
+ * themselves are files ({@link LuaFiles}). Immutable.
  */
 public final class LuaScript {
 
@@ -51,12 +52,12 @@ public final class LuaScript {
     }
 
     /** {@link #source()} in UTF-8; shared, never to be written to. */
-    byte[] sourceBytes() {
+    public byte[] sourceBytes() {
         return sourceBytes;
     }
 
     /** {@link #sha()} in ASCII; shared, never to be written to. */
-    byte[] shaBytes() {
+    public byte[] shaBytes() {
         return shaBytes;
     }
 

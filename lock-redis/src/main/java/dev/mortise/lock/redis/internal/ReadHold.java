@@ -5,7 +5,7 @@ package dev.mortise.lock.redis.internal;
  * the key's names; the hold is the owner's field in {@link RedisKeys#readers()}. An exclusive hold's
  * state is the {@link RedisKeys} itself, as it always was, so the exclusive path allocates nothing more.
  */
-public record ReadHold(RedisKeys keys) {
+record ReadHold(RedisKeys keys) {
 
     /** The names of a grant's key, whatever its mode. */
     public static RedisKeys keysOf(Object state) {

@@ -97,32 +97,32 @@ public final class RedisKeys {
     }
 
     /** {@link #fence()} as its parts, for a script call ({@link KeyName}). */
-    KeyName fenceName() {
+    public KeyName fenceName() {
         return new KeyName(prefix, ":fence:", tag, null);
     }
 
     /** {@link #channel()} as its parts, for a script call. */
-    KeyName channelName() {
+    public KeyName channelName() {
         return new KeyName(prefix, ":released:", tag, null);
     }
 
     /** {@link #readers()} as its parts, for a script call. */
-    KeyName readersName() {
+    public KeyName readersName() {
         return new KeyName(prefix, ":readers:", tag, null);
     }
 
     /** {@link #writers()} as its parts, for a script call. */
-    KeyName writersName() {
+    public KeyName writersName() {
         return new KeyName(prefix, ":writers:", tag, null);
     }
 
     /** {@link #handOffs()} as its parts, for a script call. */
-    KeyName handOffsName() {
+    public KeyName handOffsName() {
         return new KeyName(prefix, ":handoffs:", tag, null);
     }
 
     /** {@link #cancelled(String)} as its parts, for a script call. */
-    KeyName cancelledName(String owner) {
+    public KeyName cancelledName(String owner) {
         return new KeyName(prefix, ":cancelled:", tag, owner);
     }
 

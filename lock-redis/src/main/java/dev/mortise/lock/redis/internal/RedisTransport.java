@@ -9,9 +9,9 @@ import java.util.function.Consumer;
  * Everything lock-redis asks of a Redis client, and nothing more: send one of our scripts
  * ({@code EVALSHA} or {@code EVAL}) to the node of its routing key, pipeline a few of them
  * (optionally followed by {@code WAIT} on the same connection), subscribe to release channels,
- * and close. Two implementations: {@link RedissonTransport} and {@link LettuceTransport}; the
- * rest of the module (timeouts, {@code NOSCRIPT} fallback, error messages, retries) lives above
- * it in {@link ScriptRunner}, the same for both.
+ * and close. Two implementations, one per driver package: {@code redisson.RedissonTransport} and
+ * {@code lettuce.LettuceTransport}; the rest of the module (timeouts, {@code NOSCRIPT} fallback,
+ * error messages, retries) lives above it in {@link ScriptRunner}, the same for both.
  *
  * <p>Threading, which both implementations keep: nothing here blocks the caller (connecting
  * included); futures complete on the client's I/O threads, and so do message callbacks. What

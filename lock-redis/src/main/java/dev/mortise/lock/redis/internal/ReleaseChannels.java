@@ -25,7 +25,7 @@ public final class ReleaseChannels implements AutoCloseable {
     private final Executor lingerTimer = CompletableFuture.delayedExecutor(LINGER.toMillis(), TimeUnit.MILLISECONDS);
     private volatile boolean closed;
 
-    public ReleaseChannels(ScriptRunner runner) {
+    ReleaseChannels(ScriptRunner runner) {
         this.runner = runner;
     }
 
@@ -83,9 +83,9 @@ public final class ReleaseChannels implements AutoCloseable {
 
     /**
      * Registers {@code waiter} on its key's subscription, subscribing if there is none; the
-     * subscription may still be unconfirmed ({@link ReleaseWaiter#awaitSubscribed()}).
+     * subscription may still be unconfirmed ({@link ReleaseWaiter#awaitSubscribed(ScriptRunner)}).
      */
-    public void join(ReleaseWaiter waiter) {
+    void join(ReleaseWaiter waiter) {
         boolean[] created = new boolean[1];
         Channel channel = channels.compute(waiter.key(), (k, c) -> {
             if (c == null) {
@@ -112,7 +112,7 @@ public final class ReleaseChannels implements AutoCloseable {
      *
      * @return whether it joined
      */
-    public boolean joinIfSubscribed(ReleaseWaiter waiter) {
+    boolean joinIfSubscribed(ReleaseWaiter waiter) {
         if (channels.isEmpty()) {
             return false; // the common, uncontended case: no lookup, no allocation
         }
@@ -174,12 +174,12 @@ public final class ReleaseChannels implements AutoCloseable {
     }
 
     /** Whether no key has a subscription (no one waited within the linger): waiting needs none yet. */
-    public boolean isEmpty() {
+    boolean isEmpty() {
         return channels.isEmpty();
     }
 
     /** Subscriptions now open, lingering ones included (for tests and diagnostics). */
-    public int size() {
+    int size() {
         return channels.size();
     }
 

@@ -17,10 +17,10 @@ import java.util.function.Supplier;
  * is remembered, and the thread retries at once. One waiting thread uses it; the message
  * thread and the reply thread meet it under its monitor.
  */
-public final class ReleaseWaiter {
+final class ReleaseWaiter {
 
     /** What woke the waiting thread. */
-    public enum News {
+    enum News {
         /** The release script handed the lock to this owner ({@link #handedToken()}). */
         HANDED,
         /** The message thread sent a retry ({@link #takeRetry()}); it may still be on its way. */
@@ -34,8 +34,8 @@ public final class ReleaseWaiter {
     private final String key;
     private final RedisKeys keys;
     private final String handOffPrefix;
-    private final Supplier<LockCommands.Pending> retry;
-    private final Consumer<LockCommands.Pending> abandon;
+    private final Supplier<PendingAttempt> retry;
+    private final Consumer<PendingAttempt> abandon;
     private ReleaseChannels channels;
     private CompletableFuture<Void> subscribed;
 
@@ -45,7 +45,7 @@ public final class ReleaseWaiter {
     private boolean retrying;
     private boolean closed;
     private boolean grantedAtClose;
-    private LockCommands.Pending retried;
+    private PendingAttempt retried;
     private String handedToken;
 
     /**
@@ -54,8 +54,8 @@ public final class ReleaseWaiter {
      * @param retry     starts one acquire attempt; called on the message thread, must not block
      * @param abandon   gives back whatever a retry may take that the waiting thread will never read
      */
-    public ReleaseWaiter(String key, RedisKeys keys, String handedOwner, Supplier<LockCommands.Pending> retry,
-                         Consumer<LockCommands.Pending> abandon) {
+    ReleaseWaiter(String key, RedisKeys keys, String handedOwner, Supplier<PendingAttempt> retry,
+                  Consumer<PendingAttempt> abandon) {
         this.key = key;
         this.keys = keys;
         this.handOffPrefix = handedOwner == null ? null : handedOwner + " ";
@@ -82,7 +82,7 @@ public final class ReleaseWaiter {
      *
      * @throws dev.mortise.lock.LockBackendException if it is not confirmed in time
      */
-    public void awaitSubscribed(ScriptRunner runner) {
+    void awaitSubscribed(ScriptRunner runner) {
         if (!subscribed.isDone() || subscribed.isCompletedExceptionally()) {
             runner.await(subscribed, runner.timeout(), key, "subscribe to releases of");
         }
@@ -110,7 +110,7 @@ public final class ReleaseWaiter {
             retrying = true;
         }
         // Sent outside the monitor: the reply thread needs it to wake the waiting thread.
-        LockCommands.Pending pending;
+        PendingAttempt pending;
         try {
             pending = retry.get();
         } catch (RuntimeException e) {
@@ -145,7 +145,7 @@ public final class ReleaseWaiter {
     }
 
     /** The waiting thread is about to send an attempt itself: releases seen so far are covered by it. */
-    public synchronized void beforeAttempt() {
+    synchronized void beforeAttempt() {
         released = false;
     }
 
@@ -155,7 +155,7 @@ public final class ReleaseWaiter {
      *
      * @throws InterruptedException if interrupted; the caller then closes the waiter
      */
-    public synchronized News await(long nanos) throws InterruptedException {
+    synchronized News await(long nanos) throws InterruptedException {
         if (handedToken != null) {
             return News.HANDED;
         }
@@ -188,20 +188,20 @@ public final class ReleaseWaiter {
     }
 
     /** The retry the message thread sent (after {@link News#RETRIED}); the caller now owns its outcome. */
-    public synchronized LockCommands.Pending takeRetry() {
-        LockCommands.Pending pending = retried;
+    synchronized PendingAttempt takeRetry() {
+        PendingAttempt pending = retried;
         retried = null;
         retrying = false;
         return pending;
     }
 
     /** The token the release script sent with the hand-off to this owner, or null. */
-    public synchronized Long handedToken() {
+    synchronized Long handedToken() {
         return handedToken == null ? null : Long.valueOf(handedToken);
     }
 
     /** Forgets a hand-off found stale (made before a refusal the waiting thread has had since). */
-    public synchronized void discardHandOff() {
+    synchronized void discardHandOff() {
         handedToken = null;
     }
 
@@ -210,8 +210,8 @@ public final class ReleaseWaiter {
      * waiter). If the wait ended without a grant, a retry the message thread sent that no one
      * read is abandoned (whatever it may take is given back).
      */
-    public void close(boolean granted) {
-        LockCommands.Pending orphan;
+    void close(boolean granted) {
+        PendingAttempt orphan;
         synchronized (this) {
             closed = true;
             grantedAtClose = granted;

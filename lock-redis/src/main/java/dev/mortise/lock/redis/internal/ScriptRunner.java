@@ -89,7 +89,7 @@ public final class ScriptRunner {
             throw connectFailure(key, e);
         }
         awaitConnection(connected, key);
-        ScriptCall ping = ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of());
+        ScriptCall ping = Inspection.pingCall();
         String answering = key == null ? "get a first answer" : "get a first answer for";
         try {
             // Redisson connects here, on this thread, within its own connect timeout (see RedissonTransport).
@@ -273,7 +273,7 @@ public final class ScriptRunner {
                 + (key == null ? ": " : " lock '" + abbreviate(key) + "': ");
     }
 
-    static String abbreviate(String key) {
+    public static String abbreviate(String key) {
         return key.length() <= 200 ? key : key.substring(0, 200) + "…";
     }
 }

@@ -1,4 +1,4 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.redisson;
 
 import dev.mortise.lock.LockBackendException;
 import org.redisson.Redisson;

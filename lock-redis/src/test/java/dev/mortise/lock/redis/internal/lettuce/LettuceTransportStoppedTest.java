@@ -1,7 +1,10 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.lettuce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mortise.lock.redis.internal.LuaScript;
+import dev.mortise.lock.redis.internal.ScriptCall;
+import dev.mortise.lock.redis.internal.ScriptReturn;
 import dev.mortise.lock.tck.server.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

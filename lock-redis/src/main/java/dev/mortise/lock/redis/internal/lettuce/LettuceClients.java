@@ -1,6 +1,7 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.lettuce;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.redis.internal.RedisTransport;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -1,5 +1,11 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.redisson;
 
+import dev.mortise.lock.redis.internal.BatchParts;
+import dev.mortise.lock.redis.internal.BatchReply;
+import dev.mortise.lock.redis.internal.KeyName;
+import dev.mortise.lock.redis.internal.RedisTransport;
+import dev.mortise.lock.redis.internal.ScriptCall;
+import dev.mortise.lock.redis.internal.ScriptReturn;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;

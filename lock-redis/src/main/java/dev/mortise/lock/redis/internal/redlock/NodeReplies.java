@@ -1,4 +1,4 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.redlock;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +15,7 @@ import java.util.function.Function;
  *
  * @param <T> what a node answers
  */
-public final class NodeReplies<T> {
+final class NodeReplies<T> {
 
     private final List<T> values;
     private final List<Throwable> failures;

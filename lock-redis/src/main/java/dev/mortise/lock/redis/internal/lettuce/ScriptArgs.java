@@ -1,5 +1,7 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.lettuce;
 
+import dev.mortise.lock.redis.internal.KeyName;
+import dev.mortise.lock.redis.internal.ScriptCall;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import io.netty.buffer.ByteBuf;
@@ -74,12 +76,29 @@ final class ScriptArgs extends CommandArgs<String, String> {
     private static void bulk(ByteBuf buf, Object argument) {
         if (argument instanceof KeyName name) {
             buf.writeByte('$');
-            digits(buf, name.utf8Length());
+            digits(buf, utf8Length(name));
             buf.writeBytes(CRLF);
-            name.writeUtf8(buf);
+            writeUtf8(buf, name);
             buf.writeBytes(CRLF);
         } else {
             bulk(buf, argument instanceof String s ? s : String.valueOf(argument));
+        }
+    }
+
+    /** Bytes of {@code name} in UTF-8. */
+    private static int utf8Length(KeyName name) {
+        int length = ByteBufUtil.utf8Bytes(name.prefix()) + name.kind().length() + name.tag().length();
+        return name.owner() == null ? length : length + 1 + ByteBufUtil.utf8Bytes(name.owner());
+    }
+
+    /** Writes {@code name} in UTF-8, part by part. */
+    private static void writeUtf8(ByteBuf buf, KeyName name) {
+        ByteBufUtil.writeUtf8(buf, name.prefix());
+        ByteBufUtil.writeAscii(buf, name.kind());
+        ByteBufUtil.writeAscii(buf, name.tag());
+        if (name.owner() != null) {
+            buf.writeByte(':');
+            ByteBufUtil.writeUtf8(buf, name.owner());
         }
     }
 

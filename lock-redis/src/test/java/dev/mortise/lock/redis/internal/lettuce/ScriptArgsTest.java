@@ -1,5 +1,11 @@
-package dev.mortise.lock.redis.internal;
+package dev.mortise.lock.redis.internal.lettuce;
 
+import dev.mortise.lock.redis.internal.ExclusiveCommands;
+import dev.mortise.lock.redis.internal.HoldCommands;
+import dev.mortise.lock.redis.internal.Inspection;
+import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.redis.internal.ScriptCall;
+import dev.mortise.lock.redis.internal.ScriptReturn;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import io.netty.buffer.ByteBuf;
@@ -38,7 +44,7 @@ class ScriptArgsTest {
 
     @Test
     void sameBytesAsLettuceForEvalShaAndEval() {
-        ScriptCall call = ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+        ScriptCall call = ScriptCall.of(ExclusiveCommands.ACQUIRE, ScriptReturn.LIST,
                 List.of("m:lock:{k}", "m:fence:{k}", "m:cancelled:{k}:o", "m:readers:{k}", "m:writers:{k}"),
                 "owner-1", "30000", "1", "0", "0");
         assertThat(ours(call, false)).isEqualTo(lettuce(call, false));
@@ -51,19 +57,19 @@ class ScriptArgsTest {
         for (int i = 0; i < 123; i++) {
             keys.add("k" + i);
         }
-        ScriptCall many = ScriptCall.of(Scripts.RENEW, ScriptReturn.LIST, keys, "é€😀", "", 42L, "x".repeat(1000));
+        ScriptCall many = ScriptCall.of(HoldCommands.RENEW, ScriptReturn.LIST, keys, "é€😀", "", 42L, "x".repeat(1000));
         assertThat(ours(many, false)).isEqualTo(lettuce(many, false));
-        ScriptCall none = ScriptCall.of(Scripts.PING, ScriptReturn.LONG, List.of());
+        ScriptCall none = ScriptCall.of(Inspection.PING, ScriptReturn.LONG, List.of());
         assertThat(ours(none, false)).isEqualTo(lettuce(none, false));
     }
 
     @Test
     void keyNamesWritePartByPartWhatTheirStringsWould() {
         RedisKeys names = RedisKeys.of("pré{fix}".replace("{", "").replace("}", ""), "k:{1}\n日 😀");
-        ScriptCall asNames = ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+        ScriptCall asNames = ScriptCall.of(ExclusiveCommands.ACQUIRE, ScriptReturn.LIST,
                 List.of(names.lock(), names.fenceName(), names.cancelledName("owner-é"), names.readersName(),
                         names.writersName(), names.handOffsName()), "owner-é", "30000", names.channelName());
-        ScriptCall asStrings = ScriptCall.of(Scripts.ACQUIRE, ScriptReturn.LIST,
+        ScriptCall asStrings = ScriptCall.of(ExclusiveCommands.ACQUIRE, ScriptReturn.LIST,
                 List.of(names.lock(), names.fence(), names.cancelled("owner-é"), names.readers(), names.writers(),
                         names.handOffs()), "owner-é", "30000", names.channel());
         assertThat(ours(asNames, false)).isEqualTo(lettuce(asStrings, false));
