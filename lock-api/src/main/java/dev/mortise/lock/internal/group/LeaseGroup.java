@@ -1,4 +1,4 @@
-package dev.mortise.lock.internal;
+package dev.mortise.lock.internal.group;
 
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
