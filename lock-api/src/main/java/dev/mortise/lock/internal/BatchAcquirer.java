@@ -4,7 +4,7 @@ import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
-import dev.mortise.lock.internal.group.LeaseGroup;
+import dev.mortise.lock.internal.group.GroupLease;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
@@ -212,7 +212,7 @@ final class BatchAcquirer {
         void giveBack() {
             // Published parts before the one that failed are ordinary leases: closed as the ordered path
             // closes the parts it took. A release the server did not get leaves that hold to its lease.
-            LeaseGroup.closeAll(leases, Duration.ZERO);
+            GroupLease.closeAll(leases, Duration.ZERO);
             for (int i = published; i < entered; i++) {
                 if (hold[i] != null) {
                     actions.clearOnServer(hold[i]);

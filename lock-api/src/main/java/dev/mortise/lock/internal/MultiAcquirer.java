@@ -8,7 +8,7 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.MultiLockSpec;
-import dev.mortise.lock.internal.group.LeaseGroup;
+import dev.mortise.lock.internal.group.GroupLease;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,7 +96,7 @@ final class MultiAcquirer {
             complete = true;
             return Optional.of(new DefaultMultiLease(client.backendName(), taken, modes));
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : LeaseGroup.closeAll(taken, Duration.ZERO)) {
+            for (RuntimeException release : GroupLease.closeAll(taken, Duration.ZERO)) {
                 failure.addSuppressed(release);
             }
             taken.clear();
@@ -132,9 +132,9 @@ final class MultiAcquirer {
      * hold then lasts until its lease runs out.
      */
     private static void giveBack(List<LockLease> taken) {
-        List<RuntimeException> failures = LeaseGroup.closeAll(taken, Duration.ZERO);
+        List<RuntimeException> failures = GroupLease.closeAll(taken, Duration.ZERO);
         failures.removeIf(f -> f instanceof LockLostException);
-        LeaseGroup.throwTogether(failures);
+        GroupLease.throwTogether(failures);
     }
 
     private List<LockSpec> check(MultiLockSpec spec) {

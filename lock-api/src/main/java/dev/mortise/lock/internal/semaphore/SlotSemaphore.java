@@ -7,7 +7,7 @@ import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.PermitLease;
-import dev.mortise.lock.internal.group.LeaseGroup;
+import dev.mortise.lock.internal.group.GroupLease;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,7 +148,7 @@ final class SlotSemaphore implements LockSemaphore {
                 client.tryAcquire(spec(slot, step, lease, owner)).ifPresent(l -> taken.put(slot, l));
             }
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : LeaseGroup.closeAll(new ArrayList<>(taken.values()), Duration.ZERO)) {
+            for (RuntimeException release : GroupLease.closeAll(new ArrayList<>(taken.values()), Duration.ZERO)) {
                 failure.addSuppressed(release);
             }
             taken.clear();
@@ -171,10 +171,10 @@ final class SlotSemaphore implements LockSemaphore {
      * stays taken until its lease runs out.
      */
     private static void giveBack(Map<Integer, LockLease> taken) {
-        List<RuntimeException> failures = LeaseGroup.closeAll(new ArrayList<>(taken.values()), Duration.ZERO);
+        List<RuntimeException> failures = GroupLease.closeAll(new ArrayList<>(taken.values()), Duration.ZERO);
         taken.clear();
         failures.removeIf(f -> f instanceof LockLostException);
-        LeaseGroup.throwTogether(failures);
+        GroupLease.throwTogether(failures);
     }
 
     static void check(String backend, String name, int permits, int n, Duration wait) {
