@@ -61,7 +61,7 @@ final class DefaultLockClient implements LockClient {
     private final MultiAcquirer multi;
     private final LockViews views;
     private final Inspector inspector;
-    private final CorePermits permits;
+    private final CorePermits permitHolds;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration shortestLease;
     private final Ticker ticker;
@@ -91,7 +91,7 @@ final class DefaultLockClient implements LockClient {
                 gates, actions, events, messages));
         this.views = new LockViews(acquirer, backendName);
         this.inspector = new Inspector(backend, arguments, gates, closed::get);
-        this.permits = new CorePermits(acquirer, backend, arguments, closed::get);
+        this.permitHolds = new CorePermits(acquirer, backend, arguments, closed::get);
         backend.addGrantListener(new BackendEvents(gates, actions));
         this.jumpRegistration = ticker.onJump(this::timeJumped);
     }
@@ -243,7 +243,7 @@ final class DefaultLockClient implements LockClient {
      */
     @Override
     public LockSemaphore semaphore(String name, int permits) {
-        return backend.supportsPermits() ? Semaphores.nativeSemaphore(this.permits, name, permits)
+        return backend.supportsPermits() ? Semaphores.nativeSemaphore(permitHolds, name, permits)
                 : Semaphores.slotSemaphore(this, name, permits);
     }
 
