@@ -1,7 +1,5 @@
 package dev.mortise.lock;
 
-import dev.mortise.lock.internal.leader.Candidate;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,6 +109,6 @@ public final class LeaderElectionBuilder {
      * turns false) without ever leading.
      */
     public LeaderElection start() {
-        return Candidate.start(client, group, key, List.copyOf(listeners), retryPause, stepDownPause);
+        return Core.PROVIDER.startElection(client, group, key, List.copyOf(listeners), retryPause, stepDownPause);
     }
 }

@@ -4,6 +4,7 @@ import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.LockBackend;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;
@@ -96,7 +97,7 @@ public interface LockClient extends AutoCloseable {
      * @throws LockInterruptedException if interrupted while waiting (none is held)
      * @throws IllegalArgumentException if {@code keys} is empty or has a null, blank or over-long key
      */
-    default MultiLease acquireAll(java.util.Collection<String> keys, Duration wait) {
+    default MultiLease acquireAll(Collection<String> keys, Duration wait) {
         return acquireAll(MultiLockSpec.of(keys).waitFor(wait));
     }
 
@@ -130,9 +131,7 @@ public interface LockClient extends AutoCloseable {
      * @throws LockBackendException     if the backend failed (the parts taken were released)
      * @throws IllegalArgumentException if the spec has no key, a bad key, wait, lease or owner
      */
-    default MultiLease acquireAll(MultiLockSpec spec) {
-        return dev.mortise.lock.internal.MultiAcquirer.acquire(this, spec);
-    }
+    MultiLease acquireAll(MultiLockSpec spec);
 
     /**
      * Tries each key of {@code keys} once, exclusively: all of them, or none. Where the backend
@@ -140,7 +139,7 @@ public interface LockClient extends AutoCloseable {
      *
      * @return the multi-key lease, or empty if some key was held by another owner (none is held)
      */
-    default Optional<MultiLease> tryAcquireAll(java.util.Collection<String> keys) {
+    default Optional<MultiLease> tryAcquireAll(Collection<String> keys) {
         return tryAcquireAll(MultiLockSpec.of(keys));
     }
 
@@ -150,7 +149,7 @@ public interface LockClient extends AutoCloseable {
      *
      * @return the multi-key lease, or empty if not every key was granted in time (none is held)
      */
-    default Optional<MultiLease> tryAcquireAll(java.util.Collection<String> keys, Duration wait) {
+    default Optional<MultiLease> tryAcquireAll(Collection<String> keys, Duration wait) {
         return tryAcquireAll(MultiLockSpec.of(keys).waitFor(wait));
     }
 
@@ -163,9 +162,7 @@ public interface LockClient extends AutoCloseable {
      * @throws LockBackendException     if the backend failed, or could not be told to release a part
      *                                  taken before the busy one (that part then expires with its lease)
      */
-    default Optional<MultiLease> tryAcquireAll(MultiLockSpec spec) {
-        return dev.mortise.lock.internal.MultiAcquirer.tryAcquire(this, spec);
-    }
+    Optional<MultiLease> tryAcquireAll(MultiLockSpec spec);
 
     /**
      * Acquires {@code key} (waiting up to {@code wait}), runs {@code work}, releases, and
@@ -301,9 +298,7 @@ public interface LockClient extends AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code name} is null or blank, or {@code permits} is not positive
      */
-    default LockSemaphore semaphore(String name, int permits) {
-        return new dev.mortise.lock.internal.semaphore.SlotSemaphore(this, name, permits);
-    }
+    LockSemaphore semaphore(String name, int permits);
 
     /** A snapshot of the holds of this client, for diagnostics. */
     List<HeldLock> heldLocks();

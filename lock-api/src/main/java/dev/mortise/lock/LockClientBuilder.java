@@ -1,7 +1,5 @@
 package dev.mortise.lock;
 
-import dev.mortise.lock.internal.ClientSettings;
-import dev.mortise.lock.internal.DefaultLockClient;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.Ticker;
 
@@ -112,7 +110,7 @@ public final class LockClientBuilder {
      *                                  not the backend's ticker
      */
     public LockClient build() {
-        return new DefaultLockClient(backend, new ClientSettings(defaultLease, driftFactor, driftAllowance,
-                maxKeyBytes, List.copyOf(listeners), ticker != null ? ticker : backend.ticker()));
+        return Core.PROVIDER.newClient(backend, defaultLease, driftFactor, driftAllowance, maxKeyBytes,
+                List.copyOf(listeners), ticker != null ? ticker : backend.ticker());
     }
 }

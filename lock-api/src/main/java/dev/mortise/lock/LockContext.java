@@ -1,7 +1,5 @@
 package dev.mortise.lock;
 
-import dev.mortise.lock.internal.ThreadLeases;
-
 import java.util.List;
 import java.util.Optional;
 
@@ -19,16 +17,16 @@ public final class LockContext {
 
     /** The innermost open lease acquired on this thread, if any. */
     public static Optional<LockLease> current() {
-        return ThreadLeases.current();
+        return Core.PROVIDER.currentLease();
     }
 
     /** The open lease on {@code key} acquired on this thread, innermost first, if any. */
     public static Optional<LockLease> find(String key) {
-        return ThreadLeases.find(key);
+        return Core.PROVIDER.findLease(key);
     }
 
     /** All open leases acquired on this thread, outermost first. */
     public static List<LockLease> all() {
-        return ThreadLeases.all();
+        return Core.PROVIDER.threadLeases();
     }
 }

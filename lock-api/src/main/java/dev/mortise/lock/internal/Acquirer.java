@@ -10,6 +10,7 @@ import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Permits;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -80,7 +81,7 @@ final class Acquirer {
      * @throws dev.mortise.lock.PermitCountMismatchException if the server keeps another count
      */
     LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
-                      LockMode mode, dev.mortise.lock.spi.Permits permits, boolean throwOnTimeout) {
+                      LockMode mode, Permits permits, boolean throwOnTimeout) {
         String key = arguments.key(requestedKey);
         if (mode == LockMode.SHARED && !sharedSupported && permits == null) {
             throw messages.sharedUnsupported(key);
@@ -105,21 +106,27 @@ final class Acquirer {
         if (nested != null) {
             return nested;
         }
+        Acquisition acquisition = new Acquisition(key, mode, permits, wait, explicitLease, ownerId, ownerThread, start,
+                Deadlines.after(start, wait), throwOnTimeout);
+        return throughGate(acquisition);
+    }
 
-        long deadline = Deadlines.after(start, wait);
+    /** Waits for the key's local gate (nesting in the owner's hold if it is granted meanwhile), then asks. */
+    private LockLease throughGate(Acquisition a) {
+        String key = a.key();
         KeyGates.Gate gate;
         try {
             while (true) {
-                long left = wait.isZero() ? 0 : Deadlines.left(deadline);
+                long left = a.waitTime().isZero() ? 0 : Deadlines.left(a.deadline());
                 // An explicit owner may already be asking the server for this key on another thread
                 // (a parent task and its child): wait in short slices and nest as soon as that hold
                 // is granted, instead of queueing behind a hold that only this caller's owner ends.
-                long slice = ownerId == null ? left : Math.min(left, OWNER_SLICE_NANOS);
-                gate = gates.enter(key, mode, slice);
-                if (gate != null || ownerId == null || left <= slice) {
+                long slice = a.ownerId() == null ? left : Math.min(left, OWNER_SLICE_NANOS);
+                gate = gates.enter(key, a.mode(), slice);
+                if (gate != null || a.ownerId() == null || left <= slice) {
                     break;
                 }
-                nested = nestIfOwned(key, null, ownerId, mode, System.nanoTime() - start);
+                LockLease nested = nestIfOwned(key, null, a.ownerId(), a.mode(), System.nanoTime() - a.start());
                 if (nested != null) {
                     return nested;
                 }
@@ -128,25 +135,34 @@ final class Acquirer {
             throw messages.interrupted(key, e);
         }
         if (gate == null) {
-            return notGranted(key, mode, wait, start, throwOnTimeout, true);
+            return notGranted(key, a.mode(), a.waitTime(), a.start(), a.throwOnTimeout(), true);
         }
+        return inGate(a, gate);
+    }
+
+    /**
+     * Asks the server from inside the key's gate and publishes the hold in it; leaves the gate
+     * again if nothing is published. A grant that came back after its lease ran out is cleared
+     * and asked for again while the wait lasts.
+     */
+    private LockLease inGate(Acquisition a, KeyGates.Gate gate) {
+        String key = a.key();
         boolean published = false;
         KeyGates.Pending pending = null;
         try {
             if (closed) {
                 throw messages.clientClosed(key, null);
             }
-            Duration lease = explicitLease != null ? explicitLease : settings.defaultLease();
+            Duration lease = a.lease(settings);
             Hold hold;
             while (true) {
-                LockRequest request = new LockRequest(key, ownerPrefix + holdSequence.incrementAndGet(), lease,
-                        explicitLease == null, mode, permits);
+                LockRequest request = new LockRequest(key, nextOwner(), lease, a.renewed(), a.mode(), a.permits());
                 pending = gate.expect(pending, request.owner());
-                Optional<Grant> grant = ask(request, Deadlines.left(deadline));
+                Optional<Grant> grant = ask(request, Deadlines.left(a.deadline()));
                 if (grant.isEmpty()) {
-                    return notGranted(key, mode, wait, start, throwOnTimeout);
+                    return notGranted(key, a.mode(), a.waitTime(), a.start(), a.throwOnTimeout());
                 }
-                hold = new Hold(grant.get(), mode, ownerThread, ownerId, lease, explicitLease == null, gate,
+                hold = new Hold(grant.get(), a.mode(), a.ownerThread(), a.ownerId(), lease, a.renewed(), gate,
                         validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease), settings.ticker());
                 long now = settings.ticker().read();
                 if (grant.get().requestedAtNanos() - now > 0) {
@@ -161,207 +177,40 @@ final class Acquirer {
                 actions.clearOnServer(hold);
                 // A late answer is one stalled round trip, not a refusal: while the caller's wait
                 // lasts, ask again rather than fail an acquire that still has time.
-                if (wait.isZero() || Deadlines.left(deadline) == 0 || closed) {
+                if (a.waitTime().isZero() || Deadlines.left(a.deadline()) == 0 || closed) {
                     throw messages.grantedTooLate(key, lease, validity.worth(grant.get(), lease));
                 }
             }
             KeyGates.EarlyState early = gate.publish(pending, hold);
             published = true;
-            return activate(hold, early, gate, pending, key, start);
+            return activate(hold, early, gate, pending, key, a.start());
         } catch (LockTimeoutException e) {
             throw e; // already told as TIMEOUT: a wait that ran out is not also an error
         } catch (LockException e) {
-            events.fireError(LockEvent.Operation.ACQUIRE, key, mode, -1, System.nanoTime() - start, e);
+            events.fireError(LockEvent.Operation.ACQUIRE, key, a.mode(), -1, System.nanoTime() - a.start(), e);
             throw e;
         } catch (RuntimeException e) {
-            events.fireError(LockEvent.Operation.ACQUIRE, key, mode, -1, System.nanoTime() - start, e);
+            events.fireError(LockEvent.Operation.ACQUIRE, key, a.mode(), -1, System.nanoTime() - a.start(), e);
             throw messages.acquireFailed(key, e);
         } finally {
             if (!published) {
-                gate.leave(mode, pending, null);
+                gate.leave(a.mode(), pending, null);
             }
         }
     }
 
-    /**
-     * The multi-key fast path: every part at once, in one {@link LockBackend#tryAcquireAll} request.
-     * It applies only when no part is in use in this client (no holder, no waiter, so no hold of the
-     * owner to nest in and no one to pass), every argument is valid, and there are at least two
-     * parts; then the local gates are taken without waiting and the backend asked once. A granted
-     * batch becomes one hold per part exactly as {@link #attempt} makes it (validity from each grant's
-     * request time, the late-grant rule, publish, expiry, watchdog, one ACQUIRED event per part).
-     *
-     * <p>Null means "take the parts one by one": the fast path did not apply, the backend has no
-     * native batch, a part was busy, or (with a wait) the grants came back too late; nothing of this
-     * call is then held, locally or on the server, and the caller goes on with what is left of its wait.
-     *
-     * @param keys  the keys in canonical order, distinct; {@code modes} the mode of each
-     * @return the leases in the order of {@code keys}, or null (see above)
-     * @throws LockException if the backend failed or the client closed (nothing is held)
-     */
-    java.util.List<LockLease> attemptAll(java.util.List<String> keys, java.util.List<LockMode> modes,
-                                         Duration requestedWait, Duration requestedLease, String requestedOwner) {
-        int n = keys.size();
-        if (n < 2 || closed) {
-            return null;
-        }
-        Duration wait;
-        Duration explicitLease;
-        String ownerId;
-        try {
-            for (int i = 0; i < n; i++) {
-                if (!arguments.key(keys.get(i)).equals(keys.get(i))
-                        || modes.get(i) == LockMode.SHARED && !sharedSupported) {
-                    return null;
-                }
-            }
-            wait = arguments.waitTime(requestedWait, keys.get(0));
-            explicitLease = arguments.lease(requestedLease, keys.get(0));
-            if (explicitLease != null) {
-                Validity.check(explicitLease, backend, settings, "Lease", "pass a lease");
-            }
-            ownerId = arguments.owner(requestedOwner, keys.get(0));
-        } catch (RuntimeException invalid) {
-            return null; // the ordered path refuses it with the message a single acquire gives
-        }
-        if (!wait.isZero() && Thread.currentThread().isInterrupted()) {
-            return null;
-        }
-        Thread ownerThread = ownerId == null ? Thread.currentThread() : null;
-        long start = System.nanoTime();
-        KeyGates.Gate[] gate = new KeyGates.Gate[n];
-        KeyGates.Pending[] pending = new KeyGates.Pending[n];
-        Hold[] hold = new Hold[n];
-        java.util.List<LockLease> leases = new java.util.ArrayList<>(n);
-        int entered = 0;
-        int published = 0; // holds [0, published) are published: leased, or lost here and cleared
-        try {
-            for (; entered < n; entered++) {
-                gate[entered] = gates.enterIdle(keys.get(entered), modes.get(entered));
-                if (gate[entered] == null) {
-                    return null;
-                }
-            }
-            Duration lease = explicitLease != null ? explicitLease : settings.defaultLease();
-            java.util.List<LockRequest> requests = new java.util.ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                LockRequest request = new LockRequest(keys.get(i), ownerPrefix + holdSequence.incrementAndGet(), lease,
-                        explicitLease == null, modes.get(i));
-                pending[i] = gate[i].expect(null, request.owner());
-                requests.add(request);
-            }
-            java.util.List<Grant> grants = askAll(requests);
-            if (grants == null || grants.isEmpty()) {
-                return null;
-            }
-            long now = settings.ticker().read();
-            int late = -1;
-            int foreign = -1;
-            for (int i = 0; i < n; i++) {
-                Grant grant = grants.get(i);
-                hold[i] = new Hold(grant, modes.get(i), ownerThread, ownerId, lease, explicitLease == null, gate[i],
-                        validity.deadline(grant, grant.requestedAtNanos(), lease), settings.ticker());
-                if (foreign < 0 && grant.requestedAtNanos() - now > 0) {
-                    foreign = i;
-                }
-                if (late < 0 && hold[i].expiredAt(now)) {
-                    late = i;
-                }
-            }
-            if (foreign >= 0) {
-                // Stamped on another clock than this client's: the finally clears every grant.
-                throw messages.grantOnAnotherTicker(keys.get(foreign), settings.ticker());
-            }
-            if (late >= 0) {
-                // One stalled round trip: the finally clears every grant; with a wait left the ordered
-                // path asks again, as a single acquire would.
-                if (wait.isZero() || closed) {
-                    throw messages.grantedTooLate(keys.get(late), lease, validity.worth(grants.get(late), lease));
-                }
-                return null;
-            }
-            for (int i = 0; i < n; i++) {
-                KeyGates.EarlyState early = gate[i].publish(pending[i], hold[i]);
-                published = i + 1;
-                leases.add(activate(hold[i], early, gate[i], pending[i], keys.get(i), start));
-            }
-            return leases;
-        } catch (LockException e) {
-            events.fireError(LockEvent.Operation.ACQUIRE, keys.get(0), modes.get(0), -1, System.nanoTime() - start, e);
-            throw e;
-        } catch (RuntimeException e) {
-            events.fireError(LockEvent.Operation.ACQUIRE, keys.get(0), modes.get(0), -1, System.nanoTime() - start, e);
-            throw messages.acquireAllFailed(keys, e);
-        } finally {
-            if (leases.size() < n) {
-                giveBack(leases, hold, gate, pending, modes, entered, published);
-            }
-        }
+    /** A new owner string for one server request: the client's id and a per-hold counter. */
+    String nextOwner() {
+        return ownerPrefix + holdSequence.incrementAndGet();
     }
 
-    /** Undoes a fast path that ends without its leases: each part as far as it got. */
-    private void giveBack(java.util.List<LockLease> leases, Hold[] hold, KeyGates.Gate[] gate,
-                          KeyGates.Pending[] pending, java.util.List<LockMode> modes, int entered, int published) {
-        // Published parts before the one that failed are ordinary leases: closed as the ordered path
-        // closes the parts it took. A release the server did not get leaves that hold to its lease.
-        LeaseGroup.closeAll(leases, Duration.ZERO);
-        for (int i = published; i < entered; i++) {
-            if (hold[i] != null) {
-                actions.clearOnServer(hold[i]);
-            }
-            gate[i].leave(modes.get(i), pending[i], null);
-        }
+    /** The threads of this client inside a backend acquire (the batch path registers there too). */
+    InFlight inFlight() {
+        return inFlight;
     }
 
-    /**
-     * One batch request, stopped by {@link #close()} if it is still under way.
-     *
-     * @return the grants, empty if a key was busy, or null for "no native batch"
-     * @throws IllegalStateException if the backend answered with grants that do not match the requests
-     */
-    private java.util.List<Grant> askAll(java.util.List<LockRequest> requests) {
-        String first = requests.get(0).key();
-        if (!inFlight.enter()) {
-            throw messages.clientClosed(first, null);
-        }
-        java.util.List<Grant> grants;
-        try {
-            grants = backend.tryAcquireAll(requests);
-        } catch (RuntimeException e) {
-            if (closed) {
-                throw messages.clientClosed(first, e);
-            }
-            throw e;
-        } finally {
-            inFlight.exit();
-        }
-        if (grants != null && !grants.isEmpty() && !matches(grants, requests)) {
-            for (Grant grant : grants) {
-                try {
-                    backend.release(grant);
-                } catch (RuntimeException ignored) {
-                    // it expires with its lease; the broken answer is what gets reported
-                }
-            }
-            throw new IllegalStateException("backend '" + backend.name() + "' (" + backend.getClass().getName()
-                    + ") answered tryAcquireAll with " + grants + " for " + requests.size() + " requests: it must "
-                    + "return one grant per request, in request order, or an empty list, or null");
-        }
-        return grants;
-    }
-
-    private static boolean matches(java.util.List<Grant> grants, java.util.List<LockRequest> requests) {
-        if (grants.size() != requests.size()) {
-            return false;
-        }
-        for (int i = 0; i < grants.size(); i++) {
-            Grant grant = grants.get(i);
-            if (grant == null || !grant.key().equals(requests.get(i).key())
-                    || !grant.owner().equals(requests.get(i).owner())) {
-                return false;
-            }
-        }
-        return true;
+    boolean isClosed() {
+        return closed;
     }
 
     /**
@@ -371,8 +220,8 @@ final class Acquirer {
      * the session is, arms its expiry, renews it at once if its round trip was slow, and tells
      * ACQUIRED. The one way both the single and the batch acquire hand a hold out.
      */
-    private Lease activate(Hold hold, KeyGates.EarlyState early, KeyGates.Gate gate, KeyGates.Pending pending,
-                           String key, long start) {
+    Lease activate(Hold hold, KeyGates.EarlyState early, KeyGates.Gate gate, KeyGates.Pending pending,
+                   String key, long start) {
         if (early == KeyGates.EarlyState.LOST) {
             Throwable cause = KeyGates.earlyLostCause(gate, pending);
             actions.loseHere(hold, LostReason.SESSION_LOST, cause, false);

@@ -16,8 +16,8 @@ import java.util.List;
  * @param listeners      event listeners
  * @param ticker         the clock of lease time: the backend's ({@link dev.mortise.lock.spi.LockBackend#ticker()})
  */
-public record ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,
-                             List<LockListener> listeners, Ticker ticker) {
+record ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,
+                      List<LockListener> listeners, Ticker ticker) {
 
     /** Settings on the system ticker. */
     public ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,

@@ -13,27 +13,20 @@ import dev.mortise.lock.LockRunnable;
 import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
-import dev.mortise.lock.internal.semaphore.NativeSemaphore;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.internal.semaphore.Semaphores;
 import dev.mortise.lock.spi.BackendGuarantees;
-import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.spi.Permits;
 import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
@@ -42,12 +35,14 @@ import java.util.concurrent.locks.ReadWriteLock;
 /**
  * The core: implements the contract once over any {@link LockBackend}. See {@link LockClient}
  * for the behaviour; this class is thread-safe. It wires the parts together: {@link Acquirer}
- * (the acquire path), {@link Hold} (a hold's state machine), {@link HoldActions} (what
- * happens to a hold after the grant), {@link Validity} (the one validity rule),
- * {@link Renewer} (the watchdog), {@link ExpiryTimer}, {@link Notifier} (all user code run
- * in the background) and {@link BackendEvents}.
+ * (the acquire path), {@link BatchAcquirer} and {@link MultiAcquirer} (multi-key locks),
+ * {@link Hold} (a hold's state machine), {@link HoldActions} (what happens to a hold after the
+ * grant), {@link Validity} (the one validity rule), {@link Renewer} (the watchdog),
+ * {@link ExpiryTimer}, {@link Notifier} (all user code run in the background),
+ * {@link BackendEvents}, {@link LockViews}, {@link Inspector} and {@link CorePermits} (what a
+ * native semaphore asks of the core). Built by {@link DefaultCoreProvider}.
  */
-public final class DefaultLockClient implements LockClient {
+final class DefaultLockClient implements LockClient {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultLockClient.class);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -63,19 +58,17 @@ public final class DefaultLockClient implements LockClient {
     private final HoldActions actions;
     private final Renewer renewer;
     private final Acquirer acquirer;
+    private final MultiAcquirer multi;
+    private final LockViews views;
+    private final Inspector inspector;
+    private final CorePermits permitHolds;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration shortestLease;
     private final Ticker ticker;
     /** Unregisters this client from its ticker's jumps (a no-op on the system ticker). */
     private final Runnable jumpRegistration;
-    /**
-     * Leases taken through {@link #asLock} and {@link #readWriteLock} views, per thread, key and mode
-     * (exclusive, shared): every view of a key in one mode is one Lock.
-     */
-    private final ThreadLocal<Map<String, Deque<LockLease>>> viewLeases = ThreadLocal.withInitial(HashMap::new);
-    private final ThreadLocal<Map<String, Deque<LockLease>>> sharedViewLeases = ThreadLocal.withInitial(HashMap::new);
 
-    public DefaultLockClient(LockBackend backend, ClientSettings settings) {
+    DefaultLockClient(LockBackend backend, ClientSettings settings) {
         this.backend = backend;
         this.backendName = backend.name();
         this.ticker = checkTicker(backend, settings.ticker());
@@ -94,6 +87,11 @@ public final class DefaultLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.acquirer = new Acquirer(this, backend, settings, arguments, validity, gates, actions, events, messages,
                 HexFormat.of().formatHex(id) + ":");
+        this.multi = new MultiAcquirer(this, new BatchAcquirer(acquirer, backend, settings, arguments, validity,
+                gates, actions, events, messages));
+        this.views = new LockViews(acquirer, backendName);
+        this.inspector = new Inspector(backend, arguments, gates, closed::get);
+        this.permitHolds = new CorePermits(acquirer, backend, arguments, closed::get);
         backend.addGrantListener(new BackendEvents(gates, actions));
         this.jumpRegistration = ticker.onJump(this::timeJumped);
     }
@@ -160,15 +158,14 @@ public final class DefaultLockClient implements LockClient {
                 spec.explicitOwner(), spec.lockMode(), false));
     }
 
-    /**
-     * {@link MultiAcquirer}'s fast path: every part in one backend request when none is in use in
-     * this client and the backend batches ({@link Acquirer#attemptAll}).
-     *
-     * @return the leases in the order of {@code keys}, or null to take the parts one by one
-     */
-    List<LockLease> acquireAllAtOnce(List<String> keys, List<LockMode> modes, Duration wait, Duration lease,
-                                     String owner) {
-        return acquirer.attemptAll(keys, modes, wait, lease, owner);
+    @Override
+    public MultiLease acquireAll(MultiLockSpec spec) {
+        return multi.acquire(spec);
+    }
+
+    @Override
+    public Optional<MultiLease> tryAcquireAll(MultiLockSpec spec) {
+        return multi.tryAcquire(spec);
     }
 
     private void checkSpec(LockSpec spec) {
@@ -216,7 +213,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public Lock asLock(String key) {
-        return new LockView(this, arguments.key(key), LockMode.EXCLUSIVE);
+        return new LockView(views, arguments.key(key), LockMode.EXCLUSIVE);
     }
 
     @Override
@@ -228,40 +225,14 @@ public final class DefaultLockClient implements LockClient {
                     + "' (backend '" + backendName + "') cannot take owner '" + spec.explicitOwner()
                     + "': use acquire(spec) for an owner id, or drop LockSpec.owner");
         }
-        return new LockView(this, key, spec.lockMode(), spec.explicitLease());
+        return new LockView(views, key, spec.lockMode(), spec.explicitLease());
     }
 
     @Override
     public ReadWriteLock readWriteLock(String key) {
         String checked = arguments.key(key);
-        return new ReadWriteLockView(new LockView(this, checked, LockMode.SHARED),
-                new LockView(this, checked, LockMode.EXCLUSIVE));
-    }
-
-    /**
-     * Acquires for a view: the calling thread's lease on {@code key} in {@code mode}, with the
-     * explicit {@code lease} (null: renewed), or null on timeout.
-     */
-    LockLease acquireForView(String key, Duration wait, Duration lease, LockMode mode, boolean throwOnTimeout) {
-        return acquirer.attempt(key, wait, lease, null, mode, throwOnTimeout);
-    }
-
-    /** The calling thread's stack of leases taken through views of {@code key} in {@code mode}, shared by every such view. */
-    Deque<LockLease> viewLeases(String key, LockMode mode) {
-        return views(mode).get().computeIfAbsent(key, k -> new ArrayDeque<>());
-    }
-
-    private ThreadLocal<Map<String, Deque<LockLease>>> views(LockMode mode) {
-        return mode == LockMode.SHARED ? sharedViewLeases : viewLeases;
-    }
-
-    /** Forgets the calling thread's stack for {@code key} in {@code mode} once it is empty. */
-    void viewLeasesDone(String key, LockMode mode) {
-        Map<String, Deque<LockLease>> mine = views(mode).get();
-        Deque<LockLease> stack = mine.get(key);
-        if (stack != null && stack.isEmpty()) {
-            mine.remove(key);
-        }
+        return new ReadWriteLockView(new LockView(views, checked, LockMode.SHARED),
+                new LockView(views, checked, LockMode.EXCLUSIVE));
     }
 
     // ---- semaphores ----------------------------------------------------------------------
@@ -272,36 +243,8 @@ public final class DefaultLockClient implements LockClient {
      */
     @Override
     public LockSemaphore semaphore(String name, int permits) {
-        return backend.supportsPermits() ? new NativeSemaphore(this, name, permits)
-                : LockClient.super.semaphore(name, permits);
-    }
-
-    /**
-     * Not API (for {@link NativeSemaphore}): one permit hold of {@code key} taking
-     * {@code permits.count()} permits, owned by {@code owner}, or null on timeout when
-     * {@code throwOnTimeout} is false.
-     */
-    public LockLease acquirePermits(String key, Permits permits, Duration wait, Duration lease, String owner,
-                                    boolean throwOnTimeout) {
-        return acquirer.attempt(key, wait, lease, owner, LockMode.SHARED, permits, throwOnTimeout);
-    }
-
-    /** Not API (for {@link NativeSemaphore}): {@link LockBackend#setPermits}, failures named. */
-    public void setPermits(String key, int limit) {
-        String checked = arguments.key(key);
-        if (closed.get()) {
-            throw new IllegalStateException("LockClient for backend '" + backendName + "' is closed; cannot change "
-                    + "the permits of '" + Arguments.abbreviate(checked) + "'. Build a new client.");
-        }
-        try {
-            backend.setPermits(checked, limit);
-        } catch (LockException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new LockBackendException("Backend '" + backendName + "' could not set the permit count of '"
-                    + Arguments.abbreviate(checked) + "' to " + limit + ": " + e
-                    + ". Check that the server is reachable and call setPermits again.", checked, backendName, e);
-        }
+        return backend.supportsPermits() ? Semaphores.nativeSemaphore(permitHolds, name, permits)
+                : Semaphores.slotSemaphore(this, name, permits);
     }
 
     // ---- the rest ----------------------------------------------------------------------
@@ -339,43 +282,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public LockInspection inspect(String key) {
-        String checked = arguments.key(key);
-        if (closed.get()) {
-            throw new IllegalStateException("LockClient for backend '" + backendName + "' is closed; cannot inspect '"
-                    + Arguments.abbreviate(checked) + "'. Build a new client.");
-        }
-        Instant readAt = Instant.now();
-        KeyState state;
-        try {
-            state = backend.inspect(checked);
-        } catch (LockException | UnsupportedOperationException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new LockBackendException("Backend '" + backendName + "' could not inspect lock '"
-                    + Arguments.abbreviate(checked) + "': " + e + ". Check that the server is reachable.", checked,
-                    backendName, e);
-        }
-        if (state == null) {
-            throw new LockBackendException("Backend '" + backendName + "' returned no state when inspecting lock '"
-                    + Arguments.abbreviate(checked) + "': its LockBackend.inspect must return a KeyState "
-                    + "(KeyState.free(...) for a free key)", checked, backendName, null);
-        }
-        // Which of the server's holders are ours: the owner strings of this client's live holds of the key.
-        Set<String> ours = new HashSet<>();
-        KeyGates.Gate gate = gates.get(checked);
-        if (gate != null) {
-            for (Hold hold : gate.holds()) {
-                if (hold.isActive()) {
-                    ours.add(hold.grant.owner());
-                }
-            }
-        }
-        List<LockInspection.Holder> holders = new ArrayList<>(state.holders().size());
-        for (KeyState.Holder holder : state.holders()) {
-            holders.add(new LockInspection.Holder(HolderIds.of(holder.owner()), holder.fencingToken(),
-                    holder.remaining(), ours.contains(holder.owner())));
-        }
-        return new LockInspection(key, backendName, state.mode(), holders, state.waiters(), readAt);
+        return inspector.inspect(key);
     }
 
     @Override

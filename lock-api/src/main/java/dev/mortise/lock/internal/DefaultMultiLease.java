@@ -1,43 +1,45 @@
 package dev.mortise.lock.internal;
 
 import dev.mortise.lock.LockLease;
-import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.internal.group.GroupLease;
 
-import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * The {@link MultiLease} of {@link MultiAcquirer}: a group of ordinary leases of one client, in
- * canonical order ({@link LeaseGroup} holds, extends, loses and closes them as one). Not API:
- * use {@link MultiLease}.
+ * canonical order ({@link GroupLease} holds, extends, loses and closes them as one).
  *
  * <p>Thread-safe.
  */
-public final class DefaultMultiLease implements MultiLease {
+final class DefaultMultiLease extends GroupLease<MultiLease> implements MultiLease {
 
     private final String backend;
     private final Map<String, LockLease> parts;
     private final Map<String, LockMode> modes;
-    private final LeaseGroup group;
 
     /** @param leases the leases in canonical order; {@code modes} the mode of each, in the same order */
     DefaultMultiLease(String backend, List<LockLease> leases, List<LockMode> modes) {
+        this(backend, byKey(leases, leases), byKey(leases, modes));
+    }
+
+    private DefaultMultiLease(String backend, Map<String, LockLease> parts, Map<String, LockMode> modes) {
+        super(List.copyOf(parts.values()), "multi-key lock " + parts.keySet(), backend);
         this.backend = backend;
-        Map<String, LockLease> byKey = new LinkedHashMap<>();
-        Map<String, LockMode> byMode = new LinkedHashMap<>();
+        this.parts = parts;
+        this.modes = modes;
+    }
+
+    private static <T> Map<String, T> byKey(List<LockLease> leases, List<T> values) {
+        Map<String, T> byKey = new LinkedHashMap<>();
         for (int i = 0; i < leases.size(); i++) {
-            byKey.put(leases.get(i).key(), leases.get(i));
-            byMode.put(leases.get(i).key(), modes.get(i));
+            byKey.put(leases.get(i).key(), values.get(i));
         }
-        this.parts = Collections.unmodifiableMap(byKey);
-        this.modes = Collections.unmodifiableMap(byMode);
-        this.group = new LeaseGroup(List.copyOf(this.parts.values()), "multi-key lock " + this.parts.keySet(), backend);
+        return Collections.unmodifiableMap(byKey);
     }
 
     @Override
@@ -48,11 +50,6 @@ public final class DefaultMultiLease implements MultiLease {
     @Override
     public List<String> keys() {
         return List.copyOf(parts.keySet());
-    }
-
-    @Override
-    public List<LockLease> parts() {
-        return group.parts();
     }
 
     @Override
@@ -76,43 +73,7 @@ public final class DefaultMultiLease implements MultiLease {
     }
 
     @Override
-    public boolean isValid() {
-        return group.isValid();
-    }
-
-    @Override
-    public Duration remaining() {
-        return group.remaining();
-    }
-
-    @Override
-    public void ensureValid() {
-        group.ensureValid();
-    }
-
-    @Override
-    public void extend(Duration lease) {
-        group.extend(lease);
-    }
-
-    @Override
-    public MultiLease onLost(Consumer<LockLostEvent> listener) {
-        group.onLost(listener);
-        return this;
-    }
-
-    @Override
-    public void close() {
-        group.closeLingering(Duration.ZERO);
-    }
-
-    @Override
-    public void closeLingering(Duration linger) {
-        group.closeLingering(linger);
-    }
-
-    @Override
     public String toString() {
-        return "MultiLease[backend=" + backend + ", keys=" + parts.keySet() + (group.closed() ? ", closed" : "") + "]";
+        return "MultiLease[backend=" + backend + ", keys=" + parts.keySet() + (isClosed() ? ", closed" : "") + "]";
     }
 }

@@ -22,18 +22,18 @@ final class LockView implements Lock {
 
     private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 
-    private final DefaultLockClient client;
+    private final LockViews views;
     private final String key;
     private final LockMode mode;
     /** The explicit lease a fresh hold is asked for, or null: the client's default, renewed. */
     private final Duration explicitLease;
 
-    LockView(DefaultLockClient client, String key, LockMode mode) {
-        this(client, key, mode, null);
+    LockView(LockViews views, String key, LockMode mode) {
+        this(views, key, mode, null);
     }
 
-    LockView(DefaultLockClient client, String key, LockMode mode, Duration explicitLease) {
-        this.client = client;
+    LockView(LockViews views, String key, LockMode mode, Duration explicitLease) {
+        this.views = views;
         this.key = key;
         this.mode = mode;
         this.explicitLease = explicitLease;
@@ -45,8 +45,8 @@ final class LockView implements Lock {
         try {
             while (true) {
                 try {
-                    LockLease lease = client.acquireForView(key, FOREVER, explicitLease, mode, true);
-                    client.viewLeases(key, mode).push(lease);
+                    LockLease lease = views.acquire(key, FOREVER, explicitLease, mode, true);
+                    views.leases(key, mode).push(lease);
                     return;
                 } catch (LockInterruptedException e) {
                     // lock() is not interruptible: remember it, keep waiting, restore it after.
@@ -67,8 +67,8 @@ final class LockView implements Lock {
             throw new InterruptedException("interrupted before locking '" + key + "'");
         }
         try {
-            LockLease lease = client.acquireForView(key, FOREVER, explicitLease, mode, true);
-            client.viewLeases(key, mode).push(lease);
+            LockLease lease = views.acquire(key, FOREVER, explicitLease, mode, true);
+            views.leases(key, mode).push(lease);
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             throw (InterruptedException) e.getCause();
@@ -77,7 +77,7 @@ final class LockView implements Lock {
 
     @Override
     public boolean tryLock() {
-        return push(client.acquireForView(key, Duration.ZERO, explicitLease, mode, false));
+        return push(views.acquire(key, Duration.ZERO, explicitLease, mode, false));
     }
 
     @Override
@@ -87,7 +87,7 @@ final class LockView implements Lock {
         }
         try {
             Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
-            return push(client.acquireForView(key, wait, explicitLease, mode, false));
+            return push(views.acquire(key, wait, explicitLease, mode, false));
         } catch (LockInterruptedException e) {
             Thread.interrupted();
             throw (InterruptedException) e.getCause();
@@ -96,18 +96,18 @@ final class LockView implements Lock {
 
     private boolean push(LockLease lease) {
         if (lease != null) {
-            client.viewLeases(key, mode).push(lease);
+            views.leases(key, mode).push(lease);
         }
         return lease != null;
     }
 
     @Override
     public void unlock() {
-        LockLease lease = client.viewLeases(key, mode).poll();
-        client.viewLeasesDone(key, mode);
+        LockLease lease = views.leases(key, mode).poll();
+        views.leasesDone(key, mode);
         if (lease == null) {
             throw new IllegalMonitorStateException("Thread " + Thread.currentThread().getName()
-                    + " does not hold lock '" + key + "' (backend '" + client.backendName() + "')"
+                    + " does not hold lock '" + key + "' (backend '" + views.backendName() + "')"
                     + (mode == LockMode.SHARED ? " shared through a read lock view" : " through a Lock view")
                     + " of this client; unlock on the thread that locked");
         }
@@ -117,12 +117,12 @@ final class LockView implements Lock {
     @Override
     public Condition newCondition() {
         throw new UnsupportedOperationException("Distributed locks have no conditions (lock '" + key + "', backend '"
-                + client.backendName() + "'); wait on the data itself, or use a queue");
+                + views.backendName() + "'); wait on the data itself, or use a queue");
     }
 
     @Override
     public String toString() {
-        return "Lock[" + key + " on " + client.backendName() + (mode == LockMode.SHARED ? ", shared" : "")
+        return "Lock[" + key + " on " + views.backendName() + (mode == LockMode.SHARED ? ", shared" : "")
                 + (explicitLease != null ? ", lease " + explicitLease : "") + "]";
     }
 }

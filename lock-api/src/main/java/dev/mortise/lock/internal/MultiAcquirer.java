@@ -8,6 +8,7 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.internal.group.GroupLease;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,12 +16,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * All-or-nothing acquisition of several keys over the public {@link LockClient} API, behind
- * {@link LockClient#acquireAll} and {@link LockClient#tryAcquireAll}. Not API.
+ * All-or-nothing acquisition of several keys over the public {@link LockClient} API of the core
+ * client, behind {@link LockClient#acquireAll} and {@link LockClient#tryAcquireAll}.
  *
- * <p>Fast path first: on the core client, when no part is in use in the client and the backend
- * batches ({@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}), every part is tried in one
- * all-or-nothing request ({@code Acquirer.attemptAll}); it never waits, so it cannot deadlock.
+ * <p>Fast path first: when no part is in use in the client and the backend batches
+ * ({@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}), every part is tried in one
+ * all-or-nothing request ({@link BatchAcquirer#attemptAll}); it never waits, so it cannot deadlock.
  * Otherwise, or when it found a part busy, parts are taken one by one in the canonical order of
  * {@link MultiLockSpec#parts()} (one acquire per key), each waiting for what is left of the
  * request's one deadline. The first part that is not granted in time, or an
@@ -29,9 +30,15 @@ import java.util.Optional;
  * already cleans up after itself). Because every client takes keys in the same total order, two
  * callers with overlapping sets never wait for each other in a cycle.
  */
-public final class MultiAcquirer {
+final class MultiAcquirer {
 
-    private MultiAcquirer() {
+    /** The core client: each part is one of its ordinary acquires. */
+    private final LockClient client;
+    private final BatchAcquirer batch;
+
+    MultiAcquirer(LockClient client, BatchAcquirer batch) {
+        this.client = client;
+        this.batch = batch;
     }
 
     /**
@@ -39,8 +46,8 @@ public final class MultiAcquirer {
      *
      * @throws dev.mortise.lock.LockTimeoutException if a part was not granted in time (nothing is held)
      */
-    public static MultiLease acquire(LockClient client, MultiLockSpec spec) {
-        return take(client, spec, true).orElseThrow();
+    MultiLease acquire(MultiLockSpec spec) {
+        return take(spec, true).orElseThrow();
     }
 
     /**
@@ -48,19 +55,17 @@ public final class MultiAcquirer {
      *
      * @return empty if a part was not granted in time (nothing is held)
      */
-    public static Optional<MultiLease> tryAcquire(LockClient client, MultiLockSpec spec) {
-        return take(client, spec, false);
+    Optional<MultiLease> tryAcquire(MultiLockSpec spec) {
+        return take(spec, false);
     }
 
-    private static Optional<MultiLease> take(LockClient client, MultiLockSpec spec, boolean throwOnTimeout) {
-        List<LockSpec> parts = check(client, spec);
+    private Optional<MultiLease> take(MultiLockSpec spec, boolean throwOnTimeout) {
+        List<LockSpec> parts = check(spec);
         Duration wait = spec.waitTime();
         long start = System.nanoTime();
-        if (client instanceof DefaultLockClient core) {
-            Optional<MultiLease> together = atOnce(core, parts, spec);
-            if (together.isPresent()) {
-                return together;
-            }
+        Optional<MultiLease> together = atOnce(parts, spec);
+        if (together.isPresent()) {
+            return together;
         }
         List<LockLease> taken = new ArrayList<>(parts.size());
         List<LockMode> modes = new ArrayList<>(parts.size());
@@ -76,7 +81,7 @@ public final class MultiAcquirer {
                     try {
                         lease = client.acquire(request);
                     } catch (LockTimeoutException e) {
-                        throw timedOut(client, spec, part.key(), taken.size());
+                        throw timedOut(spec, part.key(), taken.size());
                     }
                 } else {
                     Optional<LockLease> granted = client.tryAcquire(request);
@@ -91,7 +96,7 @@ public final class MultiAcquirer {
             complete = true;
             return Optional.of(new DefaultMultiLease(client.backendName(), taken, modes));
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : LeaseGroup.closeAll(taken, Duration.ZERO)) {
+            for (RuntimeException release : GroupLease.closeAll(taken, Duration.ZERO)) {
                 failure.addSuppressed(release);
             }
             taken.clear();
@@ -108,14 +113,14 @@ public final class MultiAcquirer {
      * the backend batches natively. Empty when it did not apply or a part was busy: nothing of it is
      * held then, and the ordered path goes on with what is left of the wait.
      */
-    private static Optional<MultiLease> atOnce(DefaultLockClient client, List<LockSpec> parts, MultiLockSpec spec) {
+    private Optional<MultiLease> atOnce(List<LockSpec> parts, MultiLockSpec spec) {
         List<String> keys = new ArrayList<>(parts.size());
         List<LockMode> modes = new ArrayList<>(parts.size());
         for (LockSpec part : parts) {
             keys.add(part.key());
             modes.add(part.lockMode());
         }
-        List<LockLease> leases = client.acquireAllAtOnce(keys, modes, spec.waitTime(), spec.explicitLease(),
+        List<LockLease> leases = batch.attemptAll(keys, modes, spec.waitTime(), spec.explicitLease(),
                 spec.explicitOwner());
         return leases == null ? Optional.empty()
                 : Optional.of(new DefaultMultiLease(client.backendName(), leases, modes));
@@ -127,12 +132,12 @@ public final class MultiAcquirer {
      * hold then lasts until its lease runs out.
      */
     private static void giveBack(List<LockLease> taken) {
-        List<RuntimeException> failures = LeaseGroup.closeAll(taken, Duration.ZERO);
+        List<RuntimeException> failures = GroupLease.closeAll(taken, Duration.ZERO);
         failures.removeIf(f -> f instanceof LockLostException);
-        LeaseGroup.throwTogether(failures);
+        GroupLease.throwTogether(failures);
     }
 
-    private static List<LockSpec> check(LockClient client, MultiLockSpec spec) {
+    private List<LockSpec> check(MultiLockSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("MultiLockSpec must not be null (backend '" + client.backendName() + "')");
         }
@@ -151,7 +156,7 @@ public final class MultiAcquirer {
         return parts;
     }
 
-    private static LockTimeoutException timedOut(LockClient client, MultiLockSpec spec, String busy, int taken) {
+    private LockTimeoutException timedOut(MultiLockSpec spec, String busy, int taken) {
         return new LockTimeoutException("Could not lock all of " + spec.keys() + " on backend '"
                 + client.backendName() + "' within " + spec.waitTime() + ": '" + busy + "' was still held by another "
                 + "owner after " + taken + " of " + spec.keys().size() + " keys were taken. None is held now (the "

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * The per-thread stack behind {@link dev.mortise.lock.LockContext}. A lease remembers the
  * stack it was pushed on, so closing it on another thread removes it from the right one.
  */
-public final class ThreadLeases {
+final class ThreadLeases {
 
     private static final ThreadLocal<Deque<LockLease>> STACK = ThreadLocal.withInitial(ConcurrentLinkedDeque::new);
 

@@ -1,7 +1,6 @@
 package dev.mortise.lock.local;
 
 import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.LockMode;
 import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
@@ -11,17 +10,12 @@ import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -57,67 +51,8 @@ public final class LocalLockServer {
     private final String name;
     private final Ticker ticker;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, Entry> entries = new HashMap<>(); // guarded by lock
+    private final Map<String, KeyRecord> entries = new HashMap<>(); // guarded by lock
     private volatile boolean down;
-
-    /** One waiting request (guarded by lock). */
-    private static final class Waiter {
-        final boolean shared;
-
-        Waiter(boolean shared) {
-            this.shared = shared;
-        }
-    }
-
-    private static final class Entry {
-        /** The exclusive holder, or null. */
-        String owner;
-        long expiresAtNanos;
-        /** Shared holders: owner → expiry (on the server's ticker). */
-        final Map<String, Long> readers = new HashMap<>(4);
-        /** Shared holders: owner → the token of its grant (the exclusive holder's is {@link #token}). */
-        final Map<String, Long> readerTokens = new HashMap<>(4);
-        /** Shared holders that are semaphore permit holds: owner → how many permits it takes. */
-        final Map<String, Integer> permitCounts = new HashMap<>(4);
-        /** The semaphore's count, meaningful while {@link #permitCounts} is not empty. */
-        int permitLimit;
-        long token;
-        /** Requests waiting in {@code acquire}, in arrival order. */
-        final Deque<Waiter> waiters = new ArrayDeque<>(2);
-        int exclusiveWaiters;
-        final Condition changed;
-
-        Entry(Condition changed) {
-            this.changed = changed;
-        }
-
-        boolean heldAt(long now) {
-            return owner != null && now - expiresAtNanos < 0;
-        }
-
-        /** Drops shared holders whose lease ran out; returns how long the longest one left has. */
-        long pruneReaders(long now) {
-            long longest = 0;
-            Iterator<Map.Entry<String, Long>> it = readers.entrySet().iterator();
-            while (it.hasNext()) {
-                Map.Entry<String, Long> reader = it.next();
-                long left = reader.getValue() - now;
-                if (left <= 0) {
-                    readerTokens.remove(reader.getKey());
-                    permitCounts.remove(reader.getKey());
-                    it.remove();
-                } else {
-                    longest = Math.max(longest, left);
-                }
-            }
-            return longest;
-        }
-
-        boolean readerAt(String reader, long now) {
-            Long expires = readers.get(reader);
-            return expires != null && now - expires < 0;
-        }
-    }
 
     public LocalLockServer() {
         this("local");
@@ -150,7 +85,7 @@ public final class LocalLockServer {
     private long wakeAll() {
         lock.lock();
         try {
-            for (Entry entry : entries.values()) {
+            for (KeyRecord entry : entries.values()) {
                 entry.changed.signalAll();
             }
         } finally {
@@ -205,16 +140,13 @@ public final class LocalLockServer {
         lock.lockInterruptibly();
         try {
             checkUp(request.key());
-            Entry entry = entry(request.key());
+            KeyRecord entry = entry(request.key());
             Attempt attempt = attemptLocked(entry, request, requestedAt, null);
             if (attempt.isGranted() || deadline - System.nanoTime() <= 0) {
                 return attempt.grant();
             }
-            Waiter me = new Waiter(request.shared());
-            entry.waiters.addLast(me);
-            if (!me.shared) {
-                entry.exclusiveWaiters++;
-            }
+            KeyRecord.Waiter me = new KeyRecord.Waiter(request.shared());
+            entry.enqueue(me);
             try {
                 while (true) {
                     long left = deadline - System.nanoTime();
@@ -234,111 +166,20 @@ public final class LocalLockServer {
             } finally {
                 // Granted, timed out, interrupted or failed: the request leaves the queue either way,
                 // and whoever it held up (readers behind a writer, the next in line) may go now.
-                if (entry.waiters.remove(me) && !me.shared) {
-                    entry.exclusiveWaiters--;
-                }
-                entry.changed.signalAll();
+                entry.dequeue(me);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private Entry entry(String key) {
-        return entries.computeIfAbsent(key, k -> new Entry(lock.newCondition()));
+    private KeyRecord entry(String key) {
+        return entries.computeIfAbsent(key, k -> new KeyRecord(lock.newCondition()));
     }
 
-    /**
-     * One attempt. A request already waiting ({@code waiter} not null) goes only when every
-     * request ahead of it in the queue is shared and may go too; a new request ({@code waiter}
-     * null) is not queued, so it goes whenever the holders allow it, except that a shared one
-     * never passes a waiting exclusive request.
-     */
-    private Attempt attemptLocked(Entry entry, LockRequest request, long requestedAt, Waiter waiter) {
-        if (request.takesPermits()) {
-            return attemptPermitsLocked(entry, request, requestedAt, waiter);
-        }
-        long now = ticker.read();
-        String owner = request.owner();
-        boolean exclusiveHeld = entry.heldAt(now) && !owner.equals(entry.owner);
-        long readersLeft = entry.pruneReaders(now);
-        boolean mine = owner.equals(entry.owner) || entry.readerAt(owner, now);
-        if (!mine) {
-            if (exclusiveHeld) {
-                return Attempt.busy(Duration.ofNanos(entry.expiresAtNanos - now));
-            }
-            if (!request.shared() && !entry.readers.isEmpty()) {
-                return Attempt.busy(Duration.ofNanos(readersLeft));
-            }
-            if (request.shared() && !entry.permitCounts.isEmpty()) {
-                return Attempt.busy(Duration.ofNanos(readersLeft)); // a semaphore's key: only permit holds join
-            }
-            if (request.shared() && blockedByQueue(entry, waiter)) {
-                return Attempt.busy(null);
-            }
-            if (!request.shared() && waiter != null && entry.waiters.peekFirst() != waiter) {
-                return Attempt.busy(null);
-            }
-            entry.token++;
-        }
-        long expires = now + request.lease().toNanos();
-        if (request.shared()) {
-            entry.readers.put(owner, expires);
-            if (mine) {
-                entry.readerTokens.putIfAbsent(owner, entry.token); // a retried request keeps its token
-            } else {
-                entry.readerTokens.put(owner, entry.token);
-            }
-        } else {
-            entry.owner = owner;
-            entry.expiresAtNanos = expires;
-        }
-        return Attempt.granted(new Grant(request.key(), owner, entry.token, requestedAt, null));
-    }
-
-    /**
-     * One attempt at {@code request.permits().count()} permits. Strict arrival order: a new request
-     * goes only when no one waits, a waiting one only from the head of the queue. A new request checks
-     * its count against the stored one; a waiting one follows the stored count (see {@link #setPermits}).
-     */
-    private Attempt attemptPermitsLocked(Entry entry, LockRequest request, long requestedAt, Waiter waiter) {
-        long now = ticker.read();
-        String owner = request.owner();
-        entry.pruneReaders(now);
-        if (!entry.readerAt(owner, now)) {
-            if (entry.heldAt(now)) {
-                return Attempt.busy(Duration.ofNanos(entry.expiresAtNanos - now));
-            }
-            long soonest = Long.MAX_VALUE;
-            int used = 0;
-            for (Map.Entry<String, Long> reader : entry.readers.entrySet()) {
-                soonest = Math.min(soonest, reader.getValue() - now);
-                used += entry.permitCounts.getOrDefault(reader.getKey(), 0);
-            }
-            Duration holderLeft = soonest == Long.MAX_VALUE ? null : Duration.ofNanos(soonest);
-            if (entry.readers.size() > entry.permitCounts.size()) {
-                return Attempt.busy(holderLeft); // plain shared holds of this key: not a semaphore's
-            }
-            int limit = request.permits().limit();
-            if (!entry.permitCounts.isEmpty()) {
-                if (waiter == null && entry.permitLimit != limit) {
-                    throw new PermitCountMismatchException(request.key(), "local", entry.permitLimit, limit);
-                }
-                limit = entry.permitLimit;
-            }
-            if (waiter == null ? !entry.waiters.isEmpty() : entry.waiters.peekFirst() != waiter) {
-                return Attempt.busy(holderLeft);
-            }
-            if (used + request.permits().count() > limit) {
-                return Attempt.busy(holderLeft);
-            }
-            entry.token++;
-            entry.permitLimit = limit;
-            entry.readerTokens.put(owner, entry.token);
-            entry.permitCounts.put(owner, request.permits().count());
-        }
-        entry.readers.put(owner, now + request.lease().toNanos());
-        return Attempt.granted(new Grant(request.key(), owner, entry.readerTokens.get(owner), requestedAt, null));
+    /** One attempt by {@link Admission}'s rules, at the ticker's time now. */
+    private Attempt attemptLocked(KeyRecord entry, LockRequest request, long requestedAt, KeyRecord.Waiter waiter) {
+        return Admission.attempt(entry, request, requestedAt, waiter, ticker.read());
     }
 
     /**
@@ -349,7 +190,7 @@ public final class LocalLockServer {
         lock.lock();
         try {
             checkUp(key);
-            Entry entry = entries.get(key);
+            KeyRecord entry = entries.get(key);
             if (entry == null) {
                 return;
             }
@@ -363,43 +204,16 @@ public final class LocalLockServer {
         }
     }
 
-    /** Whether a shared request must wait for an exclusive one queued ahead of it (or at all, if new). */
-    private static boolean blockedByQueue(Entry entry, Waiter waiter) {
-        if (entry.exclusiveWaiters == 0) {
-            return false;
-        }
-        if (waiter == null) {
-            return true;
-        }
-        for (Waiter ahead : entry.waiters) {
-            if (ahead == waiter) {
-                return false;
-            }
-            if (!ahead.shared) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     boolean renew(Grant grant, Duration lease) {
         lock.lock();
         try {
             checkUp(grant.key());
-            Entry entry = entries.get(grant.key());
+            KeyRecord entry = entries.get(grant.key());
             long now = ticker.read();
             if (entry == null) {
                 return false;
             }
-            if (entry.readerAt(grant.owner(), now)) {
-                entry.readers.put(grant.owner(), now + lease.toNanos());
-                return true;
-            }
-            if (!entry.heldAt(now) || !grant.owner().equals(entry.owner)) {
-                return false;
-            }
-            entry.expiresAtNanos = now + lease.toNanos();
-            return true;
+            return entry.renew(grant.owner(), now, lease.toNanos());
         } finally {
             lock.unlock();
         }
@@ -425,25 +239,11 @@ public final class LocalLockServer {
         lock.lock();
         try {
             checkUp(grant.key());
-            Entry entry = entries.get(grant.key());
+            KeyRecord entry = entries.get(grant.key());
             if (entry == null) {
                 return false;
             }
-            long now = ticker.read();
-            Long shared = entry.readers.remove(grant.owner());
-            if (shared != null) {
-                entry.readerTokens.remove(grant.owner());
-                entry.permitCounts.remove(grant.owner());
-                entry.changed.signalAll();
-                return now - shared < 0;
-            }
-            if (!grant.owner().equals(entry.owner)) {
-                return false;
-            }
-            boolean wasHeld = entry.heldAt(now);
-            entry.owner = null;
-            entry.changed.signalAll();
-            return wasHeld;
+            return entry.release(grant.owner(), ticker.read());
         } finally {
             lock.unlock();
         }
@@ -459,31 +259,14 @@ public final class LocalLockServer {
         lock.lock();
         try {
             checkUp(key);
-            Entry entry = entries.get(key);
+            KeyRecord entry = entries.get(key);
             if (entry == null) {
                 return KeyState.free(OptionalInt.of(0));
             }
-            long now = ticker.read();
-            OptionalInt waiting = OptionalInt.of(entry.waiters.size());
-            if (entry.heldAt(now)) {
-                return new KeyState(LockMode.EXCLUSIVE, List.of(holder(entry.owner, entry.token, entry.expiresAtNanos - now)), waiting);
-            }
-            List<KeyState.Holder> readers = new ArrayList<>(entry.readers.size());
-            for (Map.Entry<String, Long> reader : entry.readers.entrySet()) {
-                long left = reader.getValue() - now;
-                if (left > 0) {
-                    readers.add(holder(reader.getKey(), entry.readerTokens.get(reader.getKey()), left));
-                }
-            }
-            return readers.isEmpty() ? KeyState.free(waiting) : new KeyState(LockMode.SHARED, readers, waiting);
+            return entry.state(ticker.read());
         } finally {
             lock.unlock();
         }
-    }
-
-    private static KeyState.Holder holder(String owner, Long token, long leftNanos) {
-        return new KeyState.Holder(owner, token == null ? OptionalLong.empty() : OptionalLong.of(token),
-                Optional.of(Duration.ofNanos(leftNanos)));
     }
 
     void ping() {
@@ -494,13 +277,9 @@ public final class LocalLockServer {
     public void forget(String key) {
         lock.lock();
         try {
-            Entry entry = entries.get(key);
+            KeyRecord entry = entries.get(key);
             if (entry != null) {
-                entry.owner = null;
-                entry.readers.clear();
-                entry.readerTokens.clear();
-                entry.permitCounts.clear();
-                entry.changed.signalAll();
+                entry.dropAll();
             }
         } finally {
             lock.unlock();
@@ -516,20 +295,11 @@ public final class LocalLockServer {
     public boolean forget(String key, String owner) {
         lock.lock();
         try {
-            Entry entry = entries.get(key);
+            KeyRecord entry = entries.get(key);
             if (entry == null) {
                 return false;
             }
-            long now = ticker.read();
-            entry.readerTokens.remove(owner);
-            entry.permitCounts.remove(owner);
-            Long shared = entry.readers.remove(owner);
-            boolean held = shared != null && now - shared < 0 || owner.equals(entry.owner) && entry.heldAt(now);
-            if (owner.equals(entry.owner)) {
-                entry.owner = null;
-            }
-            entry.changed.signalAll();
-            return held;
+            return entry.drop(owner, ticker.read());
         } finally {
             lock.unlock();
         }
@@ -547,16 +317,7 @@ public final class LocalLockServer {
         lock.lock();
         try {
             checkUp(key);
-            Entry entry = entry(key);
-            long now = ticker.read();
-            entry.readers.clear();
-            entry.readerTokens.clear();
-            entry.permitCounts.clear();
-            entry.owner = owner;
-            entry.expiresAtNanos = now + lease.toNanos();
-            entry.token++;
-            entry.changed.signalAll();
-            return new Grant(key, owner, entry.token, now, null);
+            return entry(key).seize(key, owner, ticker.read(), lease);
         } finally {
             lock.unlock();
         }
@@ -566,7 +327,7 @@ public final class LocalLockServer {
     public boolean isHeld(String key) {
         lock.lock();
         try {
-            Entry entry = entries.get(key);
+            KeyRecord entry = entries.get(key);
             long now = ticker.read();
             return entry != null && (entry.heldAt(now) || entry.pruneReaders(now) > 0);
         } finally {
@@ -581,13 +342,11 @@ public final class LocalLockServer {
     public int records(String key) {
         lock.lock();
         try {
-            Entry entry = entries.get(key);
+            KeyRecord entry = entries.get(key);
             if (entry == null) {
                 return 0;
             }
-            long now = ticker.read();
-            entry.pruneReaders(now);
-            return (entry.heldAt(now) ? 1 : 0) + entry.readers.size() + entry.waiters.size();
+            return entry.records(ticker.read());
         } finally {
             lock.unlock();
         }

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The multi-key fast path ({@link Acquirer#attemptAll}): one {@link LockBackend#tryAcquireAll} when
+ * The multi-key fast path ({@link BatchAcquirer#attemptAll}): one {@link LockBackend#tryAcquireAll} when
  * every part is free in the client, today's ordered path otherwise, on the in-process backend.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -1,18 +1,13 @@
 package dev.mortise.lock.test;
 
-import dev.mortise.lock.HeldLock;
-import dev.mortise.lock.LockCallable;
+import dev.mortise.lock.ForwardingLockClient;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockClientBuilder;
-import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockListener;
 import dev.mortise.lock.LockLostEvent;
-import dev.mortise.lock.LockRunnable;
-import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.local.LocalLockServer;
-import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.KeyState;
 
 import java.time.Duration;
@@ -26,8 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReadWriteLock;
 
 /**
  * A {@link LockClient} for tests of code that uses Mortise: the full contract over an
@@ -47,10 +40,14 @@ import java.util.concurrent.locks.ReadWriteLock;
  * seconds). No sleeping. To wait for a loss your code causes some other way, use
  * {@link #awaitLost}.
  *
+ * <p>Every {@link LockClient} method is the inner client's, a production client on the in-process
+ * server ({@link ForwardingLockClient}): multi-key locks take its batched fast path, semaphores
+ * are native there.
+ *
  * <p>Thread-safe, like every {@code LockClient}. Do not move time from inside an
  * {@code onLost} callback (the move waits for the callbacks).
  */
-public final class TestLockClient implements LockClient {
+public final class TestLockClient extends ForwardingLockClient {
 
     /** The default lease of renewed holds: 30 seconds, as in production. */
     public static final Duration DEFAULT_LEASE = LockClientBuilder.DEFAULT_LEASE;
@@ -59,19 +56,22 @@ public final class TestLockClient implements LockClient {
 
     private final ManualTicker ticker;
     private final ControlledBackend backend;
-    private final LockClient client;
     private final Duration defaultLease;
     private final Builder settings;
 
     private TestLockClient(Builder settings, ManualTicker ticker, ControlledBackend backend) {
+        super(newClient(settings, ticker, backend));
         this.settings = settings;
         this.ticker = ticker;
         this.backend = backend;
         this.defaultLease = settings.defaultLease;
+    }
+
+    private static LockClient newClient(Builder settings, ManualTicker ticker, ControlledBackend backend) {
         LockClientBuilder builder = LockClient.builder(backend).defaultLease(settings.defaultLease)
                 .clockDrift(settings.driftFactor, settings.driftAllowance).ticker(ticker);
         settings.listeners.forEach(builder::listener);
-        this.client = builder.build();
+        return builder.build();
     }
 
     /** A client with the defaults (30 s lease, renewed) on a server and ticker of its own. */
@@ -264,108 +264,15 @@ public final class TestLockClient implements LockClient {
         return key;
     }
 
-    // ---- LockClient -------------------------------------------------------------------
-
-    @Override
-    public LockLease acquire(String key, Duration wait) {
-        return client.acquire(key, wait);
-    }
-
-    @Override
-    public LockLease acquire(LockSpec spec) {
-        return client.acquire(spec);
-    }
-
-    @Override
-    public Optional<LockLease> tryAcquire(String key) {
-        return client.tryAcquire(key);
-    }
-
-    @Override
-    public Optional<LockLease> tryAcquire(String key, Duration wait) {
-        return client.tryAcquire(key, wait);
-    }
-
-    @Override
-    public Optional<LockLease> tryAcquire(LockSpec spec) {
-        return client.tryAcquire(spec);
-    }
-
-    @Override
-    public <T, X extends Throwable> T call(String key, Duration wait, LockCallable<T, X> work) throws X {
-        return client.call(key, wait, work);
-    }
-
-    @Override
-    public <X extends Throwable> void run(String key, Duration wait, LockRunnable<X> work) throws X {
-        client.run(key, wait, work);
-    }
-
-    @Override
-    public Lock asLock(String key) {
-        return client.asLock(key);
-    }
-
-    @Override
-    public Lock asLock(LockSpec spec) {
-        return client.asLock(spec);
-    }
-
-    @Override
-    public ReadWriteLock readWriteLock(String key) {
-        return client.readWriteLock(key);
-    }
-
-    @Override
-    public boolean forceRelease(String key) {
-        return client.forceRelease(key);
-    }
-
-    @Override
-    public void ping() {
-        client.ping();
-    }
-
-    @Override
-    public String backendName() {
-        return client.backendName();
-    }
-
-    @Override
-    public BackendGuarantees guarantees() {
-        return client.guarantees();
-    }
-
-    @Override
-    public Duration shortestLease() {
-        return client.shortestLease();
-    }
-
-    @Override
-    public LockInspection inspect(String key) {
-        return client.inspect(key);
-    }
-
-    /** The inner client's semaphore: native on the in-process server (see {@link dev.mortise.lock.LockSemaphore}). */
-    @Override
-    public dev.mortise.lock.LockSemaphore semaphore(String name, int permits) {
-        return client.semaphore(name, permits);
-    }
-
-    @Override
-    public List<HeldLock> heldLocks() {
-        return client.heldLocks();
-    }
-
     /** Closes the client (its open leases are lost with {@code CLIENT_CLOSED}); the server and ticker stay. */
     @Override
     public void close() {
-        client.close();
+        super.close();
     }
 
     @Override
     public String toString() {
-        return "TestLockClient[" + ticker + ", " + client + "]";
+        return "TestLockClient[" + ticker + ", " + delegate() + "]";
     }
 
     /** Settings of a {@link TestLockClient}. Not thread-safe. */

@@ -1,34 +1,30 @@
 package dev.mortise.lock.internal.semaphore;
 
 import dev.mortise.lock.LockLease;
-import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.PermitLease;
-import dev.mortise.lock.internal.LeaseGroup;
+import dev.mortise.lock.internal.group.GroupLease;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The {@link PermitLease} of {@link NativeSemaphore}: one server hold that carries all
- * {@link #count()} permits, so one lease, one fencing token, one holder id. Not API.
+ * {@link #count()} permits, so one lease, one fencing token, one holder id.
  *
  * <p>Thread-safe.
  */
-final class NativePermitLease implements PermitLease {
+final class NativePermitLease extends GroupLease<PermitLease> implements PermitLease {
 
     private final String semaphore;
     private final String backend;
     private final int count;
     private final LockLease lease;
-    private final LeaseGroup group;
 
     NativePermitLease(String semaphore, String backend, int count, LockLease lease) {
+        super(List.of(lease), "semaphore '" + semaphore + "' (" + count + " permits)", backend);
         this.semaphore = semaphore;
         this.backend = backend;
         this.count = count;
         this.lease = lease;
-        this.group = new LeaseGroup(List.of(lease), "semaphore '" + semaphore + "' (" + count + " permits)", backend);
     }
 
     @Override
@@ -52,11 +48,6 @@ final class NativePermitLease implements PermitLease {
         return List.of();
     }
 
-    @Override
-    public List<LockLease> parts() {
-        return group.parts();
-    }
-
     /** The one token of the acquisition, from the semaphore's one counter. */
     @Override
     public List<Long> fencingTokens() {
@@ -64,39 +55,8 @@ final class NativePermitLease implements PermitLease {
     }
 
     @Override
-    public boolean isValid() {
-        return group.isValid();
-    }
-
-    @Override
-    public Duration remaining() {
-        return group.remaining();
-    }
-
-    @Override
-    public void ensureValid() {
-        group.ensureValid();
-    }
-
-    @Override
-    public void extend(Duration lease) {
-        group.extend(lease);
-    }
-
-    @Override
-    public PermitLease onLost(Consumer<LockLostEvent> listener) {
-        group.onLost(listener);
-        return this;
-    }
-
-    @Override
-    public void close() {
-        group.closeLingering(Duration.ZERO);
-    }
-
-    @Override
     public String toString() {
         return "PermitLease[semaphore=" + semaphore + ", permits=" + count + ", token=" + lease.fencingToken()
-                + ", backend=" + backend + (group.closed() ? ", closed" : "") + "]";
+                + ", backend=" + backend + (isClosed() ? ", closed" : "") + "]";
     }
 }

@@ -6,7 +6,6 @@ import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.PermitLease;
-import dev.mortise.lock.internal.DefaultLockClient;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Permits;
 
@@ -21,20 +20,21 @@ import java.util.UUID;
  * count; the server admits it when the live holds' counts plus n fit under the count it keeps, and
  * wakes it when they do. The hold is an ordinary hold of the core from then on (validity, watchdog
  * renewal or an explicit lease, {@code onLost}, release), with an owner id of its own (never
- * nested), a fencing token from the key's one counter. Not API: use {@link LockClient#semaphore}.
+ * nested), a fencing token from the key's one counter. It reaches the core through
+ * {@link PermitHolds} alone. Use {@link LockClient#semaphore}.
  *
  * <p>Thread-safe. The count is volatile: {@link #setPermits} changes it for every later call of
  * this handle.
  */
-public final class NativeSemaphore implements LockSemaphore {
+final class NativeSemaphore implements LockSemaphore {
 
-    private final DefaultLockClient client;
+    private final PermitHolds holds;
     private final String name;
     private volatile int permits;
 
-    public NativeSemaphore(DefaultLockClient client, String name, int permits) {
-        SlotSemaphore.checkNameAndCount(client, name, permits);
-        this.client = client;
+    NativeSemaphore(PermitHolds holds, String name, int permits) {
+        SlotSemaphore.checkNameAndCount(holds.backendName(), name, permits);
+        this.holds = holds;
         this.name = name;
         this.permits = permits;
     }
@@ -56,8 +56,8 @@ public final class NativeSemaphore implements LockSemaphore {
 
     @Override
     public void setPermits(int permits) {
-        SlotSemaphore.checkNameAndCount(client, name, permits);
-        client.setPermits(permitsKey(), permits);
+        SlotSemaphore.checkNameAndCount(holds.backendName(), name, permits);
+        holds.setPermits(permitsKey(), permits);
         this.permits = permits;
     }
 
@@ -68,7 +68,7 @@ public final class NativeSemaphore implements LockSemaphore {
 
     @Override
     public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, SlotSemaphore.checkLease(client, name, lease), true).orElseThrow();
+        return take(n, wait, SlotSemaphore.checkLease(holds.backendName(), name, lease), true).orElseThrow();
     }
 
     @Override
@@ -78,19 +78,19 @@ public final class NativeSemaphore implements LockSemaphore {
 
     @Override
     public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, SlotSemaphore.checkLease(client, name, lease), false);
+        return take(n, wait, SlotSemaphore.checkLease(holds.backendName(), name, lease), false);
     }
 
     private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
-        SlotSemaphore.check(client, name, permits, n, wait);
+        SlotSemaphore.check(holds.backendName(), name, permits, n, wait);
         String owner = "semaphore:" + name + ":" + UUID.randomUUID();
         long deadline = Deadlines.after(System.nanoTime(), wait);
         while (true) {
             int limit = permits;
             LockLease granted;
             try {
-                granted = client.acquirePermits(permitsKey(), new Permits(n, limit), wait.isZero() ? Duration.ZERO
-                        : Duration.ofNanos(Deadlines.left(deadline)), lease, owner, false);
+                granted = holds.acquire(permitsKey(), new Permits(n, limit), wait.isZero() ? Duration.ZERO
+                        : Duration.ofNanos(Deadlines.left(deadline)), lease, owner);
             } catch (PermitCountMismatchException e) {
                 // This handle's count was changed (setPermits) while the request was on its way: the
                 // server has the new count, so ask again with it. Any other disagreement is the caller's.
@@ -101,14 +101,14 @@ public final class NativeSemaphore implements LockSemaphore {
                 throw e;
             }
             if (granted != null) {
-                return Optional.of(new NativePermitLease(name, client.backendName(), n, granted));
+                return Optional.of(new NativePermitLease(name, holds.backendName(), n, granted));
             }
             if (throwOnTimeout) {
                 throw new LockTimeoutException("Could not acquire " + n + " of the " + permits
-                        + " permits of semaphore '" + name + "' on backend '" + client.backendName() + "' within "
+                        + " permits of semaphore '" + name + "' on backend '" + holds.backendName() + "' within "
                         + wait + ": the holders of '" + permitsKey() + "' kept more than " + (permits - n)
                         + " permits. Nothing is held now. Wait longer, ask for fewer permits, or find the holders "
-                        + "(LockClient.inspect(\"" + permitsKey() + "\")).", permitsKey(), client.backendName());
+                        + "(LockClient.inspect(\"" + permitsKey() + "\")).", permitsKey(), holds.backendName());
             }
             return Optional.empty();
         }
@@ -116,7 +116,7 @@ public final class NativeSemaphore implements LockSemaphore {
 
     @Override
     public String toString() {
-        return "LockSemaphore[name=" + name + ", permits=" + permits + ", native, backend=" + client.backendName()
+        return "LockSemaphore[name=" + name + ", permits=" + permits + ", native, backend=" + holds.backendName()
                 + "]";
     }
 }

@@ -7,7 +7,7 @@ import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.PermitLease;
-import dev.mortise.lock.internal.LeaseGroup;
+import dev.mortise.lock.internal.group.GroupLease;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The generic {@link LockSemaphore}, built on the public {@link LockClient} API of any backend:
- * permit {@code i} is the exclusive lock key {@code name + "#permit-" + i} (a slot). Not API: use
+ * permit {@code i} is the exclusive lock key {@code name + "#permit-" + i} (a slot). Use
  * {@link LockClient#semaphore}.
  *
  * <p>An acquisition of n permits has an owner id of its own (so permits never nest in other holds
@@ -42,7 +42,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Thread-safe and stateless apart from its name, count and client.
  */
-public final class SlotSemaphore implements LockSemaphore {
+final class SlotSemaphore implements LockSemaphore {
 
     /** How long one blocking turn waits on one slot before every slot is tried again. */
     static final Duration STEP = Duration.ofMillis(200);
@@ -51,23 +51,23 @@ public final class SlotSemaphore implements LockSemaphore {
     private final String name;
     private volatile int permits;
 
-    public SlotSemaphore(LockClient client, String name, int permits) {
-        checkNameAndCount(client, name, permits);
+    SlotSemaphore(LockClient client, String name, int permits) {
+        checkNameAndCount(client.backendName(), name, permits);
         this.client = client;
         this.name = name;
         this.permits = permits;
     }
 
     /** The name and count checks both semaphores share. */
-    static void checkNameAndCount(LockClient client, String name, int permits) {
+    static void checkNameAndCount(String backend, String name, int permits) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("Semaphore name must not be null or blank, was "
-                    + (name == null ? "null" : "'" + name + "'") + " (backend '" + client.backendName()
+                    + (name == null ? "null" : "'" + name + "'") + " (backend '" + backend
                     + "'): name the resource the permits guard, e.g. \"exports\"");
         }
         if (permits < 1) {
             throw new IllegalArgumentException("Semaphore '" + name + "' needs at least 1 permit, was " + permits
-                    + " (backend '" + client.backendName() + "'): pass how many holders may run at once");
+                    + " (backend '" + backend + "'): pass how many holders may run at once");
         }
     }
 
@@ -89,7 +89,7 @@ public final class SlotSemaphore implements LockSemaphore {
     /** Changes this handle's count only: the slot fallback stores no count (see {@link LockSemaphore}). */
     @Override
     public void setPermits(int permits) {
-        checkNameAndCount(client, name, permits);
+        checkNameAndCount(client.backendName(), name, permits);
         this.permits = permits;
     }
 
@@ -100,7 +100,7 @@ public final class SlotSemaphore implements LockSemaphore {
 
     @Override
     public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(client, name, lease), true).orElseThrow();
+        return take(n, wait, checkLease(client.backendName(), name, lease), true).orElseThrow();
     }
 
     @Override
@@ -110,12 +110,12 @@ public final class SlotSemaphore implements LockSemaphore {
 
     @Override
     public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(client, name, lease), false);
+        return take(n, wait, checkLease(client.backendName(), name, lease), false);
     }
 
     private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
         int permits = this.permits; // one count for the whole acquisition
-        check(client, name, permits, n, wait);
+        check(client.backendName(), name, permits, n, wait);
         String owner = "semaphore:" + name + ":" + UUID.randomUUID();
         long start = System.nanoTime();
         int offset = ThreadLocalRandom.current().nextInt(permits);
@@ -148,7 +148,7 @@ public final class SlotSemaphore implements LockSemaphore {
                 client.tryAcquire(spec(slot, step, lease, owner)).ifPresent(l -> taken.put(slot, l));
             }
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : LeaseGroup.closeAll(new ArrayList<>(taken.values()), Duration.ZERO)) {
+            for (RuntimeException release : GroupLease.closeAll(new ArrayList<>(taken.values()), Duration.ZERO)) {
                 failure.addSuppressed(release);
             }
             taken.clear();
@@ -171,27 +171,27 @@ public final class SlotSemaphore implements LockSemaphore {
      * stays taken until its lease runs out.
      */
     private static void giveBack(Map<Integer, LockLease> taken) {
-        List<RuntimeException> failures = LeaseGroup.closeAll(new ArrayList<>(taken.values()), Duration.ZERO);
+        List<RuntimeException> failures = GroupLease.closeAll(new ArrayList<>(taken.values()), Duration.ZERO);
         taken.clear();
         failures.removeIf(f -> f instanceof LockLostException);
-        LeaseGroup.throwTogether(failures);
+        GroupLease.throwTogether(failures);
     }
 
-    static void check(LockClient client, String name, int permits, int n, Duration wait) {
+    static void check(String backend, String name, int permits, int n, Duration wait) {
         if (n < 1 || n > permits) {
             throw new IllegalArgumentException("Cannot acquire " + n + " permits of semaphore '" + name + "' (backend '"
-                    + client.backendName() + "'): it has " + permits + ", so ask for 1 to " + permits);
+                    + backend + "'): it has " + permits + ", so ask for 1 to " + permits);
         }
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException("Wait time for semaphore '" + name + "' must be zero or positive, was "
-                    + wait + " (backend '" + client.backendName() + "'): pass Duration.ZERO to try once");
+                    + wait + " (backend '" + backend + "'): pass Duration.ZERO to try once");
         }
     }
 
-    static Duration checkLease(LockClient client, String name, Duration lease) {
+    static Duration checkLease(String backend, String name, Duration lease) {
         if (lease == null || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("Explicit lease for semaphore '" + name + "' must be positive, was "
-                    + lease + " (backend '" + client.backendName() + "'): use the overload without a lease for a "
+                    + lease + " (backend '" + backend + "'): use the overload without a lease for a "
                     + "renewed one");
         }
         return lease;

@@ -1,4 +1,4 @@
-package dev.mortise.lock.internal;
+package dev.mortise.lock.internal.group;
 
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
@@ -15,26 +15,34 @@ import java.util.function.Consumer;
 /**
  * Ordinary leases of one client held and ended as one: valid while every part is, worth the
  * least of them, extended together, lost once (the first part's loss is the loss of the whole,
- * told once to every listener), closed together in reverse order. What a multi-key lease and a
- * several-permit lease share. Not API.
+ * told once to every listener), closed together in reverse order. The base of the handles that
+ * hold several leases (a multi-key lease, a several-permit lease): a subclass adds only what it
+ * names (keys, slots, tokens) and its {@code toString}.
  *
- * <p>Thread-safe: the parts are thread-safe, the loss state is guarded by {@code this}, and
- * listeners run outside that lock.
+ * <p>Thread-safe: the parts are thread-safe, the loss state is guarded by a monitor of its own
+ * (never the handle, which users may synchronize on), and listeners run outside it.
+ *
+ * @param <S> the handle type {@link #onLost} returns (the subclass's interface)
  */
-public final class LeaseGroup {
+public abstract class GroupLease<S> {
 
-    private static final Logger log = LoggerFactory.getLogger(LeaseGroup.class);
+    private static final Logger log = LoggerFactory.getLogger(GroupLease.class);
 
     private final List<LockLease> parts;
     /** Names the group in messages and logs, e.g. "multi-key lock [a, b]". */
     private final String what;
     private final String backend;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final List<Consumer<LockLostEvent>> listeners = new ArrayList<>();
-    private LockLostEvent lost;
+    private final Object monitor = new Object();
+    private final List<Consumer<LockLostEvent>> listeners = new ArrayList<>(); // guarded by monitor
+    private LockLostEvent lost; // guarded by monitor
 
-    /** @param parts the leases in the order they were taken (they are closed in reverse) */
-    public LeaseGroup(List<LockLease> parts, String what, String backend) {
+    /**
+     * @param parts   the leases in the order they were taken (they are closed in reverse)
+     * @param what    names the group in messages and logs, e.g. "multi-key lock [a, b]"
+     * @param backend the backend that granted them
+     */
+    protected GroupLease(List<LockLease> parts, String what, String backend) {
         this.parts = List.copyOf(parts);
         this.what = what;
         this.backend = backend;
@@ -47,7 +55,8 @@ public final class LeaseGroup {
         return parts;
     }
 
-    public boolean closed() {
+    /** Whether {@link #close()} (or {@link #closeLingering}) was called, for {@code toString}. */
+    protected boolean isClosed() {
         return closed.get();
     }
 
@@ -106,13 +115,14 @@ public final class LeaseGroup {
     }
 
     /** Adds a listener for the loss of the whole; told at once (on this thread) if it is already lost. */
-    public void onLost(Consumer<LockLostEvent> listener) {
+    @SuppressWarnings("unchecked") // S is the subclass's own interface: this handle is one
+    public S onLost(Consumer<LockLostEvent> listener) {
         if (listener == null) {
             throw new IllegalArgumentException("onLost listener must not be null (" + what + ", backend '"
                     + backend + "')");
         }
         LockLostEvent already;
-        synchronized (this) {
+        synchronized (monitor) {
             already = lost;
             if (already == null) {
                 listeners.add(listener);
@@ -121,11 +131,12 @@ public final class LeaseGroup {
         if (already != null) {
             tell(listener, already);
         }
+        return (S) this;
     }
 
     private void partLost(LockLostEvent event) {
         List<Consumer<LockLostEvent>> toTell;
-        synchronized (this) {
+        synchronized (monitor) {
             if (lost != null) {
                 return;
             }
@@ -144,6 +155,11 @@ public final class LeaseGroup {
         } catch (RuntimeException | Error e) {
             log.warn("onLost listener of the {} on backend '{}' threw; the holds are unaffected", what, backend, e);
         }
+    }
+
+    /** Closes every part at once, as {@link #closeLingering} with no linger. */
+    public void close() {
+        closeLingering(Duration.ZERO);
     }
 
     /** Closes every part once (later calls do nothing), leaving each to linger {@code linger}. */

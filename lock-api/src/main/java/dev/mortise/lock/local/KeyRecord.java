@@ -1,0 +1,196 @@
+package dev.mortise.lock.local;
+
+import dev.mortise.lock.LockMode;
+import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.KeyState;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * What a {@link LocalLockServer} keeps for one key: its holders with their leases, its fencing
+ * counter, its queue of waiting requests, and the condition its waiters wait on. Times are on the
+ * server's ticker. Not thread-safe: guarded by the server's lock, which every method here expects
+ * the caller to hold.
+ */
+final class KeyRecord {
+
+    /** One waiting request. */
+    static final class Waiter {
+        final boolean shared;
+
+        Waiter(boolean shared) {
+            this.shared = shared;
+        }
+    }
+
+    /** The exclusive holder, or null. */
+    String owner;
+    long expiresAtNanos;
+    /** Shared holders: owner → expiry (on the server's ticker). */
+    final Map<String, Long> readers = new HashMap<>(4);
+    /** Shared holders: owner → the token of its grant (the exclusive holder's is {@link #token}). */
+    final Map<String, Long> readerTokens = new HashMap<>(4);
+    /** Shared holders that are semaphore permit holds: owner → how many permits it takes. */
+    final Map<String, Integer> permitCounts = new HashMap<>(4);
+    /** The semaphore's count, meaningful while {@link #permitCounts} is not empty. */
+    int permitLimit;
+    long token;
+    /** Requests waiting in {@code acquire}, in arrival order. */
+    final Deque<Waiter> waiters = new ArrayDeque<>(2);
+    int exclusiveWaiters;
+    final Condition changed;
+
+    KeyRecord(Condition changed) {
+        this.changed = changed;
+    }
+
+    boolean heldAt(long now) {
+        return owner != null && now - expiresAtNanos < 0;
+    }
+
+    /** Drops shared holders whose lease ran out; returns how long the longest one left has. */
+    long pruneReaders(long now) {
+        long longest = 0;
+        Iterator<Map.Entry<String, Long>> it = readers.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<String, Long> reader = it.next();
+            long left = reader.getValue() - now;
+            if (left <= 0) {
+                readerTokens.remove(reader.getKey());
+                permitCounts.remove(reader.getKey());
+                it.remove();
+            } else {
+                longest = Math.max(longest, left);
+            }
+        }
+        return longest;
+    }
+
+    boolean readerAt(String reader, long now) {
+        Long expires = readers.get(reader);
+        return expires != null && now - expires < 0;
+    }
+
+    /** Queues {@code waiter} behind the requests already waiting. */
+    void enqueue(Waiter waiter) {
+        waiters.addLast(waiter);
+        if (!waiter.shared) {
+            exclusiveWaiters++;
+        }
+    }
+
+    /** Takes {@code waiter} out of the queue (granted, timed out, interrupted or failed) and wakes the others. */
+    void dequeue(Waiter waiter) {
+        if (waiters.remove(waiter) && !waiter.shared) {
+            exclusiveWaiters--;
+        }
+        changed.signalAll();
+    }
+
+    /** Extends {@code owner}'s live hold to {@code leaseNanos} from {@code now}; false if it has none. */
+    boolean renew(String owner, long now, long leaseNanos) {
+        if (readerAt(owner, now)) {
+            readers.put(owner, now + leaseNanos);
+            return true;
+        }
+        if (!heldAt(now) || !owner.equals(this.owner)) {
+            return false;
+        }
+        expiresAtNanos = now + leaseNanos;
+        return true;
+    }
+
+    /** Ends {@code owner}'s hold and wakes the waiters; whether it was still live. */
+    boolean release(String owner, long now) {
+        Long shared = readers.remove(owner);
+        if (shared != null) {
+            readerTokens.remove(owner);
+            permitCounts.remove(owner);
+            changed.signalAll();
+            return now - shared < 0;
+        }
+        if (!owner.equals(this.owner)) {
+            return false;
+        }
+        boolean wasHeld = heldAt(now);
+        this.owner = null;
+        changed.signalAll();
+        return wasHeld;
+    }
+
+    /** Drops every hold, exclusive and shared, as if they had expired, and wakes the waiters. */
+    void dropAll() {
+        owner = null;
+        readers.clear();
+        readerTokens.clear();
+        permitCounts.clear();
+        changed.signalAll();
+    }
+
+    /** Drops {@code owner}'s hold as if it had expired and wakes the waiters; whether it was live. */
+    boolean drop(String owner, long now) {
+        readerTokens.remove(owner);
+        permitCounts.remove(owner);
+        Long shared = readers.remove(owner);
+        boolean held = shared != null && now - shared < 0 || owner.equals(this.owner) && heldAt(now);
+        if (owner.equals(this.owner)) {
+            this.owner = null;
+        }
+        changed.signalAll();
+        return held;
+    }
+
+    /** Ends every hold and gives the key to {@code owner}, exclusive, with the next token, in one step. */
+    Grant seize(String key, String owner, long now, Duration lease) {
+        readers.clear();
+        readerTokens.clear();
+        permitCounts.clear();
+        this.owner = owner;
+        expiresAtNanos = now + lease.toNanos();
+        token++;
+        changed.signalAll();
+        return new Grant(key, owner, token, now, null);
+    }
+
+    /** Valid holds plus waiting requests (after dropping expired readers). */
+    int records(long now) {
+        pruneReaders(now);
+        return (heldAt(now) ? 1 : 0) + readers.size() + waiters.size();
+    }
+
+    /**
+     * The live exclusive holder, or the live readers (in no particular order), each with the key's
+     * token at its grant and its lease left at {@code now}, and the waiting requests. Changes
+     * nothing (expired readers are skipped, not pruned).
+     */
+    KeyState state(long now) {
+        OptionalInt waiting = OptionalInt.of(waiters.size());
+        if (heldAt(now)) {
+            return new KeyState(LockMode.EXCLUSIVE, List.of(holder(owner, token, expiresAtNanos - now)), waiting);
+        }
+        List<KeyState.Holder> live = new ArrayList<>(readers.size());
+        for (Map.Entry<String, Long> reader : readers.entrySet()) {
+            long left = reader.getValue() - now;
+            if (left > 0) {
+                live.add(holder(reader.getKey(), readerTokens.get(reader.getKey()), left));
+            }
+        }
+        return live.isEmpty() ? KeyState.free(waiting) : new KeyState(LockMode.SHARED, live, waiting);
+    }
+
+    private static KeyState.Holder holder(String owner, Long token, long leftNanos) {
+        return new KeyState.Holder(owner, token == null ? OptionalLong.empty() : OptionalLong.of(token),
+                Optional.of(Duration.ofNanos(leftNanos)));
+    }
+}

@@ -1,0 +1,50 @@
+package dev.mortise.lock;
+
+import dev.mortise.lock.architecture.PackageRules;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+/**
+ * The package rules of lock-api, on its compiled classes: no package cycle, the API ({@code
+ * dev.mortise.lock}) and the SPI ({@code spi}) use nothing but each other, the in-process and the
+ * migrating backends ({@code local}, {@code migration}) are built on the API and SPI alone, and
+ * the implementation ({@code internal} and below) is reached by none of them. Every package says
+ * in its {@code package-info.java} whether it is API, SPI or internal.
+ */
+class LockApiArchitectureTest {
+
+    private static final String API = "dev.mortise.lock";
+    private static final String SPI = "dev.mortise.lock.spi";
+
+    /**
+     * The SPI speaks the API's vocabulary (a request's {@link LockMode}, a loss's {@link LostReason})
+     * while the API's entry point takes a {@link dev.mortise.lock.spi.LockBackend}: the one cycle
+     * lock-api keeps, since breaking it moves public types of the API or the SPI.
+     */
+    private final PackageRules rules = PackageRules.of(LockClient.class)
+            .acceptUse(SPI, API + ".LockMode", "the SPI speaks the API's lock modes")
+            .acceptUse(SPI, API + ".LostReason", "the SPI speaks the API's loss reasons");
+
+    @Test
+    void noCycleNoInternalFromTheApiNoOtherModulesInternal() {
+        rules.assertStandard();
+    }
+
+    @Test
+    void theApiAndTheSpiUseOnlyEachOther() {
+        rules.assertUsesOnly(API, SPI);
+        rules.assertUsesOnly(SPI, API);
+    }
+
+    @Test
+    void theBundledBackendsAreBuiltOnTheApiAndSpiAlone() {
+        rules.assertUsesOnly(API + ".local", API, SPI);
+        rules.assertUsesOnly(API + ".migration", API, SPI);
+    }
+
+    @Test
+    void everyPackageSaysWhatItIs() {
+        rules.assertPackagesDescribed(Path.of("src/main/java"));
+    }
+}
