@@ -69,9 +69,24 @@ final class HoldActions {
      * positive {@code linger}, leaves it there to expire {@code linger} from now.
      */
     void leave(Hold hold, Duration linger) {
+        finishLeave(hold, beginLeave(hold), linger);
+    }
+
+    /**
+     * The local half of {@link #leave}: the lease is closed at this instant (the hold lost if its
+     * validity already ran out, else RELEASING if this was its last lease), and what the server must
+     * do is returned for {@link #finishLeave}. A RELEASING hold is no longer lost by its deadline
+     * passing, so a group of leases closes every part locally first, then releases them one by one.
+     */
+    Hold.Closing beginLeave(Hold hold) {
         checkExpiry(hold);
+        return hold.closeLease();
+    }
+
+    /** The server half of {@link #leave}: releases, lingers or clears as {@code closing} says, then reports a loss. */
+    void finishLeave(Hold hold, Hold.Closing closing, Duration linger) {
         LockBackendException releaseFailure = null;
-        switch (hold.closeLease()) {
+        switch (closing) {
             case RELEASE -> releaseFailure = linger.isNegative() || linger.isZero() ? release(hold)
                     : linger(hold, linger);
             case CLEAR_STALE -> clearOnServer(hold);
@@ -102,7 +117,7 @@ final class HoldActions {
     /**
      * Ends a RELEASING hold with one server call ({@code release} or {@code linger}): RELEASED if
      * the server confirmed or could not be reached (the lease ends it then), LOST if the server
-     * no longer had it.
+     * no longer had it while the hold was still valid.
      *
      * @return the failure to report, or null
      */
@@ -112,7 +127,11 @@ final class HoldActions {
             return null;
         }
         try {
-            if (serverCall.test(hold.grant)) {
+            // An answer "not there" that came after the hold's validity ran out is no evidence of a loss:
+            // the owner let go while it was valid, and the server may have ended the lease since (a
+            // release that took its time, another part of a group released first). Before that
+            // instant the server must still have had it: then it was lost while the work ran.
+            if (serverCall.test(hold.grant) || hold.expiredAt(ticker.read())) {
                 hold.released();
                 events.fire(LockEvent.Type.RELEASED, hold.key(), hold.mode, hold.grant.fencingToken(),
                         ticker.read() - hold.acquiredNanos(), null);

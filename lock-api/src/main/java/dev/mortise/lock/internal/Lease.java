@@ -3,6 +3,7 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockLostEvent;
 import dev.mortise.lock.LockMode;
+import dev.mortise.lock.internal.group.GroupLease;
 
 import java.time.Duration;
 import java.util.Deque;
@@ -10,7 +11,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Consumer;
 
 /** One open lease on a {@link Hold}; the object a caller closes. */
-final class Lease implements LockLease {
+final class Lease implements LockLease, GroupLease.Part {
 
     private final DefaultLockClient client;
     private final Hold hold;
@@ -98,16 +99,25 @@ final class Lease implements LockLease {
 
     @Override
     public void closeLingering(Duration linger) {
+        Runnable release = closeLocally(linger);
+        if (release != null) {
+            release.run();
+        }
+    }
+
+    @Override
+    public Runnable closeLocally(Duration linger) {
         if (linger == null) {
             throw new IllegalArgumentException("linger must not be null (lock '" + key() + "', backend '"
                     + backend() + "'); pass Duration.ZERO to release at once");
         }
         if (!CLOSED.compareAndSet(this, 0, 1)) {
-            return;
+            return null;
         }
         // Leases close in reverse order as a rule, so search from the top of the stack.
         threadStack.removeLastOccurrence(this);
-        client.actions().leave(hold, linger);
+        Hold.Closing closing = client.actions().beginLeave(hold);
+        return () -> client.actions().finishLeave(hold, closing, linger);
     }
 
     void detachFromThread() {

@@ -33,6 +33,8 @@ class ScriptedBackend implements LockBackend {
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
     volatile GrantListener listener;
+    /** Runs before each release reaches the server (a release that takes time: the test moves its ticker). */
+    volatile java.util.function.Consumer<Grant> beforeRelease = grant -> { };
     /** How many of the next grants arrive after their lease ran out (a round trip stalled that long). */
     final AtomicInteger lateGrants = new AtomicInteger();
     /**
@@ -138,6 +140,7 @@ class ScriptedBackend implements LockBackend {
     @Override
     public boolean release(Grant grant) {
         releases.incrementAndGet();
+        beforeRelease.accept(grant);
         return local.release(grant);
     }
 

@@ -174,9 +174,19 @@ public abstract class GroupLease<S> {
     }
 
     /**
+     * A part that closes in two steps: at once locally (its validity checked, then no longer lost by
+     * its deadline passing), returning the server call that finishes it, or null if it was closed.
+     */
+    public interface Part {
+        Runnable closeLocally(Duration linger);
+    }
+
+    /**
      * Closes {@code leases} in reverse order, each whatever the others did, with the thread's
      * interrupt flag cleared meanwhile (a release is a server call that an interrupted thread
-     * might not be able to make) and set again afterwards.
+     * might not be able to make) and set again afterwards. Every {@link Part} is closed locally
+     * first, at the instant of this call, and released on the server after: a part whose lease runs
+     * out while another part's release takes its time was let go while valid, which is no loss.
      *
      * @return the failures, in the order they happened
      */
@@ -184,9 +194,22 @@ public abstract class GroupLease<S> {
         boolean interrupted = Thread.interrupted();
         List<RuntimeException> failures = new ArrayList<>();
         try {
+            List<Runnable> releases = new ArrayList<>(leases.size());
             for (int i = leases.size() - 1; i >= 0; i--) {
+                LockLease lease = leases.get(i);
                 try {
-                    leases.get(i).closeLingering(linger);
+                    Runnable release = lease instanceof Part part ? part.closeLocally(linger)
+                            : () -> lease.closeLingering(linger);
+                    if (release != null) {
+                        releases.add(release);
+                    }
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }
+            for (Runnable release : releases) {
+                try {
+                    release.run();
                 } catch (RuntimeException e) {
                     failures.add(e);
                 }
