@@ -158,6 +158,11 @@ public abstract class WireFaultContract {
         inEveryMode("silent", this::silenced);
     }
 
+    @Test
+    void aReleaseWhoseAnswerIsCutOffIsNoLoss() throws Exception {
+        inEveryMode("release-cut", this::releaseCut);
+    }
+
     /** A fault drawn by a seed, in every mode; the seed is printed to run it again. */
     @Test
     void seededRandomFaults() throws Exception {
@@ -165,7 +170,7 @@ public abstract class WireFaultContract {
         System.out.println("WireFaultContract.seededRandomFaults seed=" + seed);
         Random random = new Random(seed);
         List<ModeCase> faults = List.of(this::appliedThenCut, this::heldPastLease, this::heldThenCut,
-                this::resentWithinLease, this::silenced);
+                this::resentWithinLease, this::silenced, this::releaseCut);
         inEveryMode("random", faults.get(random.nextInt(faults.size())));
     }
 
@@ -198,6 +203,35 @@ public abstract class WireFaultContract {
             Held b = WireHolds.takeB(test.b, mode, name, lease().multipliedBy(3).plus(SLACK));
             b.close();
         }
+        assertNothingLeft(mode, name);
+    }
+
+    /**
+     * A's release reaches the server and is applied, then its answer is lost with the connection:
+     * a driver that resends finds nothing (its own first send deleted it), and a client that reads
+     * that as "the server no longer had it" tells the owner of a loss that never happened, and
+     * fails its {@code close()} with a {@link dev.mortise.lock.LockLostException} after its work is
+     * done. The hold's lease is explicit, so no renewal takes the cut meant for the release.
+     */
+    private void releaseCut(Wire wire, Mode mode, String name) throws Exception {
+        StallingProxy proxy = wire.proxy();
+        Held a = WireHolds.takeA(wire.viaProxy(), mode, name, SLACK, lease().multipliedBy(3));
+        AtomicInteger lost = new AtomicInteger();
+        a.onLost(lost::incrementAndGet);
+        long aToken = a.token();
+        proxy.cutReply(marker(name));
+        try {
+            a.close();
+        } catch (dev.mortise.lock.LockLostException e) {
+            throw new AssertionError("a release whose answer was cut off reported as a loss: " + e, e);
+        } catch (LockException e) {
+            // Unconfirmed (the backend did not resend): honest, the lease ends the hold on the server.
+        }
+        assertThat(proxy.cuts()).as("the answer to the release was cut off").isEqualTo(1);
+        assertThat(lost.get()).as("onLost for a hold that was released, not lost").isZero();
+        Held b = WireHolds.takeB(test.b, mode, name, lease().multipliedBy(4).plus(SLACK));
+        assertThat(b.token()).as("B's token after A's").isGreaterThan(aToken);
+        b.close();
         assertNothingLeft(mode, name);
     }
 

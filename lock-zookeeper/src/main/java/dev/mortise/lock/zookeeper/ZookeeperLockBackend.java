@@ -272,7 +272,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         NodeRef node = grant.state();
         // Forget the hold only once the server has answered: if the delete fails (server down),
         // the session guard and the lease expiry still own the node and delete it later.
-        boolean deleted = ops.delete(node.path(), grant.key());
+        boolean deleted = ops.deleteHold(node.path(), grant.key(), node.sessionId(), guard::currentSession);
         expiry.cancel(grant);
         guard.remove(grant);
         return deleted;

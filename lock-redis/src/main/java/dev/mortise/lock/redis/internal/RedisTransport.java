@@ -40,6 +40,21 @@ public interface RedisTransport {
     <T> CompletableFuture<T> send(ScriptCall call, boolean eval);
 
     /**
+     * Starts one script call that this client does not send again on its own (Redisson's retries are
+     * off for it; Lettuce cannot be told, see {@link #resends()}): for a caller that must know whether
+     * a call may have reached the server twice, and resends it itself.
+     */
+    <T> CompletableFuture<T> sendOnce(ScriptCall call, boolean eval);
+
+    /**
+     * How many times so far the client may have sent commands again on its own: connections that
+     * broke with commands unanswered, which Lettuce writes again once it has reconnected. A call that
+     * spans a change of this count may have reached the server twice. Redisson resends only what
+     * {@link #sendOnce} does not send: 0.
+     */
+    long resends();
+
+    /**
      * Sends the calls pipelined (one round trip per node), then, with {@code replicas} above 0,
      * {@code WAIT replicas replicaTimeout} on the same connection as the writes it waits for. On a
      * Cluster the calls may span several slots and masters ({@code renewAll} sends one call per

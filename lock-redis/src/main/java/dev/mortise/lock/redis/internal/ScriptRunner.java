@@ -163,6 +163,34 @@ public final class ScriptRunner {
         return await(send(call, false), () -> send(call, true), timeout, key, what);
     }
 
+    /** An answer, and whether it may come from a second send of its call (the first one's being lost). */
+    public record Answer<T>(T value, boolean maybeResent) {
+    }
+
+    /**
+     * Runs a call whose first send may be applied without its answer arriving (a release), and says
+     * whether the answer may come from a second send. The first goes without the client's own
+     * retries ({@link RedisTransport#sendOnce}); if it fails (a timeout, a broken connection: it may
+     * have been applied all the same) the call is sent once more and that answer counts. A Lettuce
+     * reconnect while it was out counts as a second send too ({@link RedisTransport#resends()}).
+     * The caller reads an answer that says "not there" with that in mind: its own first send may have
+     * taken it.
+     */
+    public <T> Answer<T> callNoticingResends(ScriptCall call, String key, String what) {
+        long resendsBefore = transport.resends();
+        try {
+            T value = await(transport.sendOnce(call, false), () -> transport.sendOnce(call, true), timeout, key, what);
+            return new Answer<>(value, transport.resends() != resendsBefore);
+        } catch (LockBackendException first) {
+            try {
+                return new Answer<>(call(call, key, what), true);
+            } catch (LockBackendException second) {
+                second.addSuppressed(first);
+                throw second;
+            }
+        }
+    }
+
     /**
      * Sends the calls as one pipelined batch (one round trip per node), followed, with
      * {@code replicas} above 0, by {@code WAIT replicas replicaTimeout} on the same connection;

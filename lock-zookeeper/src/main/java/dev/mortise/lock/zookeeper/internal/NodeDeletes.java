@@ -2,6 +2,7 @@ package dev.mortise.lock.zookeeper.internal;
 
 import dev.mortise.lock.LockBackendException;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Deletes, and the clean-ups that must wait for the connection. A delete cannot be sent while
@@ -25,15 +27,39 @@ final class NodeDeletes {
     /** Nodes to delete once the connection is back (a delete cannot be sent while it is down). */
     private final Set<String> pendingDeletes = ConcurrentHashMap.newKeySet();
     private final Runnable sendPending = this::sendPendingDeletes;
+    /**
+     * Connection state changes seen so far. Curator resends a request whose connection broke before
+     * its answer, so a delete that spans a change may have been applied by its first send.
+     */
+    private final AtomicLong connectionChanges = new AtomicLong();
+    private final ConnectionStateListener countChanges = (c, state) -> connectionChanges.incrementAndGet();
 
     NodeDeletes(ZkCalls calls) {
         this.calls = calls;
         this.whenConnected = new WhenConnected(calls);
+        calls.client().getConnectionStateListenable().addListener(countChanges);
     }
 
     /** Stops watching the connection; deletes still pending are left to the session's end. */
     void close() {
+        calls.client().getConnectionStateListenable().removeListener(countChanges);
         whenConnected.close();
+    }
+
+    /**
+     * Deletes the node of a hold of session {@code ownerSession} and waits for the answer: true if
+     * it is gone by this request, false if the server no longer had it. A resend that finds no node
+     * after the connection changed while the delete was out counts as gone by this request when the
+     * node's session is still the client's ({@code currentSession}): an ephemeral node of a live
+     * session goes only by a delete, so the first send took it, and answering "no longer had it"
+     * would tell the owner of a loss that never happened.
+     */
+    boolean deleteHold(String path, String key, long ownerSession, java.util.function.LongSupplier currentSession) {
+        long changesBefore = connectionChanges.get();
+        if (delete(path, key)) {
+            return true;
+        }
+        return connectionChanges.get() != changesBefore && ownerSession == currentSession.getAsLong();
     }
 
     /**

@@ -48,6 +48,16 @@ public final class ZkOps {
         return deletes.delete(path, key);
     }
 
+    /**
+     * Deletes the node of a hold of session {@code ownerSession}: true if it is gone by this request
+     * (a resend after a connection change that finds it gone while that session lives counts: the
+     * first send took it), false if the server no longer had it.
+     */
+    public boolean deleteHold(String path, String key, long ownerSession,
+                              java.util.function.LongSupplier currentSession) {
+        return deletes.deleteHold(path, key, ownerSession, currentSession);
+    }
+
     /** One round trip: an exists on {@code path}. */
     public void ping(String path) {
         reads.ping(path);

@@ -6,6 +6,7 @@ import dev.mortise.lock.redis.internal.ScriptCall;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import static dev.mortise.lock.redis.internal.lettuce.LettuceDispatch.CODEC;
@@ -47,6 +49,14 @@ public final class LettuceTransport implements RedisTransport {
     private final LazyConnection<Commands> commands;
     private final LettuceChannels channels;
     private volatile boolean closed;
+    /** Disconnects of this client's connections: each may have left commands to be written again. */
+    private final AtomicLong disconnects = new AtomicLong();
+    private final RedisConnectionStateListener countDisconnects = new RedisConnectionStateListener() {
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            disconnects.incrementAndGet();
+        }
+    };
 
     /** The command connection and its async API, fetched once. */
     private record Commands(StatefulConnection<String, String> connection, BaseRedisAsyncCommands<String, String> async) {
@@ -62,6 +72,9 @@ public final class LettuceTransport implements RedisTransport {
         this.client = client;
         this.owned = owned;
         this.cluster = client instanceof RedisClusterClient;
+        // Counted before any connection opens: Lettuce calls it on the I/O thread as the channel goes
+        // inactive, before it reconnects and writes the unanswered commands again.
+        client.addListener(countDisconnects);
         if (client instanceof RedisClusterClient clusterClient) {
             // Lettuce connects a Cluster asynchronously only once it knows the topology: load it first.
             commands = new LazyConnection<>(() -> clusterClient.refreshPartitionsAsync().toCompletableFuture()
@@ -119,6 +132,17 @@ public final class LettuceTransport implements RedisTransport {
         }
         // First use: the connection is on its way (the pub/sub one is started beside it).
         return open().thenCompose(c -> LettuceDispatch.dispatch(c.async(), call, eval, cluster));
+    }
+
+    /** Lettuce resends unanswered commands after reconnecting whatever it is told: {@link #resends()} counts that. */
+    @Override
+    public <T> CompletableFuture<T> sendOnce(ScriptCall call, boolean eval) {
+        return send(call, eval);
+    }
+
+    @Override
+    public long resends() {
+        return disconnects.get();
     }
 
     /**
@@ -190,6 +214,7 @@ public final class LettuceTransport implements RedisTransport {
             return;
         }
         closed = true;
+        client.removeListener(countDisconnects);
         CompletableFuture<?> a = commands.close();
         CompletableFuture<?> b = channels.close();
         if (owned) {

@@ -11,6 +11,7 @@ import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
+import org.redisson.api.options.OptionalOptions;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
@@ -42,6 +43,8 @@ public final class RedissonTransport implements RedisTransport {
 
     private final RedissonClient client;
     private final RScript script;
+    /** The same, without Redisson's retries: {@link #sendOnce}. */
+    private final RScript scriptOnce;
     private final boolean owned;
     private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -50,6 +53,7 @@ public final class RedissonTransport implements RedisTransport {
     public RedissonTransport(RedissonClient client, boolean owned) {
         this.client = client;
         this.script = client.getScript(StringCodec.INSTANCE); // stateless: one for all calls
+        this.scriptOnce = client.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE).retryAttempts(0));
         this.owned = owned;
         this.cluster = client.getConfig().isClusterConfig();
     }
@@ -67,6 +71,16 @@ public final class RedissonTransport implements RedisTransport {
     @Override
     public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
         return start(script, call, eval);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> sendOnce(ScriptCall call, boolean eval) {
+        return start(scriptOnce, call, eval);
+    }
+
+    @Override
+    public long resends() {
+        return 0;
     }
 
     @Override
