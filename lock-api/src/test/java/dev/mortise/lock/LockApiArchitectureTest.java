@@ -29,6 +29,8 @@ class LockApiArchitectureTest {
     @Test
     void noCycleNoInternalFromTheApiNoOtherModulesInternal() {
         rules.assertStandard();
+        // Stricter than the standard rule: lock-api's root is the contract, not a backend's front door.
+        rules.assertApiUsesNoInternal();
     }
 
     @Test

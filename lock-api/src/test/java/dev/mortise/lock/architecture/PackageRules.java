@@ -37,8 +37,13 @@ import java.util.stream.Stream;
  * backend writers may depend on it).
  *
  * <p>{@link #assertStandard()} checks the rules every module keeps: no package cycle among the
- * module's packages, no API package using an internal one, no package using another module's
- * internal packages. Each assertion lists every violation with the classes behind it.
+ * module's packages; no package using another module's internal packages; and no API package
+ * using an internal one, except that the module's root package may use the module's own internal
+ * packages. The root is a module's front door: a backend's {@code JdbcLockBackend} and its builder
+ * assemble the backend's implementation, so they must reach it; another API package that assembles
+ * the module (a Spring auto-configuration) says so with {@link #frontDoor}. A module whose API is
+ * a contract others implement (lock-api) asks for {@link #assertApiUsesNoInternal()}, which
+ * excuses no package. Each assertion lists every violation with the classes behind it.
  *
  * <p>Not thread-safe; build one per test.
  */
@@ -51,6 +56,8 @@ public final class PackageRules {
     /** Top-level class of the module → the top-level classes of other packages it uses. */
     private final Map<String, Set<String>> uses = new TreeMap<>();
     private final List<AcceptedUse> accepted = new ArrayList<>();
+    /** API packages besides the root that may use this module's own internal packages → why. */
+    private final Map<String, String> frontDoors = new TreeMap<>();
 
     /** A use left out of the cycle check: classes of {@code fromPackage} using {@code toClass}. */
     private record AcceptedUse(String fromPackage, String toClass, String why) {
@@ -134,6 +141,22 @@ public final class PackageRules {
      */
     public PackageRules acceptUse(String fromPackage, String toClass, String why) {
         accepted.add(new AcceptedUse(fromPackage, toClass, why));
+        return this;
+    }
+
+    /**
+     * Lets {@code pkg}, an API package of this module besides its root, use the module's own
+     * internal packages (never another module's), as the root may: for a package that assembles
+     * the module's implementation, such as a Spring auto-configuration; {@code why} says why. A
+     * front door that no longer uses any own internal package fails {@link #assertStandard()}.
+     *
+     * @throws IllegalArgumentException if {@code pkg} is not an API package of this module
+     */
+    public PackageRules frontDoor(String pkg, String why) {
+        if (!own.contains(pkg) || isInternal(pkg)) {
+            throw new IllegalArgumentException(pkg + " is not an API package of " + root + ": " + own);
+        }
+        frontDoors.put(pkg, why);
         return this;
     }
 
@@ -223,11 +246,15 @@ public final class PackageRules {
 
     // ---- assertions -----------------------------------------------------------------------
 
-    /** {@link #assertNoCycles()}, {@link #assertApiUsesNoInternal()} and {@link #assertNoForeignInternal()}. */
+    /**
+     * {@link #assertNoCycles()}, {@link #assertNoForeignInternal()}, and no API package using an
+     * internal one but the root's and the {@link #frontDoor front doors'} uses of the module's own.
+     */
     public void assertStandard() {
         List<String> violations = new ArrayList<>(cycles());
         violations.addAll(staleAcceptances());
-        violations.addAll(apiUsingInternal());
+        violations.addAll(apiUsingInternal(true));
+        violations.addAll(staleFrontDoors());
         violations.addAll(foreignInternal());
         fail("package rules of " + root, violations);
     }
@@ -239,9 +266,12 @@ public final class PackageRules {
         fail("package cycles in " + root, violations);
     }
 
-    /** No API package of this module uses an internal package (this module's or another's). */
+    /**
+     * No API package of this module, the root and front doors included, uses an internal package
+     * (this module's or another's): for a module whose API is a contract, such as lock-api's.
+     */
     public void assertApiUsesNoInternal() {
-        fail("API packages of " + root + " using internal ones", apiUsingInternal());
+        fail("API packages of " + root + " using internal ones", apiUsingInternal(false));
     }
 
     /** No package of this module uses another module's internal packages. */
@@ -264,15 +294,29 @@ public final class PackageRules {
         fail(pkg + " may use only " + allow, violations);
     }
 
-    private List<String> apiUsingInternal() {
+    /** API packages using internal ones; with {@code excuseFrontDoors}, not the front doors' uses of their own. */
+    private List<String> apiUsingInternal(boolean excuseFrontDoors) {
         List<String> violations = new ArrayList<>();
         packageGraph().forEach((from, targets) -> {
             if (!isInternal(from)) {
-                targets.stream().filter(PackageRules::isInternal)
+                boolean frontDoor = excuseFrontDoors && (from.equals(root) || frontDoors.containsKey(from));
+                targets.stream().filter(to -> isInternal(to) && !(frontDoor && own.contains(to)))
                         .forEach(to -> violations.add(from + " (API) -> " + to + " " + examples(from, to)));
             }
         });
         return violations;
+    }
+
+    /** Every declared front door that no longer uses any of this module's internal packages. */
+    private List<String> staleFrontDoors() {
+        Map<String, Set<String>> graph = packageGraph();
+        List<String> stale = new ArrayList<>();
+        frontDoors.forEach((pkg, why) -> {
+            if (graph.get(pkg).stream().noneMatch(to -> isInternal(to) && own.contains(to))) {
+                stale.add("front door " + pkg + " (" + why + ") uses no internal package of its module: remove its frontDoor");
+            }
+        });
+        return stale;
     }
 
     private List<String> foreignInternal() {

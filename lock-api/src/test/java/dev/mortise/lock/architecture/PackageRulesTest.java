@@ -87,6 +87,49 @@ class PackageRulesTest {
     }
 
     @Test
+    void theRootAndDeclaredFrontDoorsMayUseTheirOwnInternalButNoOneAnothers() throws IOException {
+        Path classes = compile(Map.of(
+                "fx/mod/Backend.java", "package fx.mod; public class Backend { fx.mod.internal.Engine e; }",
+                "fx/mod/config/Wiring.java", "package fx.mod.config; public class Wiring { fx.mod.internal.Engine e; }",
+                "fx/mod/internal/Engine.java", "package fx.mod.internal; public class Engine { }"));
+
+        assertThatThrownBy(() -> PackageRules.of(classes, "fx.mod", "fx").assertStandard())
+                .isInstanceOf(AssertionError.class).hasMessageContaining("1 violation(s)")
+                .hasMessageContaining("fx.mod.config (API) -> fx.mod.internal (Wiring -> Engine)");
+        PackageRules.of(classes, "fx.mod", "fx").frontDoor("fx.mod.config", "assembles the module").assertStandard();
+        assertThatThrownBy(() -> PackageRules.of(classes, "fx.mod", "fx").frontDoor("fx.mod.config", "wiring")
+                .assertApiUsesNoInternal())
+                .isInstanceOf(AssertionError.class).hasMessageContaining("2 violation(s)")
+                .hasMessageContaining("fx.mod (API) -> fx.mod.internal (Backend -> Engine)");
+        assertThatThrownBy(() -> PackageRules.of(classes, "fx.mod", "fx").frontDoor("fx.mod.internal", "no"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void evenTheRootMayNotUseAnotherModulesInternal() throws IOException {
+        Path foreign = compile(Map.of(
+                "fx/mod/Backend.java", "package fx.mod; public class Backend { fx.other.internal.Theirs t; }",
+                "fx/other/internal/Theirs.java", "package fx.other.internal; public class Theirs { }"));
+        assertThatThrownBy(() -> PackageRules.of(foreign, "fx.mod", "fx").assertStandard())
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("fx.mod (API) -> fx.other.internal (Backend -> Theirs)")
+                .hasMessageContaining("fx.mod -> fx.other.internal (another module's) (Backend -> Theirs)");
+    }
+
+    @Test
+    void aFrontDoorThatNoLongerUsesItsInternalsMustGo() throws IOException {
+        Path classes = compile(Map.of(
+                "fx/mod/Backend.java", "package fx.mod; public class Backend { fx.mod.internal.Engine e; }",
+                "fx/mod/config/Wiring.java", "package fx.mod.config; public class Wiring { fx.mod.Backend b; }",
+                "fx/mod/internal/Engine.java", "package fx.mod.internal; public class Engine { }"));
+
+        assertThatThrownBy(() -> PackageRules.of(classes, "fx.mod", "fx").frontDoor("fx.mod.config", "was wiring")
+                .assertStandard())
+                .isInstanceOf(AssertionError.class).hasMessageContaining("1 violation(s)")
+                .hasMessageContaining("front door fx.mod.config (was wiring) uses no internal package of its module");
+    }
+
+    @Test
     void passesAModuleThatKeepsTheRules() throws IOException {
         Path classes = compile(Map.of(
                 "fx/Api.java", "package fx; public interface Api { }",

@@ -1,9 +1,8 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.redis.BareExclusiveScripts;
 import dev.mortise.lock.redis.RedisDriver;
 import dev.mortise.lock.redis.RedisLockBackend;
-import dev.mortise.lock.redis.internal.ExclusiveCommands;
-import dev.mortise.lock.redis.internal.RedisKeys;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -164,44 +163,43 @@ public final class RedisSubjects {
 
     /**
      * Mortise's acquire and release scripts, sent bare with EVALSHA through a Redisson client, with the
-     * keys and arguments the backend sends.
+     * keys and arguments the backend sends ({@link BareExclusiveScripts}, from lock-redis's test jar).
      */
     private static LockSubject evalShaFloor(String id, String address) {
         RedissonClient client = redisson(address);
         RScript script = client.getScript(StringCodec.INSTANCE);
-        String acquire = script.scriptLoad(ExclusiveCommands.ACQUIRE.source());
-        String release = script.scriptLoad(ExclusiveCommands.RELEASE.source());
-        String lease = Long.toString(LEASE.toMillis());
+        String acquire = script.scriptLoad(BareExclusiveScripts.acquire("floor", "k", "o", LEASE).source());
+        String release = script.scriptLoad(BareExclusiveScripts.release("floor", "k", "o").source());
         return SimpleSubject.of(id, "floor: 2 × EVALSHA", Role.FLOOR, false, (key, wait) -> {
-            RedisKeys keys = RedisKeys.of("floor", key);
             String owner = Thread.currentThread().getName();
-            // The keys and arguments the backend sends (the acquire script reads all five keys).
-            script.evalSha(keys.lock(), RScript.Mode.READ_WRITE, acquire, RScript.ReturnType.LIST,
-                    List.of(keys.lock(), keys.fence(), keys.cancelled(owner), keys.readers(), keys.writers()), owner,
-                    lease, "1", "0", "0");
-            return () -> script.evalSha(keys.lock(), RScript.Mode.READ_WRITE, release, RScript.ReturnType.LONG,
-                    List.of(keys.lock()), owner, keys.channel());
+            BareExclusiveScripts.Call take = BareExclusiveScripts.acquire("floor", key, owner, LEASE);
+            script.evalSha(take.keys().get(0), RScript.Mode.READ_WRITE, acquire, RScript.ReturnType.LIST,
+                    List.copyOf(take.keys()), take.args().toArray());
+            BareExclusiveScripts.Call give = BareExclusiveScripts.release("floor", key, owner);
+            return () -> script.evalSha(give.keys().get(0), RScript.Mode.READ_WRITE, release, RScript.ReturnType.LONG,
+                    List.copyOf(give.keys()), give.args().toArray());
         }, client::shutdown);
     }
 
     /**
      * Mortise's acquire and release scripts, sent bare with EVALSHA over one shared Lettuce connection
-     * (the floor of {@code redis/mortise-lettuce}), with the keys and arguments the backend sends.
+     * (the floor of {@code redis/mortise-lettuce}), with the keys and arguments the backend sends
+     * ({@link BareExclusiveScripts}).
      */
     private static LockSubject evalShaLettuceFloor(String id, String address) {
         RedisClient client = RedisClient.create(address);
         StatefulRedisConnection<String, String> connection = client.connect();
         RedisCommands<String, String> redis = connection.sync();
-        String acquire = redis.scriptLoad(ExclusiveCommands.ACQUIRE.source());
-        String release = redis.scriptLoad(ExclusiveCommands.RELEASE.source());
-        String lease = Long.toString(LEASE.toMillis());
+        String acquire = redis.scriptLoad(BareExclusiveScripts.acquire("floor", "k", "o", LEASE).source());
+        String release = redis.scriptLoad(BareExclusiveScripts.release("floor", "k", "o").source());
         return SimpleSubject.of(id, "floor: 2 × EVALSHA (Lettuce)", Role.FLOOR, false, (key, wait) -> {
-            RedisKeys keys = RedisKeys.of("floor", key);
             String owner = Thread.currentThread().getName();
-            redis.evalsha(acquire, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.fence(),
-                    keys.cancelled(owner), keys.readers(), keys.writers()}, owner, lease, "1", "0", "0");
-            return () -> redis.evalsha(release, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
-                    keys.channel());
+            BareExclusiveScripts.Call take = BareExclusiveScripts.acquire("floor", key, owner, LEASE);
+            redis.evalsha(acquire, ScriptOutputType.MULTI, take.keys().toArray(String[]::new),
+                    take.args().toArray(String[]::new));
+            BareExclusiveScripts.Call give = BareExclusiveScripts.release("floor", key, owner);
+            return () -> redis.evalsha(release, ScriptOutputType.INTEGER, give.keys().toArray(String[]::new),
+                    give.args().toArray(String[]::new));
         }, connection::close, client::shutdown);
     }
 

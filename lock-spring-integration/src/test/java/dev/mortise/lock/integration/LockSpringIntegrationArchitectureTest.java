@@ -1,0 +1,17 @@
+package dev.mortise.lock.integration;
+
+import dev.mortise.lock.architecture.PackageRules;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The package rules of lock-spring-integration, on its compiled classes ({@link PackageRules#assertStandard()}): no
+ * package cycle, no use of another module's internal packages, and no API package but the root
+ * reaching into this module's own.
+ */
+class LockSpringIntegrationArchitectureTest {
+
+    @Test
+    void packages() {
+        PackageRules.of(MortiseLockRegistry.class).assertStandard();
+    }
+}
