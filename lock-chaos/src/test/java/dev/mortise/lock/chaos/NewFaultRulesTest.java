@@ -39,11 +39,31 @@ class NewFaultRulesTest {
                 ev("w0", 4200, "RELEASED", "k", 7), ev("w1", 4300, "ACQUIRED", "k", 9));
         assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.LEADER, steppedDown, List.of(cut))).isEqualTo(1);
         // Only a leader's own step-down counts, and only for the term the fault struck.
-        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.BASIC, steppedDown, List.of(cut))).isZero();
+        List<WorkerEvent> stepDownOnly = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 7));
+        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.BASIC, stepDownOnly, List.of(cut))).isZero();
         assertThat(LedgerChecker.onLostFired(Fault.PAUSE, Workload.LEADER, steppedDown,
                 List.of(new InjectedFault(Fault.PAUSE, "w0", "k", 7, 1000, 6000)))).isZero();
         List<WorkerEvent> otherTerm = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 5));
         assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.LEADER, otherTerm, List.of(cut))).isZero();
+    }
+
+    /**
+     * A cut holder that closed its lease while valid (the close returned: RELEASED) was told all there
+     * is: a lease closed while valid is no loss (DESIGN.md point 3). Not for a pause (its victim must
+     * hear of the loss), nor a release from before the fault struck.
+     */
+    @Test
+    void aCutHolderThatClosedWhileValidWasNotLeftUntold() {
+        InjectedFault silence = new InjectedFault(Fault.SILENT_PARTITION, "w0", "k", 7, 1000, 5000);
+        List<WorkerEvent> closedInTheCut = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1300, "RELEASING", "k", 7),
+                ev("w0", 5200, "RELEASED", "k", 7), ev("w1", 2600, "ACQUIRED", "k", 9));
+        assertThat(LedgerChecker.onLostFired(Fault.SILENT_PARTITION, Workload.BASIC, closedInTheCut, List.of(silence)))
+                .isEqualTo(1);
+        assertThat(LedgerChecker.onLostFired(Fault.PAUSE, Workload.BASIC, closedInTheCut,
+                List.of(new InjectedFault(Fault.PAUSE, "w0", "k", 7, 1000, 5000)))).isZero();
+        List<WorkerEvent> closedBefore = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 900, "RELEASED", "k", 7));
+        assertThat(LedgerChecker.onLostFired(Fault.SILENT_PARTITION, Workload.BASIC, closedBefore, List.of(silence)))
+                .isZero();
     }
 
     @Test
