@@ -3,6 +3,7 @@ package dev.mortise.lock.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +25,25 @@ class RunPlanTest {
         assertThat(Backends.base("redis/lettuce/fair")).isEqualTo("redis");
         assertThat(Backends.isVariant("redis/fair")).isTrue();
         assertThat(Backends.isVariant("redis")).isFalse();
+    }
+
+    @Test
+    void theSwitchesNameTheRedisRunsAndTheWorkloadsTheirLabels() {
+        assertThat(Backends.label("redis", true, false)).isEqualTo("redis/lettuce");
+        assertThat(Backends.label("redis", false, true)).isEqualTo("redis/fair");
+        assertThat(Backends.label("redis", true, true)).isEqualTo("redis/lettuce/fair");
+        assertThat(Backends.label("redis", false, false)).isEqualTo("redis");
+        assertThat(Backends.label("etcd", true, true)).isEqualTo("etcd");
+        assertThat(Backends.fileName("redis/lettuce/fair")).isEqualTo("redis-lettuce-fair");
+        assertThatThrownBy(() -> Backends.create("etcd/fair", "http://127.0.0.1:1", Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only redis has variants");
+        assertThatThrownBy(() -> Backends.create("redis/fast", "redis://127.0.0.1:1", Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(Backends.isLettuce("lettuce")).isTrue();
+        assertThat(Backends.isLettuce("redisson")).isFalse();
+        assertThatThrownBy(() -> Backends.isLettuce("jedis")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Workload.of("shared")).isEqualTo(Workload.SHARED);
+        assertThat(Workload.of("permits")).isEqualTo(Workload.PERMITS);
     }
 
     @Test
