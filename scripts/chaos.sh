@@ -54,7 +54,7 @@
 #                                               # backends at a time (separate --out), then one picture of both:
 #   ./scripts/chaos.sh --soak-chart-from /tmp/soakA/soak.json,/tmp/soakB/soak.json
 #                                               # writes docs/reliability-soak.svg from the soak.json files
-#   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-24-full-result.json
+#   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-28-full-result.json
 #                                               # only the takeover chart (docs/reliability-takeover.svg) of a
 #                                               # run's JSON; a full run writes it with the page
 #
