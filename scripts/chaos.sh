@@ -10,25 +10,31 @@
 # starts worker JVMs (through TCP proxies for the network faults, under libfaketime for
 # clock-skew and client-clock-jump), injects the faults and stops everything when done.
 #
-#   ./scripts/chaos.sh                          # every backend (redis, jdbc, etcd, zookeeper) x every fault that applies
-#                                               # with the basic workload, x none, pause, waiter-pause, net-cut with
-#                                               # the mixed one, and x none, pause, kill, net-cut, server-kill,
-#                                               # leader-kill (etcd, zookeeper) with the leader one; 30 s each
-#   ./scripts/chaos.sh redis --seconds 20       # one backend
+#   ./scripts/chaos.sh                          # the full run (167 runs): every backend (redis, jdbc, etcd, zookeeper) x
+#                                               # every fault that applies with the basic workload, x none, pause,
+#                                               # waiter-pause, net-cut with the mixed one, and x none, pause, kill,
+#                                               # net-cut, server-kill, leader-kill (etcd, zookeeper) with the leader
+#                                               # one, 30 s each (--seconds); then, 15 s each (--short-seconds), the
+#                                               # Redis variants redis/lettuce, redis/fair, redis/lettuce/fair x pause,
+#                                               # waiter-pause, net-cut, waiter-cut, server-kill, silent-partition
+#                                               # (basic), and every backend and variant x none, pause, waiter-pause,
+#                                               # net-cut with the shared and the permits workloads
+#   ./scripts/chaos.sh redis --seconds 20       # one backend's part of the full run (its added rows at 15 s)
+#   ./scripts/chaos.sh redis/lettuce redis/fair --seconds 10   # two Redis variants' part, everything 10 s
 #   ./scripts/chaos.sh jdbc --faults pause,clock-skew
 #   ./scripts/chaos.sh etcd --workloads mixed --seed 42   # the mixed workload only, key names of seed 42
 #   ./scripts/chaos.sh redis etcd zookeeper jdbc --workloads leader --seconds 20 --doc none --out /tmp/cl
 #                                               # leader election only (issue 18): one candidate per worker JVM,
 #                                               # the leader's writes fenced by its epoch; failover time per backend
-#   ./scripts/chaos.sh redis --redis-driver lettuce --faults waiter-pause,pause --seconds 15 --doc none
-#                                               # Redis on the Lettuce driver (default: redisson); results
-#                                               # and report rows are named redis/lettuce
-#   ./scripts/chaos.sh redis --redis-fair --workloads basic,mixed --doc none
+#   ./scripts/chaos.sh redis/lettuce --faults waiter-pause,pause --seconds 15 --doc none
+#                                               # Redis on the Lettuce driver (default: redisson); the same as
+#                                               # redis --redis-driver lettuce; results and rows are named redis/lettuce
+#   ./scripts/chaos.sh redis/fair --workloads basic,mixed --doc none
 #                                               # Redis in fair mode (waiters queue on the server, hand-off
-#                                               # on release); named redis/fair (both switches: redis/lettuce/fair)
+#                                               # on release); or redis --redis-fair; both: redis/lettuce/fair
 #   ./scripts/chaos.sh redis etcd --workloads shared,permits --faults none,pause --seconds 15 --doc none
 #                                               # read-write locks (readers beside readers, a writer alone)
-#                                               # and a 2-permit semaphore; not in the default full run
+#                                               # and a 2-permit semaphore
 #   ./scripts/chaos.sh --workers 4 --out /tmp/chaos --doc none
 #   ./scripts/chaos.sh --ledger guard --faults pause,net-cut,clock-skew --seconds 20 \
 #       --out lock-chaos/target/chaos-guard --doc docs/RELIABILITY-fence-guard.md
@@ -48,7 +54,7 @@
 #                                               # backends at a time (separate --out), then one picture of both:
 #   ./scripts/chaos.sh --soak-chart-from /tmp/soakA/soak.json,/tmp/soakB/soak.json
 #                                               # writes docs/reliability-soak.svg from the soak.json files
-#   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-24-full-result.json
+#   ./scripts/chaos.sh --chart-from lock-chaos/results/2026-11-28-full-result.json
 #                                               # only the takeover chart (docs/reliability-takeover.svg) of a
 #                                               # run's JSON; a full run writes it with the page
 #
@@ -67,9 +73,13 @@
 # once, explicit leases, extend, slow listeners), leader (one leader-election candidate per worker,
 # the leader writing fenced by its epoch), shared (60 % of cycles a shared hold: fenced read, read
 # again, no write; the rest exclusive writers), permits (one permit per cycle of a 2-permit
-# semaphore, no ledger writes). Without --workloads: basic, mixed and leader.
-# Redis variants: --redis-driver redisson|lettuce, --redis-fair (redis runs only; named redis/lettuce,
-# redis/fair, redis/lettuce/fair). Key names are random Unicode drawn from --seed (default: the time; printed).
+# semaphore, no ledger writes). With --faults or --workloads, every backend named (default: the
+# four plain ones) x workload (default: basic, mixed and leader) x fault (default: the workload's),
+# all for --seconds; without either, the full run's rows of the backends named (default: all seven).
+# Backends: redis, jdbc, etcd, zookeeper and the Redis variants redis/lettuce (the Lettuce driver),
+# redis/fair (fair mode), redis/lettuce/fair; the switches --redis-driver redisson|lettuce and
+# --redis-fair add their part to every Redis backend named (to redis alone when none is; not with
+# --soak). Key names are random Unicode drawn from --seed (default: the time; printed).
 # Exits 1 if any run broke a rule: a stale write accepted, a lost update, a false grant, a token
 # reused, a validity overlap (a holder's isValid() true after another grant of its key), an
 # orphaned lock, a victim not told of its loss, a takeover slower than lease + 1 s, (leader) an

@@ -20,11 +20,19 @@ import org.postgresql.ds.PGSimpleDataSource;
  * variant: {@code redis/lettuce} (the Lettuce driver instead of Redisson), {@code redis/fair}
  * (fair mode) or {@code redis/lettuce/fair}. The label is what a run result and the report name,
  * so runs of different variants are never confused; the server behind it is the base name's.
+ * A variant label is accepted on {@code ChaosRun}'s command line beside the plain names
+ * ({@link #parse}) and runs as a backend of its own.
  */
 public final class Backends {
 
     /** The backends this slice drives. */
     public static final List<String> SUPPORTED = List.of("redis", "jdbc", "etcd", "zookeeper");
+
+    /** The Redis variants, each a backend label of its own beside {@code redis} (Redisson, not fair). */
+    public static final List<String> REDIS_VARIANTS = List.of("redis/lettuce", "redis/fair", "redis/lettuce/fair");
+
+    /** The variant parts a Redis label may carry, in the order a label names them. */
+    private static final List<String> REDIS_OPTIONS = List.of("lettuce", "fair");
 
     private Backends() {
     }
@@ -44,6 +52,46 @@ public final class Backends {
             return backend;
         }
         return backend + (lettuce ? "/lettuce" : "") + (fair ? "/fair" : "");
+    }
+
+    /**
+     * A label as given on the command line, checked and in its canonical form: a backend of
+     * {@link #SUPPORTED}, or {@code redis} with its variant parts ({@code lettuce}, {@code fair})
+     * in any order, each at most once ({@code redis/fair/lettuce} is {@code redis/lettuce/fair}).
+     * {@code lettuce} and {@code fair} (the {@code --redis-driver lettuce} and {@code --redis-fair}
+     * switches) add their part to a Redis label, as {@link #label(String, boolean, boolean)} does.
+     *
+     * @throws IllegalArgumentException for an unknown backend, a variant part of another backend,
+     *                                  an unknown or repeated part
+     */
+    public static String parse(String given, boolean lettuce, boolean fair) {
+        String name = base(given.trim());
+        if (!SUPPORTED.contains(name)) {
+            throw new IllegalArgumentException("unknown backend '" + given + "', expected one of " + SUPPORTED
+                    + " or a Redis variant " + REDIS_VARIANTS);
+        }
+        List<String> parts = options(given.trim(), name);
+        if (!parts.isEmpty() && !name.equals("redis")) {
+            throw new IllegalArgumentException("unknown backend variant '" + given
+                    + "': only redis has variants, " + REDIS_VARIANTS);
+        }
+        for (String part : parts) {
+            if (!REDIS_OPTIONS.contains(part) || parts.indexOf(part) != parts.lastIndexOf(part)) {
+                throw new IllegalArgumentException("unknown or repeated Redis variant part '" + part + "' in '"
+                        + given + "': use " + REDIS_VARIANTS);
+            }
+        }
+        return label(name, lettuce || parts.contains("lettuce"), fair || parts.contains("fair"));
+    }
+
+    /** True for a Redis variant label ({@link #REDIS_VARIANTS}), false for a plain backend. */
+    public static boolean isVariant(String label) {
+        return !base(label).equals(label);
+    }
+
+    /** The parts after the base name: {@code [lettuce, fair]} for {@code redis/lettuce/fair}. */
+    private static List<String> options(String label, String name) {
+        return label.equals(name) ? List.of() : List.of(label.substring(name.length() + 1).split("/", -1));
     }
 
     /** {@code --redis-driver}: true for {@code lettuce}, false for {@code redisson} (the default). */
@@ -103,9 +151,8 @@ public final class Backends {
      */
     public static LockBackend create(String label, String target, Duration lease) {
         String name = base(label);
-        List<String> options = label.equals(name) ? List.of()
-                : List.of(label.substring(name.length() + 1).split("/"));
-        if (!options.isEmpty() && (!name.equals("redis") || !List.of("lettuce", "fair").containsAll(options))) {
+        List<String> options = options(label, name);
+        if (!options.isEmpty() && (!name.equals("redis") || !REDIS_OPTIONS.containsAll(options))) {
             throw new IllegalArgumentException("unknown backend variant '" + label
                     + "': only redis has variants, redis/lettuce, redis/fair or redis/lettuce/fair");
         }

@@ -1,15 +1,13 @@
 package dev.mortise.lock.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shared and permits workloads' grant rules ({@link ModeRules}) and the Redis variant labels,
+ * The shared and permits workloads' grant rules ({@link ModeRules}),
  * on hand-made event lists: each rule with a case it must flag and one it must not. No servers,
  * no timing.
  */
@@ -180,25 +178,5 @@ class ModeRulesTest {
         assertThat(ModeRules.falseGrants(events, List.of(pause))).isEmpty();
         // w0's last true sample was at 40: not proven valid at w2's grant.
         assertThat(ModeRules.validityOverlaps(events, MONO)).isEmpty();
-    }
-
-    @Test
-    void redisVariantsNameTheirRuns() {
-        assertThat(Backends.label("redis", true, false)).isEqualTo("redis/lettuce");
-        assertThat(Backends.label("redis", false, true)).isEqualTo("redis/fair");
-        assertThat(Backends.label("redis", true, true)).isEqualTo("redis/lettuce/fair");
-        assertThat(Backends.label("redis", false, false)).isEqualTo("redis");
-        assertThat(Backends.label("etcd", true, true)).isEqualTo("etcd");
-        assertThat(Backends.base("redis/lettuce/fair")).isEqualTo("redis");
-        assertThat(Backends.fileName("redis/lettuce/fair")).isEqualTo("redis-lettuce-fair");
-        assertThatThrownBy(() -> Backends.create("etcd/fair", "http://127.0.0.1:1", Duration.ofSeconds(2)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only redis has variants");
-        assertThatThrownBy(() -> Backends.create("redis/fast", "redis://127.0.0.1:1", Duration.ofSeconds(2)))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThat(Backends.isLettuce("lettuce")).isTrue();
-        assertThat(Backends.isLettuce("redisson")).isFalse();
-        assertThatThrownBy(() -> Backends.isLettuce("jedis")).isInstanceOf(IllegalArgumentException.class);
-        assertThat(Workload.of("shared")).isEqualTo(Workload.SHARED);
-        assertThat(Workload.of("permits")).isEqualTo(Workload.PERMITS);
     }
 }
