@@ -99,25 +99,32 @@ final class Lease implements LockLease, GroupLease.Part {
 
     @Override
     public void closeLingering(Duration linger) {
-        Runnable release = closeLocally(linger);
-        if (release != null) {
-            release.run();
+        if (markClosed(linger)) {
+            client.actions().leave(hold, linger); // no closure on the release path
         }
     }
 
     @Override
     public Runnable closeLocally(Duration linger) {
+        if (!markClosed(linger)) {
+            return null;
+        }
+        Hold.Closing closing = client.actions().beginLeave(hold);
+        return () -> client.actions().finishLeave(hold, closing, linger);
+    }
+
+    /** Closes this lease object once: true the first time. */
+    private boolean markClosed(Duration linger) {
         if (linger == null) {
             throw new IllegalArgumentException("linger must not be null (lock '" + key() + "', backend '"
                     + backend() + "'); pass Duration.ZERO to release at once");
         }
         if (!CLOSED.compareAndSet(this, 0, 1)) {
-            return null;
+            return false;
         }
         // Leases close in reverse order as a rule, so search from the top of the stack.
         threadStack.removeLastOccurrence(this);
-        Hold.Closing closing = client.actions().beginLeave(hold);
-        return () -> client.actions().finishLeave(hold, closing, linger);
+        return true;
     }
 
     void detachFromThread() {
