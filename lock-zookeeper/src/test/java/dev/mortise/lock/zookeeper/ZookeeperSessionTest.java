@@ -9,8 +9,12 @@ import dev.mortise.lock.LostReason;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ClientWatches;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -145,6 +149,10 @@ class ZookeeperSessionTest {
         LockLease held = a.acquire(key, Duration.ofSeconds(5));
         CompletableFuture<LockLease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, Duration.ofSeconds(60)));
         await(Duration.ofSeconds(10), () -> childCount(admin, parent) == 2, "the waiter's node to be queued");
+        // The server having the node is not enough: expired while its create is unanswered, the waiter's
+        // create is made again in the new session (Curator's protected mode), whose node may win fairly.
+        // Its watch on the holder's node says the waiter knows its node and waits behind it.
+        await(Duration.ofSeconds(10), () -> watchesUnder(waiterSession, parent), "the waiter to watch the node ahead");
 
         // Expire the waiter's session and free the lock at once: the waiter's old node is now
         // first in the queue until the server reaps it, and must still not count as a grant.
@@ -156,6 +164,56 @@ class ZookeeperSessionTest {
         await(Duration.ofSeconds(10), () -> childCount(admin, parent) == 0, "the waiter's node to be removed");
         try (LockLease lease = b.acquire(key, Duration.ofSeconds(10))) {
             assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void aLostOfTheEndedSessionDeliveredLateLeavesTheHoldsOfTheNewSessionAlone() throws Exception {
+        startServer(500);
+        HeldBackState lateLost = new HeldBackState(ConnectionState.LOST);
+        CuratorFramework session = track(CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+                .sessionTimeoutMs(3_000).connectionTimeoutMs(3_000).retryPolicy(new RetryOneTime(100))
+                .connectionStateListenerManagerFactory(lateLost).build());
+        session.start();
+        assertThat(session.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+        LockClient client = client(session, Duration.ofSeconds(3));
+        AtomicInteger oldLost = new AtomicInteger();
+        LockLease before = client.acquire(key("old-session"), Duration.ofSeconds(5)).onLost(e -> oldLost.incrementAndGet());
+        long oldSession = session.getZookeeperClient().getZooKeeper().getSessionId();
+
+        KillSession.kill(session.getZookeeperClient().getZooKeeper());
+        await(Duration.ofSeconds(10), lateLost::posted, "Curator to post LOST");
+        await(Duration.ofSeconds(20), () -> liveSession(session) != 0 && liveSession(session) != oldSession,
+                "a new session");
+        AtomicReference<LockLostEvent> newLost = new AtomicReference<>();
+        LockLease after = client.acquire(key("new-session"), Duration.ofSeconds(10)).onLost(newLost::set);
+        lateLost.release(); // LOST of the old session arrives now, after the new session's grant
+
+        await(Duration.ofSeconds(10), () -> oldLost.get() == 1, "the old session's hold to be lost");
+        assertThat(before.isValid()).isFalse();
+        assertThat(after.isValid()).as("granted in the live session").isTrue();
+        assertThat(newLost.get()).isNull();
+        after.close(); // released, not lost: no LockLostException
+        assertThat(newLost.get()).isNull();
+    }
+
+    /** Whether {@code session}'s client holds a data watch on a node under {@code parent}. */
+    private static boolean watchesUnder(CuratorFramework session, String parent) {
+        try {
+            return ClientWatches.dataWatches(session.getZookeeperClient().getZooKeeper()).stream()
+                    .anyMatch(path -> path.startsWith(parent + "/"));
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** The client's session id if it is connected now, else 0. */
+    private static long liveSession(CuratorFramework session) {
+        try {
+            org.apache.zookeeper.ZooKeeper zk = session.getZookeeperClient().getZooKeeper();
+            return zk.getState().isConnected() ? zk.getSessionId() : 0;
+        } catch (Exception e) {
+            return 0;
         }
     }
 

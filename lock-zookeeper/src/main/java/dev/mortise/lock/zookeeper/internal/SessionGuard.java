@@ -7,6 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,8 @@ import java.util.function.Consumer;
 /**
  * Maps the session onto the holds it carries. SUSPENDED: ownership is uncertain, every
  * hold is reported suspended at once. LOST (the session expired, or Curator gave up on it
- * after the session timeout): every hold is lost. RECONNECTED: holds of the same session
+ * after the session timeout): every hold is lost but those of a new session the client is
+ * already connected with when the LOST arrives. RECONNECTED: holds of the same session
  * are restored once the server confirms their node still exists; holds of an earlier
  * session are lost, and so are renewed holds whose lease ran out while the connection was
  * down (the core has already given them up, so their nodes are deleted rather than left to
@@ -117,16 +119,39 @@ public final class SessionGuard implements ConnectionStateListener {
         long now = epoch.incrementAndGet();
         switch (state) {
             case SUSPENDED, READ_ONLY -> forEachHold(held -> listeners.forEach(l -> l.suspended(held.grant)));
-            case LOST -> {
-                LockBackendException cause = new LockBackendException("The ZooKeeper session of this lock ended "
-                        + "(connection state LOST): its ephemeral node is, or will shortly be, deleted by the server "
-                        + "(backend 'zookeeper'). Acquire again; if this repeats, raise the session timeout or look "
-                        + "for long GC pauses and network partitions.", null, Failures.BACKEND, null);
-                forEachHold(held -> lose(held, cause));
-            }
+            case LOST -> loseAllButLive();
             case RECONNECTED, CONNECTED -> confirmAll(now);
             default -> {
             }
+        }
+    }
+
+    /**
+     * Loses every hold but those of the live session. LOST is delivered on Curator's event
+     * thread and may come late: by then the client can be connected again in a new session and
+     * have been granted holds there, which the ended session's LOST says nothing about.
+     */
+    private void loseAllButLive() {
+        LockBackendException cause = new LockBackendException("The ZooKeeper session of this lock ended "
+                + "(connection state LOST): its ephemeral node is, or will shortly be, deleted by the server "
+                + "(backend 'zookeeper'). Acquire again; if this repeats, raise the session timeout or look "
+                + "for long GC pauses and network partitions.", null, Failures.BACKEND, null);
+        long live = liveSession();
+        forEachHold(held -> {
+            if (live == 0 || held.grant.<NodeRef>state().sessionId() != live) {
+                lose(held, cause);
+            }
+        });
+    }
+
+    /** The session id of the client's handle if that handle is connected now, else 0. */
+    private long liveSession() {
+        try {
+            ZooKeeper handle = ops.calls().client().getZookeeperClient().getZooKeeper();
+            return handle.getState() == ZooKeeper.States.CONNECTED ? handle.getSessionId() : 0;
+        } catch (Exception e) {
+            log.debug("Reading the client's session failed; counting it as not connected", e);
+            return 0;
         }
     }
 
