@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The read-write (shared/exclusive) part of the contract, run by every backend's contract test
- * through the {@code @Nested} class {@code LockBackendContractTest.ReadWrite}: no new file per
+ * through the {@code @Nested} class {@code LockBackendContractSuite.ReadWrite}: no new file per
  * backend. It uses the enclosing test's clients {@code a} and {@code b}, its backend factory and
  * its hooks ({@code breakHold}, {@code residueOnServer}).
  *
@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 public abstract class ReadWriteContract extends NestedContract {
 
 
-    protected ReadWriteContract(LockBackendContractTest contract) {
+    protected ReadWriteContract(LockBackendContractSuite contract) {
         super(contract);
     }
 
@@ -75,10 +75,6 @@ public abstract class ReadWriteContract extends NestedContract {
             assertThat(exclusive.mode()).isEqualTo(LockMode.EXCLUSIVE);
         }
         return true;
-    }
-
-    protected String key() {
-        return contract.key();
     }
 
     protected static LockSpec shared(String key, Duration wait) {
@@ -287,7 +283,7 @@ public abstract class ReadWriteContract extends NestedContract {
                 assertThat(writer.mode()).isEqualTo(LockMode.EXCLUSIVE);
             }
             writerDone.set(true);
-            LockBackendContractTest.await(Duration.ofSeconds(30), () -> readsAfterWriter.get() > 0,
+            LockBackendContractSuite.await(Duration.ofSeconds(30), () -> readsAfterWriter.get() > 0,
                     "readers get in again after the writer");
         } finally {
             stop.set(true);
@@ -314,7 +310,7 @@ public abstract class ReadWriteContract extends NestedContract {
         Thread.sleep(300);
         assertThat(writer.get()).as("one reader still holds").isNull();
         two.close();
-        w.join(LockBackendContractTest.SLACK.toMillis());
+        w.join(LockBackendContractSuite.SLACK.toMillis());
         assertThat(writer.get()).as("writer granted once the last reader left").isNotNull();
         AtomicReference<LockLease> readerA = new AtomicReference<>();
         AtomicReference<LockLease> readerB = new AtomicReference<>();
@@ -328,8 +324,8 @@ public abstract class ReadWriteContract extends NestedContract {
             heldByWriter.close();
             return null;
         });
-        ra.join(LockBackendContractTest.SLACK.toMillis());
-        rb.join(LockBackendContractTest.SLACK.toMillis());
+        ra.join(LockBackendContractSuite.SLACK.toMillis());
+        rb.join(LockBackendContractSuite.SLACK.toMillis());
         assertThat(readerA.get()).as("reader of a woken").isNotNull();
         assertThat(readerB.get()).as("reader of b woken").isNotNull();
         assertThat(readerA.get().isValid() && readerB.get().isValid()).as("both readers hold together").isTrue();
@@ -487,7 +483,7 @@ public abstract class ReadWriteContract extends NestedContract {
             lost.incrementAndGet();
         });
         contract.breakHold(lease);
-        LockBackendContractTest.await(Duration.ofSeconds(5).plus(contract.watchdogLease().multipliedBy(2)),
+        LockBackendContractSuite.await(Duration.ofSeconds(5).plus(contract.watchdogLease().multipliedBy(2)),
                 () -> lost.get() > 0, "onLost of the broken shared hold");
         assertThat(lease.isValid()).isFalse();
         assertThat(event.get().key()).isEqualTo(key);
@@ -527,10 +523,10 @@ public abstract class ReadWriteContract extends NestedContract {
         kept.close();
         long start = System.nanoTime();
         try (LockLease writer = contract.newClient().acquire(
-                exclusive(key, lease.plus(LockBackendContractTest.SLACK).plus(LockBackendContractTest.SLACK)))) {
+                exclusive(key, lease.plus(LockBackendContractSuite.SLACK).plus(LockBackendContractSuite.SLACK)))) {
             assertThat(writer.isValid()).isTrue();
         }
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(lease.plus(LockBackendContractTest.SLACK.multipliedBy(2)));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(lease.plus(LockBackendContractSuite.SLACK.multipliedBy(2)));
         assertThat(abandoned.isValid()).isFalse();
     }
 
@@ -610,7 +606,7 @@ public abstract class ReadWriteContract extends NestedContract {
         });
         Thread.sleep(400);
         waiter.interrupt();
-        waiter.join(LockBackendContractTest.SLACK.toMillis());
+        waiter.join(LockBackendContractSuite.SLACK.toMillis());
         assertThat(waiter.isAlive()).as("waiter still waiting after interrupt").isFalse();
         return failure.get();
     }

@@ -61,7 +61,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ValidityPropertySuite {
 
-    /** What a backend's contract test supplies (see {@link LockBackendContractTest}). */
+    /** What a backend's contract test supplies (see {@link LockBackendContractSuite}). */
     public interface Target {
         /** A new, independent backend against the shared test server (as another process). */
         LockBackend newBackend() throws Exception;
