@@ -12,8 +12,6 @@ import dev.mortise.lock.MultiLockSpec;
 import dev.mortise.lock.tck.FaultInjectingBackend.Fault;
 import dev.mortise.lock.tck.FaultInjectingBackend.Injection;
 import dev.mortise.lock.tck.FaultInjectingBackend.Operation;
-import dev.mortise.lock.tck.PropertyModel.TrackedLease;
-import dev.mortise.lock.tck.PropertyModel.TrackedMulti;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -373,7 +371,7 @@ final class PropertyWorker implements Runnable {
         suite.count(op + " granted");
         Duration blocking = random.nextInt(20) == 0 && suite.settings().runs("blocking")
                 ? Duration.ofMillis(100 + random.nextInt(900)) : null;
-        multis.add(model.grantedMulti(lease, client, id, modes, op + " of " + asked, explicitLease, start, floors,
+        multis.add(model.multis.granted(lease, client, id, modes, op + " of " + asked, explicitLease, start, floors,
                 blocking));
     }
 
@@ -401,7 +399,7 @@ final class PropertyWorker implements Runnable {
                     part.hold.note(what + answered() + "ok (the whole failed)");
                 } else if (failure instanceof LockLostException lost) {
                     part.hold.note(what + answered() + "lost (" + lost.reason() + ")");
-                    model.lossDue(part, System.nanoTime(), "extend() of its multi-key lease threw LockLostException "
+                    model.losses.lossDue(part, System.nanoTime(), "extend() of its multi-key lease threw LockLostException "
                             + "for it (" + lost.reason() + ")");
                 } else {
                     part.hold.note(what + answered() + fault(failure));
@@ -425,7 +423,7 @@ final class PropertyWorker implements Runnable {
         for (TrackedLease part : multi.parts) {
             valid.add(part.lease.isValid());
         }
-        List<Boolean> last = model.closingMulti(multi);
+        List<Boolean> last = model.multis.closing(multi);
         String what = "close of multi#" + multi.id + " at +" + model.millisSinceStart(System.nanoTime()) + " ms: ";
         Map<TrackedLease, RuntimeException> failed = Map.of();
         try {
@@ -445,10 +443,10 @@ final class PropertyWorker implements Runnable {
             RuntimeException failure = failed.get(part);
             if (failure == null) {
                 part.hold.note(what + "ok (valid " + valid.get(i) + ")");
-                model.closedNormally(part, valid.get(i), last.get(i));
+                model.losses.closedNormally(part, valid.get(i), last.get(i));
             } else if (failure instanceof LockLostException lost) {
                 part.hold.note(what + "lost (" + lost.reason() + ")");
-                model.closedLost(part);
+                model.losses.closedLost(part);
             } else {
                 part.hold.note(what + fault(failure));
             }
@@ -498,7 +496,7 @@ final class PropertyWorker implements Runnable {
         } catch (LockLostException e) {
             suite.count("extend lost");
             lease.hold.note(what + answered() + "lost (" + e.reason() + ")");
-            model.lossDue(lease, System.nanoTime(), "extend() threw LockLostException (" + e.reason() + ")");
+            model.losses.lossDue(lease, System.nanoTime(), "extend() threw LockLostException (" + e.reason() + ")");
         } catch (LockBackendException e) {
             lease.hold.note(what + answered() + fault(e));
             if (!fault(e).equals("injected " + Fault.FAIL)) {
@@ -518,19 +516,19 @@ final class PropertyWorker implements Runnable {
 
     private void release(TrackedLease lease) {
         boolean valid = lease.lease.isValid();
-        model.observe(lease);
-        boolean last = model.closing(lease);
+        model.losses.observe(lease);
+        boolean last = model.losses.closing(lease);
         String what = "close of lease#" + lease.id + " at +" + model.millisSinceStart(System.nanoTime()) + " ms (valid "
                 + valid + "): ";
         try {
             lease.lease.close();
             lease.hold.note(what + "ok");
             suite.count("close ok");
-            model.closedNormally(lease, valid, last);
+            model.losses.closedNormally(lease, valid, last);
         } catch (LockLostException e) {
             lease.hold.note(what + "lost (" + e.reason() + ")");
             suite.count("close lost");
-            model.closedLost(lease);
+            model.losses.closedLost(lease);
         } catch (LockBackendException e) {
             lease.hold.note(what + fault(e));
             suite.count("close" + (injected(e) ? " injected failure" : " backend failure"));

@@ -5,7 +5,6 @@ import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.PropertyModel.TrackedLease;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -136,7 +135,7 @@ public final class ValidityPropertySuite {
 
     private final Target target;
     private final Settings settings;
-    private final PropertyModel.Violations violations;
+    private final PropertyViolations violations;
     private final PropertyModel model;
     private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
     private final AtomicInteger sequencesLeft;
@@ -156,7 +155,7 @@ public final class ValidityPropertySuite {
     public ValidityPropertySuite(Target target, Settings settings) {
         this.target = target;
         this.settings = settings;
-        this.violations = new PropertyModel.Violations(8, first -> System.out.println(
+        this.violations = new PropertyViolations(8, first -> System.out.println(
                 "ValidityPropertySuite: first violation (seed " + settings.seed() + "): " + first));
         this.model = new PropertyModel(settings.lostGrace(), violations);
         this.sequencesLeft = new AtomicInteger(settings.sequences());
@@ -224,24 +223,24 @@ public final class ValidityPropertySuite {
         long randomPhase = System.nanoTime() - started;
 
         closeEveryClient();
-        for (TrackedLease lease : model.unclosed()) {
+        for (TrackedLease lease : model.losses.unclosed()) {
             if (lease.lease.isValid()) {
                 violations.add("e", lease + " reports isValid() == true after its client was closed");
             }
-            model.observe(lease);
+            model.losses.observe(lease);
         }
-        for (PropertyModel.TrackedMulti multi : model.unclosedMultis()) {
+        for (TrackedMulti multi : model.multis.unclosed()) {
             if (multi.lease.isValid()) {
                 violations.add("e", multi + " reports isValid() == true after its client was closed");
             }
         }
         long graceEnd = System.nanoTime() + settings.lostGrace().toNanos();
-        while (model.lossesPending() && System.nanoTime() - graceEnd < 0) {
+        while (model.losses.lossesPending() && System.nanoTime() - graceEnd < 0) {
             Thread.sleep(20);
         }
         sampler.interrupt();
         sampler.join(10_000);
-        model.checkLossesDue(true);
+        model.losses.checkLossesDue(true);
         checkNothingLeft(keys);
 
         String summary = summary(randomPhase, System.nanoTime() - started);
@@ -308,7 +307,7 @@ public final class ValidityPropertySuite {
         return settings;
     }
 
-    PropertyModel.Violations violations() {
+    PropertyViolations violations() {
         return violations;
     }
 
@@ -361,13 +360,13 @@ public final class ValidityPropertySuite {
 
     /** Deletes the hold behind {@code victim} on the server, telling the model first. */
     void forget(TrackedLease victim) {
-        Object forget = model.forgetting(victim.key(), victim.hold.client, sessionBound);
+        Object forget = model.forgets.forgetting(victim.key(), victim.hold.client, sessionBound);
         try {
             target.breakHold(victim.lease);
         } catch (Throwable ignored) {
             // the hold was gone already, or only partly there: the model counts it as deleted anyway
         } finally {
-            model.forgotten(forget);
+            model.forgets.forgotten(forget);
         }
     }
 
@@ -432,7 +431,7 @@ public final class ValidityPropertySuite {
         StringBuilder text = new StringBuilder("ValidityPropertySuite on '" + backendName + "': seed " + settings.seed()
                 + ", " + sequencesRun.get() + " of " + settings.sequences() + " sequences in "
                 + randomPhaseNanos / 1_000_000 + " ms (whole run " + totalNanos / 1_000_000 + " ms), "
-                + model.all().size() + " leases (" + model.multiCount() + " multi-key), " + clientIds.get() + " clients; faults injected:");
+                + model.all().size() + " leases (" + model.multis.count() + " multi-key), " + clientIds.get() + " clients; faults injected:");
         long[] faults = new long[FaultInjectingBackend.Fault.values().length];
         synchronized (this) {
             for (PropertyClient client : everyClient) {
