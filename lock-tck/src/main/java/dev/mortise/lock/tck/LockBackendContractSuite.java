@@ -106,7 +106,7 @@ public abstract class LockBackendContractSuite {
         return false;
     }
 
-    /** An explicit lease that is sure to expire during a test; at least the backend's minimum. */
+    /** An explicit lease sure to expire during a test; at least the backend's minimum. */
     protected Duration shortLease() {
         return Duration.ofMillis(500);
     }
@@ -354,6 +354,14 @@ public abstract class LockBackendContractSuite {
     @Nested
     class ReadWrite extends ReadWriteContract {
         ReadWrite() {
+            super(LockBackendContractSuite.this);
+        }
+    }
+
+    /** The waiting part of the read-write contract ({@link ReadWriteWaitingContract}). */
+    @Nested
+    class ReadWriteWaiting extends ReadWriteWaitingContract {
+        ReadWriteWaiting() {
             super(LockBackendContractSuite.this);
         }
     }
