@@ -217,17 +217,7 @@ public final class ValidityPropertySuite {
         long randomPhase = System.nanoTime() - started;
 
         clients.closeAll();
-        for (TrackedLease lease : model.losses.unclosed()) {
-            if (lease.lease.isValid()) {
-                violations.add("e", lease + " reports isValid() == true after its client was closed");
-            }
-            model.losses.observe(lease);
-        }
-        for (TrackedMulti multi : model.multis.unclosed()) {
-            if (multi.lease.isValid()) {
-                violations.add("e", multi + " reports isValid() == true after its client was closed");
-            }
-        }
+        checkLeasesOfClosedClients();
         long graceEnd = System.nanoTime() + settings.lostGrace().toNanos();
         while (model.losses.lossesPending() && System.nanoTime() - graceEnd < 0) {
             Thread.sleep(20);
@@ -240,16 +230,36 @@ public final class ValidityPropertySuite {
         String summary = summary(randomPhase, System.nanoTime() - started);
         System.out.println(summary);
         if (violations.total() > 0) {
-            StringBuilder message = new StringBuilder("Lock contract violated on backend '" + backendName + "' (seed "
-                    + settings.seed() + "; re-run with " + settings.rerun() + "): " + violations.total()
-                    + " violation(s) " + new TreeMap<>(violations.counts()) + "\n");
-            for (String example : violations.examples()) {
-                message.append("  ").append(example).append(" [re-run with ").append(settings.rerun()).append("]\n");
-            }
-            message.append(model.traces(2));
-            message.append(summary);
-            throw new AssertionError(message.toString());
+            throw failure(summary);
         }
+    }
+
+    /** (e): no lease is valid after its client was closed; then their losses become due. */
+    private void checkLeasesOfClosedClients() {
+        for (TrackedLease lease : model.losses.unclosed()) {
+            if (lease.lease.isValid()) {
+                violations.add("e", lease + " reports isValid() == true after its client was closed");
+            }
+            model.losses.observe(lease);
+        }
+        for (TrackedMulti multi : model.multis.unclosed()) {
+            if (multi.lease.isValid()) {
+                violations.add("e", multi + " reports isValid() == true after its client was closed");
+            }
+        }
+    }
+
+    /** The failure naming the seed, every invariant violated with examples, and the traces. */
+    private AssertionError failure(String summary) {
+        StringBuilder message = new StringBuilder("Lock contract violated on backend '" + backendName + "' (seed "
+                + settings.seed() + "; re-run with " + settings.rerun() + "): " + violations.total()
+                + " violation(s) " + new TreeMap<>(violations.counts()) + "\n");
+        for (String example : violations.examples()) {
+            message.append("  ").append(example).append(" [re-run with ").append(settings.rerun()).append("]\n");
+        }
+        message.append(model.traces(2));
+        message.append(summary);
+        return new AssertionError(message.toString());
     }
 
     // ---- called by workers ------------------------------------------------------------------
