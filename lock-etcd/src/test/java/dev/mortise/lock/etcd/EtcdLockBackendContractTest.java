@@ -2,7 +2,7 @@ package dev.mortise.lock.etcd;
 
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.LockBackendContractSuite;
 import dev.mortise.lock.tck.server.EtcdServer;
 import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.AfterAll;
@@ -16,7 +16,7 @@ import java.util.List;
  * timeout makes etcd's minimum lease TTL 2 s (1.5 election timeouts, rounded up), so the
  * short and watchdog leases are 2 s and 3 s.
  */
-class EtcdLockBackendContractTest extends LockBackendContractTest {
+class EtcdLockBackendContractTest extends LockBackendContractSuite {
 
     private static EtcdServer server;
     private static Client admin;

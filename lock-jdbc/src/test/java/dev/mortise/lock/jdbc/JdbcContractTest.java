@@ -5,7 +5,7 @@ import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.jdbc.internal.StoredKey;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.LockBackendContractSuite;
 import org.junit.jupiter.api.AfterEach;
 
 import javax.sql.DataSource;
@@ -19,7 +19,7 @@ import java.sql.SQLException;
  * source, as processes share a database. The hooks look at the table directly, judging
  * expiry by the database's clock.
  */
-abstract class JdbcContractTest extends LockBackendContractTest {
+abstract class JdbcContractTest extends LockBackendContractSuite {
 
     /**
      * Closes leases a test left open on this thread. The suite's

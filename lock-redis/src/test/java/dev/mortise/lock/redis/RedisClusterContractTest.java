@@ -4,7 +4,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.LockBackendContractSuite;
 import dev.mortise.lock.tck.server.FreePorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * over the masters, scripts run on the owner of each lock's slot, renewals are batched
  * per slot and pipelined per node, and release messages cross the cluster bus.
  */
-class RedisClusterContractTest extends LockBackendContractTest {
+class RedisClusterContractTest extends LockBackendContractSuite {
 
     static RedisClusterFixture cluster;
 

@@ -4,7 +4,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.LockBackendContractSuite;
 import dev.mortise.lock.tck.server.FreePorts;
 import dev.mortise.lock.tck.server.RedisServer;
 import org.junit.jupiter.api.AfterAll;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import java.time.Duration;
 
 /** The whole contract against one real redis-server; each backend has its own Redisson client, as a process would. */
-class RedisLockBackendContractTest extends LockBackendContractTest {
+class RedisLockBackendContractTest extends LockBackendContractSuite {
 
     protected static RedisServer server;
 

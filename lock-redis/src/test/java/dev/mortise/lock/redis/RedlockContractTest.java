@@ -4,7 +4,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.redis.internal.RedisKeys;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.LockBackendContractSuite;
 import dev.mortise.lock.tck.server.FreePorts;
 import dev.mortise.lock.tck.server.RedisServer;
 import org.junit.jupiter.api.AfterAll;
@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The whole contract against Redlock over five independent redis-servers. */
-class RedlockContractTest extends LockBackendContractTest {
+class RedlockContractTest extends LockBackendContractSuite {
 
     private static final List<RedisServer> servers = new ArrayList<>();
 

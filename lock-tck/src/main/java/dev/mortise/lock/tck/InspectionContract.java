@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The inspection part of the contract ({@link LockClient#inspect(String)} over
  * {@code LockBackend.inspect}), run by every backend's contract test through the {@code @Nested}
- * class {@code LockBackendContractTest.Inspection}: no new file per backend. It uses the enclosing
+ * class {@code LockBackendContractSuite.Inspection}: no new file per backend. It uses the enclosing
  * test's clients {@code a} and {@code b} (two processes on one server), its keys and its
  * {@code residueOnServer} hook.
  *
@@ -43,12 +43,8 @@ public abstract class InspectionContract extends NestedContract {
     private static final Duration TOLERANCE = Duration.ofMillis(1500);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    protected InspectionContract(LockBackendContractTest contract) {
+    protected InspectionContract(LockBackendContractSuite contract) {
         super(contract);
-    }
-
-    private String key() {
-        return contract.key();
     }
 
     private static LockSpec held(String key) {
@@ -165,7 +161,7 @@ public abstract class InspectionContract extends NestedContract {
             });
             // Where the server counts waiters, until it sees b's; where it cannot tell, at once.
             LockInspection inspection = a.inspect(key);
-            long deadline = System.nanoTime() + LockBackendContractTest.SLACK.toNanos();
+            long deadline = System.nanoTime() + LockBackendContractSuite.SLACK.toNanos();
             while (inspection.waiters().orElse(1) < 1 && System.nanoTime() - deadline < 0) {
                 Thread.sleep(20);
                 inspection = a.inspect(key);

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The leader-election contract ({@link LeaderElection}) against a backend's real server, run by
- * every {@link LockBackendContractTest} as its nested {@code Leadership} class: three candidates on
+ * every {@link LockBackendContractSuite} as its nested {@code Leadership} class: three candidates on
  * three clients (as three processes) elect a leader of one group while the leader steps down, is
  * force-released, is cut off from the server, closes, or dies without releasing.
  *
@@ -37,10 +37,10 @@ public class LeadershipContract {
     /** Slack on top of a lease for "a new leader eventually": wide, CI machines are loaded. */
     static final Duration SLACK = Duration.ofSeconds(10);
 
-    private final LockBackendContractTest test;
+    private final LockBackendContractSuite test;
 
     /** @param test the backend's contract test, whose clients, server and hold breaking are used */
-    protected LeadershipContract(LockBackendContractTest test) {
+    protected LeadershipContract(LockBackendContractSuite test) {
         this.test = test;
     }
 
@@ -234,13 +234,13 @@ public class LeadershipContract {
         }
 
         void awaitRevoked(LeadershipRevoked.Reason reason) throws InterruptedException {
-            LockBackendContractTest.await(SLACK.plus(SLACK), () -> revoked().stream().anyMatch(r -> r.reason() == reason),
+            LockBackendContractSuite.await(SLACK.plus(SLACK), () -> revoked().stream().anyMatch(r -> r.reason() == reason),
                     name + " to be told revoked (" + reason + "); told " + calls);
         }
 
         /** Told revoked for {@code reason} in the term of {@code epoch} (not an earlier term's revocation). */
         void awaitRevoked(LeadershipRevoked.Reason reason, long epoch) throws InterruptedException {
-            LockBackendContractTest.await(SLACK.plus(SLACK),
+            LockBackendContractSuite.await(SLACK.plus(SLACK),
                     () -> revoked().stream().anyMatch(r -> r.reason() == reason && r.epoch() == epoch),
                     name + " to be told revoked (" + reason + ") in term " + epoch + "; told " + calls);
         }
@@ -252,7 +252,7 @@ public class LeadershipContract {
          * in CI: a leader told EXPIRED 8 ms into its term, before the test closed it).
          */
         void awaitTermEnded(LeadershipRevoked.Reason reason, long epoch) throws InterruptedException {
-            LockBackendContractTest.await(SLACK.plus(SLACK),
+            LockBackendContractSuite.await(SLACK.plus(SLACK),
                     () -> revoked().stream().anyMatch(r -> r.epoch() == epoch
                             && (r.reason() == reason || expired(r))),
                     name + " to be told revoked (" + reason + ", or LOST by EXPIRED) in term " + epoch
@@ -372,7 +372,7 @@ public class LeadershipContract {
 
         /** Waits until the sampler has seen {@code leader}'s term (or a later one), so that its checks cover it. */
         Leader saw(Leader leader) throws InterruptedException {
-            LockBackendContractTest.await(SLACK, () -> observed.stream().anyMatch(epoch -> epoch >= leader.epoch),
+            LockBackendContractSuite.await(SLACK, () -> observed.stream().anyMatch(epoch -> epoch >= leader.epoch),
                     "the sampler to see epoch " + leader.epoch);
             return leader;
         }

@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The multi-key contract ({@link LockClient#acquireAll}), run by every backend through the
- * {@code @Nested} class {@code LockBackendContractTest.MultiKey}, with that test's clients
+ * {@code @Nested} class {@code LockBackendContractSuite.MultiKey}, with that test's clients
  * {@code a} and {@code b} and its hooks ({@code breakHold}, {@code residueOnServer}): random
  * overlapping key sets from many threads on two clients neither deadlock nor overlap, a caller
  * that times out or is interrupted holds none of its keys and leaves nothing on the server, the
@@ -46,10 +46,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class MultiKeyContract {
 
-    private final LockBackendContractTest test;
+    private final LockBackendContractSuite test;
 
     /** @param test the enclosing contract test, whose fixture ({@code a}, {@code b}) is set up per test */
-    protected MultiKeyContract(LockBackendContractTest test) {
+    protected MultiKeyContract(LockBackendContractSuite test) {
         this.test = test;
     }
 
@@ -188,11 +188,11 @@ public abstract class MultiKeyContract {
         }, "mortise-tck-multikey-waiter");
         waiter.start();
         try {
-            LockBackendContractTest.await(LockBackendContractTest.SLACK,
+            LockBackendContractSuite.await(LockBackendContractSuite.SLACK,
                     () -> test.a.heldLocks().stream().anyMatch(h -> h.key().equals(k1)), "the first part taken");
             Thread.sleep(300); // well into the wait for the second part
             waiter.interrupt();
-            assertThat(done.await(LockBackendContractTest.SLACK.toMillis(), TimeUnit.MILLISECONDS))
+            assertThat(done.await(LockBackendContractSuite.SLACK.toMillis(), TimeUnit.MILLISECONDS))
                     .as("the waiter ended after the interrupt").isTrue();
         } finally {
             waiter.interrupt();
@@ -219,7 +219,7 @@ public abstract class MultiKeyContract {
         all.onLost(told::add);
         assertThat(all.isValid()).isTrue();
         test.breakHold(all.part(k2));
-        LockBackendContractTest.await(test.watchdogLease().plus(LockBackendContractTest.SLACK),
+        LockBackendContractSuite.await(test.watchdogLease().plus(LockBackendContractSuite.SLACK),
                 () -> !told.isEmpty(), "onLost of the multi-key lease");
         assertThat(all.isValid()).isFalse();
         assertThat(all.remaining()).isEqualTo(Duration.ZERO);

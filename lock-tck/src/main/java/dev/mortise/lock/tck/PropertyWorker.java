@@ -12,8 +12,6 @@ import dev.mortise.lock.MultiLockSpec;
 import dev.mortise.lock.tck.FaultInjectingBackend.Fault;
 import dev.mortise.lock.tck.FaultInjectingBackend.Injection;
 import dev.mortise.lock.tck.FaultInjectingBackend.Operation;
-import dev.mortise.lock.tck.PropertyModel.TrackedLease;
-import dev.mortise.lock.tck.PropertyModel.TrackedMulti;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -37,17 +35,17 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class PropertyWorker implements Runnable {
 
-    private final int id;
+    final int id;
     private final int slot;
-    private final ValidityPropertySuite suite;
-    private final PropertyModel model;
-    private final PropertyLeases leases;
+    final ValidityPropertySuite suite;
+    final PropertyModel model;
+    final PropertyLeases leases;
     private final List<String> keys;
-    private final Random random;
+    final Random random;
     private final int targetHeld;
     private final List<TrackedLease> held = new ArrayList<>();
-    /** Multi-key leases this worker holds; their parts are not in {@link #held}. */
-    private final List<TrackedMulti> multis = new ArrayList<>();
+    /** This worker's multi-key leases and what it does with them. */
+    private final MultiKeyOperations multiKey;
 
     PropertyWorker(int id, int slot, ValidityPropertySuite suite, PropertyModel model, PropertyLeases leases,
                    List<String> keys, long seed) {
@@ -59,6 +57,7 @@ final class PropertyWorker implements Runnable {
         this.keys = keys;
         this.random = new Random(seed);
         this.targetHeld = 3 + random.nextInt(13);
+        this.multiKey = new MultiKeyOperations(this);
     }
 
     @Override
@@ -75,9 +74,7 @@ final class PropertyWorker implements Runnable {
                 while (!held.isEmpty()) {
                     release(held.remove(held.size() - 1));
                 }
-                while (!multis.isEmpty()) {
-                    releaseMulti(multis.remove(multis.size() - 1));
-                }
+                multiKey.releaseAll();
             }
         } catch (Throwable t) {
             suite.violations().add("f", "worker " + id + " died: " + stackOf(t));
@@ -114,7 +111,7 @@ final class PropertyWorker implements Runnable {
             }
         } else if (roll >= 78 && roll < 85 && settings.runs("multikey")) {
             // Only here is randomness drawn for multi-key work: with it left out, a seed runs as before.
-            multiKey(client, explicit);
+            multiKey.step(client, explicit);
         } else if (roll >= 85 && roll < 90 && settings.runs("faults")) {
             renewalFaultWindow(client);
         } else if (roll >= 90 && roll < 95 && settings.runs("faults")) {
@@ -129,17 +126,17 @@ final class PropertyWorker implements Runnable {
     }
 
     /** Hot keys are picked more often, so clients contend. */
-    private String key() {
+    String key() {
         int hot = Math.min(keys.size(), 6);
         return random.nextInt(3) == 0 ? keys.get(random.nextInt(hot)) : keys.get(random.nextInt(keys.size()));
     }
 
     /** Exclusive, or shared one time in three where the backend supports it. */
-    private LockMode mode() {
+    LockMode mode() {
         return suite.sharedMode() && random.nextInt(3) == 0 ? LockMode.SHARED : LockMode.EXCLUSIVE;
     }
 
-    private Duration waitTime() {
+    Duration waitTime() {
         int roll = random.nextInt(4);
         return roll == 0 ? Duration.ZERO : Duration.ofMillis(random.nextInt(roll == 3 ? 1500 : 400));
     }
@@ -233,11 +230,9 @@ final class PropertyWorker implements Runnable {
     }
 
     /** Whether this worker has an open lease (alone or as a part) on a shared hold of {@code key} from {@code client}. */
-    private boolean holdsShared(PropertyClient client, String key) {
+    boolean holdsShared(PropertyClient client, String key) {
         List<TrackedLease> mine = new ArrayList<>(held);
-        for (TrackedMulti multi : multis) {
-            mine.addAll(multi.parts);
-        }
+        mine.addAll(multiKey.heldParts());
         for (TrackedLease lease : mine) {
             if (lease.hold.client == client && lease.key().equals(key) && lease.hold.mode == LockMode.SHARED
                     && !lease.closeStarted) {
@@ -245,240 +240,6 @@ final class PropertyWorker implements Runnable {
             }
         }
         return false;
-    }
-
-    // ---- multi-key leases ---------------------------------------------------------------------
-
-    /** Closes, extends or (most often) takes a multi-key lease. */
-    private void multiKey(PropertyClient client, boolean explicit) {
-        int roll = random.nextInt(10);
-        if (!multis.isEmpty() && (roll < 3 || multis.size() >= 3)) {
-            releaseMulti(multis.remove(random.nextInt(multis.size())));
-        } else if (!multis.isEmpty() && roll < 5 && suite.settings().runs("extend")) {
-            extendMulti(multis.get(random.nextInt(multis.size())));
-        } else {
-            acquireMulti(client, explicit);
-        }
-    }
-
-    /**
-     * Takes 2 or 3 random keys at once (hot keys often, so sets overlap with other workers' and
-     * with this worker's own holds, which makes nested parts), now and then a key twice (in
-     * both modes, which must give one exclusive part), mixed modes where the backend supports
-     * shared holds, a renewed or an explicit lease, waiting or trying, through each entry point.
-     */
-    private void acquireMulti(PropertyClient client, boolean explicit) {
-        int count = 2 + random.nextInt(2);
-        List<String> names = new ArrayList<>();
-        List<LockMode> askedModes = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            names.add(key());
-            askedModes.add(mode());
-        }
-        if (random.nextInt(5) == 0) {
-            int again = random.nextInt(count);
-            names.add(names.get(again));
-            askedModes.add(mode());
-        }
-        Map<String, LockMode> modes = new LinkedHashMap<>();
-        for (int i = 0; i < names.size(); i++) {
-            modes.merge(names.get(i), askedModes.get(i), (a, b) -> a == LockMode.EXCLUSIVE || b == LockMode.EXCLUSIVE
-                    ? LockMode.EXCLUSIVE : LockMode.SHARED);
-        }
-        boolean anyShared = modes.containsValue(LockMode.SHARED);
-        Duration explicitLease = explicit && random.nextInt(3) == 0
-                ? (random.nextBoolean() ? leases.explicitShort(random) : leases.explicitLong(random)) : null;
-        Duration wait = waitTime();
-        boolean tryOnly = random.nextInt(3) == 0;
-        // The key-list entry points take exclusive parts and the renewed lease only.
-        boolean byList = !anyShared && explicitLease == null && random.nextBoolean();
-        MultiLockSpec spec = null;
-        if (!byList) {
-            if (random.nextBoolean()) {
-                List<LockSpec> parts = new ArrayList<>();
-                for (int i = 0; i < names.size(); i++) {
-                    parts.add(LockSpec.of(names.get(i)).mode(askedModes.get(i)));
-                }
-                spec = MultiLockSpec.ofSpecs(parts);
-            } else {
-                spec = MultiLockSpec.of(List.of());
-                for (int i = 0; i < names.size(); i++) {
-                    spec = askedModes.get(i) == LockMode.SHARED ? spec.shared(names.get(i)) : spec.exclusive(names.get(i));
-                }
-            }
-            spec = spec.waitFor(wait);
-            if (explicitLease != null) {
-                spec = spec.lease(explicitLease);
-                suite.leaseUsed(explicitLease);
-            }
-        }
-        String asked = names + (anyShared ? " modes " + askedModes : "");
-        String op = (tryOnly ? "tryAcquireAll" : "acquireAll") + "(" + (byList ? "keys" : "spec")
-                + (explicitLease == null ? ", renewed" : ", explicit") + (anyShared ? ", mixed modes" : "") + ")";
-        Map<String, Long> floors = new HashMap<>();
-        for (String key : modes.keySet()) {
-            floors.put(key, model.tokenFloor(key));
-        }
-        long start = System.nanoTime();
-        MultiLease lease;
-        try {
-            if (tryOnly) {
-                Optional<MultiLease> maybe = byList
-                        ? (wait.isZero() && random.nextBoolean() ? client.client.tryAcquireAll(names)
-                        : client.client.tryAcquireAll(names, wait))
-                        : client.client.tryAcquireAll(spec);
-                if (maybe.isEmpty()) {
-                    suite.count(op + " busy");
-                    return;
-                }
-                lease = maybe.get();
-            } else {
-                lease = byList ? client.client.acquireAll(names, wait) : client.client.acquireAll(spec);
-            }
-        } catch (LockTimeoutException e) {
-            suite.count(op + " timeout");
-            return;
-        } catch (LockBackendException e) {
-            suite.count(op + (injected(e) ? " injected failure" : " backend failure"));
-            return;
-        } catch (IllegalStateException e) {
-            boolean upgrade = false;
-            for (Map.Entry<String, LockMode> part : modes.entrySet()) {
-                upgrade |= part.getValue() == LockMode.EXCLUSIVE && holdsShared(client, part.getKey());
-            }
-            if (upgrade && e.getMessage() != null && e.getMessage().contains("upgrading")) {
-                suite.count(op + " refused as an upgrade");
-            } else {
-                expectClosed(client, op, e);
-            }
-            return;
-        } catch (LockInterruptedException e) {
-            if (client.closeStarted()) {
-                suite.count(op + " stopped by client close");
-            } else if (!suite.stopping()) {
-                suite.violations().add("f", op + " of " + asked + " was interrupted though nobody interrupted it: " + e);
-            }
-            return;
-        } catch (dev.mortise.lock.LockException e) {
-            if (client.closeStarted() && e.getMessage() != null && e.getMessage().contains("was closed")) {
-                suite.count(op + " stopped by client close");
-            } else {
-                suite.violations().add("f", op + " of " + asked + " by " + client + " threw " + stackOf(e));
-            }
-            return;
-        } catch (RuntimeException e) {
-            suite.violations().add("f", op + " of " + asked + " by " + client + " threw " + stackOf(e));
-            return;
-        }
-        suite.count(op + " granted");
-        Duration blocking = random.nextInt(20) == 0 && suite.settings().runs("blocking")
-                ? Duration.ofMillis(100 + random.nextInt(900)) : null;
-        multis.add(model.grantedMulti(lease, client, id, modes, op + " of " + asked, explicitLease, start, floors,
-                blocking));
-    }
-
-    /** Extends every part of a multi-key lease; a failure is told per part, by the key it names. */
-    private void extendMulti(TrackedMulti multi) {
-        Duration to = random.nextBoolean() ? leases.explicitShort(random) : leases.explicitLong(random);
-        suite.leaseUsed(to);
-        long start = System.nanoTime();
-        String what = "extend of multi#" + multi.id + " to " + to.toMillis() + " ms sent +" + model.millisSinceStart(start)
-                + " ms";
-        for (TrackedLease part : multi.parts) {
-            part.hold.extendsInFlight.incrementAndGet();
-        }
-        try {
-            multi.lease.extend(to);
-            for (TrackedLease part : multi.parts) {
-                part.hold.note(what + answered() + "ok");
-            }
-            suite.count("multi extend ok");
-        } catch (RuntimeException e) {
-            Map<TrackedLease, RuntimeException> failed = byPart(multi, e, "extend(" + to.toMillis() + " ms)");
-            for (TrackedLease part : multi.parts) {
-                RuntimeException failure = failed.get(part);
-                if (failure == null) {
-                    part.hold.note(what + answered() + "ok (the whole failed)");
-                } else if (failure instanceof LockLostException lost) {
-                    part.hold.note(what + answered() + "lost (" + lost.reason() + ")");
-                    model.lossDue(part, System.nanoTime(), "extend() of its multi-key lease threw LockLostException "
-                            + "for it (" + lost.reason() + ")");
-                } else {
-                    part.hold.note(what + answered() + fault(failure));
-                    if (!fault(failure).equals("injected " + Fault.FAIL)) {
-                        part.hold.extendOutcomeUnknown = true;
-                    }
-                }
-            }
-            suite.count("multi extend" + (e instanceof LockLostException ? " lost"
-                    : injected(e) ? " injected failure" : " backend failure"));
-        } finally {
-            for (TrackedLease part : multi.parts) {
-                part.hold.extendsInFlight.decrementAndGet();
-            }
-        }
-    }
-
-    /** Closes a multi-key lease; a failure is told per part, by the key it names. */
-    private void releaseMulti(TrackedMulti multi) {
-        List<Boolean> valid = new ArrayList<>();
-        for (TrackedLease part : multi.parts) {
-            valid.add(part.lease.isValid());
-        }
-        List<Boolean> last = model.closingMulti(multi);
-        String what = "close of multi#" + multi.id + " at +" + model.millisSinceStart(System.nanoTime()) + " ms: ";
-        Map<TrackedLease, RuntimeException> failed = Map.of();
-        try {
-            if (random.nextInt(4) == 0) {
-                multi.lease.closeLingering(Duration.ZERO);
-            } else {
-                multi.lease.close();
-            }
-            suite.count("multi close ok");
-        } catch (RuntimeException e) {
-            failed = byPart(multi, e, "close()");
-            suite.count("multi close" + (e instanceof LockLostException ? " lost"
-                    : injected(e) ? " injected failure" : " backend failure"));
-        }
-        for (int i = 0; i < multi.parts.size(); i++) {
-            TrackedLease part = multi.parts.get(i);
-            RuntimeException failure = failed.get(part);
-            if (failure == null) {
-                part.hold.note(what + "ok (valid " + valid.get(i) + ")");
-                model.closedNormally(part, valid.get(i), last.get(i));
-            } else if (failure instanceof LockLostException lost) {
-                part.hold.note(what + "lost (" + lost.reason() + ")");
-                model.closedLost(part);
-            } else {
-                part.hold.note(what + fault(failure));
-            }
-        }
-        if (multi.lease.isValid()) {
-            suite.violations().add("g", multi + " reports isValid() == true after its close()");
-        }
-    }
-
-    /**
-     * The failures of a multi-key call (the thrown one and those suppressed into it), by the part
-     * whose key each names. A failure that is not a lock exception, or names no part, breaks (f).
-     */
-    private Map<TrackedLease, RuntimeException> byPart(TrackedMulti multi, RuntimeException thrown, String call) {
-        Map<TrackedLease, RuntimeException> byPart = new HashMap<>();
-        List<Throwable> all = new ArrayList<>();
-        all.add(thrown);
-        all.addAll(List.of(thrown.getSuppressed()));
-        for (Throwable failure : all) {
-            TrackedLease part = failure instanceof dev.mortise.lock.LockException e && e.key() != null
-                    ? multi.part(e.key()) : null;
-            boolean expected = failure instanceof LockLostException || failure instanceof LockBackendException;
-            if (part == null || !expected) {
-                suite.violations().add("f", call + " of " + multi + " threw " + stackOf(failure));
-            } else if (!(byPart.get(part) instanceof LockLostException)) {
-                // A part's own LockLostException may carry its failed release suppressed: the loss is what counts.
-                byPart.put(part, (RuntimeException) failure);
-            }
-        }
-        return byPart;
     }
 
     private void extend() {
@@ -498,7 +259,7 @@ final class PropertyWorker implements Runnable {
         } catch (LockLostException e) {
             suite.count("extend lost");
             lease.hold.note(what + answered() + "lost (" + e.reason() + ")");
-            model.lossDue(lease, System.nanoTime(), "extend() threw LockLostException (" + e.reason() + ")");
+            model.losses.lossDue(lease, System.nanoTime(), "extend() threw LockLostException (" + e.reason() + ")");
         } catch (LockBackendException e) {
             lease.hold.note(what + answered() + fault(e));
             if (!fault(e).equals("injected " + Fault.FAIL)) {
@@ -512,25 +273,25 @@ final class PropertyWorker implements Runnable {
         }
     }
 
-    private String answered() {
+    String answered() {
         return ", answered +" + model.millisSinceStart(System.nanoTime()) + " ms: ";
     }
 
     private void release(TrackedLease lease) {
         boolean valid = lease.lease.isValid();
-        model.observe(lease);
-        boolean last = model.closing(lease);
+        model.losses.observe(lease);
+        boolean last = model.losses.closing(lease);
         String what = "close of lease#" + lease.id + " at +" + model.millisSinceStart(System.nanoTime()) + " ms (valid "
                 + valid + "): ";
         try {
             lease.lease.close();
             lease.hold.note(what + "ok");
             suite.count("close ok");
-            model.closedNormally(lease, valid, last);
+            model.losses.closedNormally(lease, valid, last);
         } catch (LockLostException e) {
             lease.hold.note(what + "lost (" + e.reason() + ")");
             suite.count("close lost");
-            model.closedLost(lease);
+            model.losses.closedLost(lease);
         } catch (LockBackendException e) {
             lease.hold.note(what + fault(e));
             suite.count("close" + (injected(e) ? " injected failure" : " backend failure"));
@@ -583,7 +344,7 @@ final class PropertyWorker implements Runnable {
         suite.count("server forget");
     }
 
-    private void expectClosed(PropertyClient client, String op, IllegalStateException e) {
+    void expectClosed(PropertyClient client, String op, IllegalStateException e) {
         if (client.closeStarted()) {
             suite.count(op + " on closed client");
         } else {
@@ -592,7 +353,7 @@ final class PropertyWorker implements Runnable {
     }
 
     /** Which injected fault {@code e} was, or "backend failure". */
-    private static String fault(Throwable e) {
+    static String fault(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             String message = t.getMessage();
             if (message != null && message.contains(FaultInjectingBackend.MARK)) {
@@ -606,7 +367,7 @@ final class PropertyWorker implements Runnable {
         return "backend failure " + e.getClass().getSimpleName();
     }
 
-    private static boolean injected(Throwable e) {
+    static boolean injected(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t.getMessage() != null && t.getMessage().contains(FaultInjectingBackend.MARK)) {
                 return true;

@@ -7,7 +7,9 @@ import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.PermitCountMismatchException;
 import dev.mortise.lock.PermitLease;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
@@ -21,24 +23,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The semaphore contract ({@link LockClient#semaphore}, {@link LockSemaphore}) against a backend's
- * real server, run by every {@link LockBackendContractTest} as its nested {@code Semaphore} class,
- * with that test's clients {@code a} and {@code b} and its hooks ({@code breakHold},
+ * real server, run by every {@link LockBackendContractSuite} as its nested {@code Semaphore} class,
+ * with that suite's clients {@code a} and {@code b} and its hooks ({@code breakHold},
  * {@code residueOnServer} on the slot keys {@code name + "#permit-" + i}): never more valid
  * holders than permits across clients, permits of a dead holder freed when its leases end, n
- * permits all or nothing, nothing left behind by a timeout or an interrupt, one loss of the whole
- * when a permit's hold is broken, and the raise/lower semantics of the slot model. On a backend
- * with native semaphores ({@link LockSemaphore#isNative()}, guarded per test) also: one fencing
- * counter per name, the stored count (a mismatch is refused, {@code setPermits} raise wakes a
- * waiter, lower lets holders finish), and arrival order where the test declares it
- * ({@link LockBackendContractTest#fairPermits()}). Every wait is "eventually, within the lease and
+ * permits all or nothing, nothing left behind by a timeout or an interrupt, and one loss of the
+ * whole when a permit's hold is broken.
+ *
+ * <p>What depends on the backend's declared capability is generated, never skipped: on a backend
+ * with native semaphores ({@code LockBackend.supportsPermits()}) {@link #nativeSemaphores()} adds
+ * {@link NativeSemaphoreCases} (one fencing counter per name, the stored count, and arrival order
+ * where the suite declares {@link LockBackendContractSuite#fairPermits()}); on one without,
+ * {@link #slotFallback()} adds the raise/lower semantics of the slot model. Each generated test
+ * runs as a test of its own, with new clients. Every wait is "eventually, within the lease and
  * generous slack"; nothing here measures speed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -47,14 +52,19 @@ public abstract class SemaphoreContract {
     /** Slack on top of a lease for "freed eventually": wide, CI machines are loaded. */
     static final Duration SLACK = Duration.ofSeconds(10);
 
-    private final LockBackendContractTest test;
+    private final LockBackendContractSuite test;
 
     /** @param test the enclosing contract test, whose fixture ({@code a}, {@code b}) is set up per test */
-    protected SemaphoreContract(LockBackendContractTest test) {
+    protected SemaphoreContract(LockBackendContractSuite test) {
         this.test = test;
     }
 
     private int residue(LockSemaphore semaphore, int slots) throws Exception {
+        return residue(test, semaphore, slots);
+    }
+
+    /** Records the server keeps for {@code semaphore}: on its permits key if native, else on its first {@code slots} slots. */
+    static int residue(LockBackendContractSuite test, LockSemaphore semaphore, int slots) throws Exception {
         if (semaphore.isNative()) {
             return test.residueOnServer(semaphore.permitsKey());
         }
@@ -221,7 +231,7 @@ public abstract class SemaphoreContract {
         waiting.await();
         Thread.sleep(500);
         waiter.interrupt();
-        waiter.join(LockBackendContractTest.SLACK.toMillis());
+        waiter.join(LockBackendContractSuite.SLACK.toMillis());
         assertThat(waiter.isAlive()).as("waiter still waiting after interrupt").isFalse();
         assertThat(failure.get()).isInstanceOf(LockInterruptedException.class);
         assertThat(flagAfter.get()).isTrue();
@@ -262,11 +272,9 @@ public abstract class SemaphoreContract {
     // ---- changing the count ----------------------------------------------------------------------
 
     /** The slot model's count per handle (a native semaphore refuses mixed counts: see the native tests). */
-    @Test
     void raisingTakesEffectAtOnceAndLoweringLetsHoldersFinish() throws Exception {
         String name = test.key("sem");
         LockSemaphore three = test.a.semaphore(name, 3);
-        assumeFalse(three.isNative(), "slot fallback only: a native semaphore stores one count");
         List<PermitLease> held = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             held.add(three.acquire(Duration.ofSeconds(5)));
@@ -293,186 +301,49 @@ public abstract class SemaphoreContract {
         assertThat(residue(three, 3)).isZero();
     }
 
-    // ---- native semaphores ------------------------------------------------------------------------
+    // ---- what depends on the backend's capability: generated where it applies ----------------------
 
-    private LockSemaphore nativeOnly(LockSemaphore semaphore) {
-        assumeTrue(semaphore.isNative(), "native semaphores only (LockBackend.supportsPermits())");
-        return semaphore;
+    /** How long one generated test may take, as {@code @Timeout} bounds a declared one. */
+    private static final Duration GENERATED_TIMEOUT = Duration.ofSeconds(120);
+
+    /** What a native semaphore adds ({@link NativeSemaphoreCases}); none on a backend without one. */
+    @TestFactory
+    Stream<DynamicTest> nativeSemaphores() {
+        if (!test.supportsPermits()) {
+            return Stream.empty();
+        }
+        NativeSemaphoreCases cases = new NativeSemaphoreCases(test);
+        Stream<DynamicTest> always = Stream.of(
+                generated("oneFencingCounterPerNameAcrossAllPermits", cases, NativeSemaphoreCases::oneFencingCounterPerNameAcrossAllPermits),
+                generated("nativeNPermitsAreOneHoldAllOrNothing", cases, NativeSemaphoreCases::nativeNPermitsAreOneHoldAllOrNothing),
+                generated("aCountMismatchWhilePermitsAreHeldIsRefused", cases, NativeSemaphoreCases::aCountMismatchWhilePermitsAreHeldIsRefused),
+                generated("raisingThePermitsWakesAWaiter", cases, NativeSemaphoreCases::raisingThePermitsWakesAWaiter),
+                generated("loweringThePermitsLetsHoldersFinish", cases, NativeSemaphoreCases::loweringThePermitsLetsHoldersFinish));
+        return test.fairPermits()
+                ? Stream.concat(always, Stream.of(generated("aWaiterForManyIsNotOvertakenByLaterWaitersForFew", cases,
+                        NativeSemaphoreCases::aWaiterForManyIsNotOvertakenByLaterWaitersForFew)))
+                : always;
     }
 
-    /** Every acquisition, whatever its count and client, takes the next token of the name's one counter. */
-    @Test
-    void oneFencingCounterPerNameAcrossAllPermits() {
-        String name = test.key("sem");
-        LockSemaphore a = nativeOnly(test.a.semaphore(name, 3));
-        LockSemaphore b = test.b.semaphore(name, 3);
-        long last = Long.MIN_VALUE;
-        List<PermitLease> open = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            PermitLease permit = (i % 2 == 0 ? a : b).acquire(i % 3 == 0 ? 2 : 1, Duration.ofSeconds(5));
-            assertThat(permit.fencingTokens()).hasSize(1);
-            assertThat(permit.parts()).hasSize(1);
-            assertThat(permit.slots()).isEmpty();
-            assertThat(permit.fencingTokens().get(0)).as("token of acquisition " + i).isGreaterThan(last);
-            last = permit.fencingTokens().get(0);
-            open.add(permit);
-            if (open.stream().mapToInt(PermitLease::count).sum() >= 2) {
-                open.remove(0).close();
-            }
+    /** What only the slot fallback does (a native semaphore stores one count); none on a native backend. */
+    @TestFactory
+    Stream<DynamicTest> slotFallback() {
+        if (test.supportsPermits()) {
+            return Stream.empty();
         }
-        open.forEach(PermitLease::close);
+        return Stream.of(generated("raisingTakesEffectAtOnceAndLoweringLetsHoldersFinish", this,
+                SemaphoreContract::raisingTakesEffectAtOnceAndLoweringLetsHoldersFinish));
     }
 
-    /** n permits are one hold: granted together when they fit, never partly. */
-    @Test
-    void nativeNPermitsAreOneHoldAllOrNothing() throws Exception {
-        String name = test.key("sem");
-        LockSemaphore a = nativeOnly(test.a.semaphore(name, 3));
-        try (PermitLease two = a.acquire(2, Duration.ofSeconds(5))) {
-            LockSemaphore b = test.b.semaphore(name, 3);
-            assertThat(b.tryAcquire(2, Duration.ofMillis(300))).as("2 more do not fit beside 2 of 3").isEmpty();
-            assertThat(test.b.inspect(a.permitsKey()).holders()).as("the timed-out request left nothing").hasSize(1);
-            try (PermitLease one = b.tryAcquire().orElseThrow(() -> new AssertionError("1 of 3 was free"))) {
-                assertThat(one.count()).isEqualTo(1);
-                assertThat(test.a.inspect(a.permitsKey()).holders()).hasSize(2);
-            }
-        }
-        assertThat(residue(test.a.semaphore(name, 3), 3)).isZero();
+    /** One case of {@code cases} as a dynamic test run as a test of its own ({@link LockBackendContractSuite#runAsOwnTest}). */
+    private <T> DynamicTest generated(String name, T cases, Case<T> body) {
+        return DynamicTest.dynamicTest(name, () -> assertTimeoutPreemptively(GENERATED_TIMEOUT,
+                () -> test.runAsOwnTest(name, () -> body.run(cases)), name + " did not end within " + GENERATED_TIMEOUT));
     }
 
-    /** While permits are held, a request with another count is refused naming both; idle, a new count applies. */
-    @Test
-    void aCountMismatchWhilePermitsAreHeldIsRefused() throws Exception {
-        String name = test.key("sem");
-        LockSemaphore three = nativeOnly(test.a.semaphore(name, 3));
-        PermitLease held = three.acquire(Duration.ofSeconds(5));
-        LockSemaphore two = test.b.semaphore(name, 2);
-        assertThatThrownBy(() -> two.acquire(Duration.ofSeconds(1)))
-                .isInstanceOf(PermitCountMismatchException.class)
-                .hasMessageContaining(name)
-                .hasMessageContaining("3 permits")
-                .hasMessageContaining("expects 2")
-                .satisfies(e -> {
-                    assertThat(((PermitCountMismatchException) e).storedPermits()).isEqualTo(3);
-                    assertThat(((PermitCountMismatchException) e).requestedPermits()).isEqualTo(2);
-                });
-        assertThat(test.b.heldLocks()).isEmpty();
-        held.close();
-        try (PermitLease idle = two.acquire(Duration.ofSeconds(5))) {
-            assertThat(idle.count()).as("an idle semaphore takes the new count").isEqualTo(1);
-            assertThatThrownBy(() -> three.tryAcquire(1, Duration.ZERO)).isInstanceOf(PermitCountMismatchException.class);
-        }
-        assertThat(residue(three, 3)).isZero();
-    }
-
-    /** A raise takes effect at once: a waiter that now fits is woken (it follows the stored count). */
-    @Test
-    void raisingThePermitsWakesAWaiter() throws Exception {
-        String name = test.key("sem");
-        LockSemaphore a = nativeOnly(test.a.semaphore(name, 2));
-        PermitLease both = a.acquire(2, Duration.ofSeconds(5));
-        AtomicReference<Object> result = new AtomicReference<>();
-        CountDownLatch done = new CountDownLatch(1);
-        Thread waiter = new Thread(() -> {
-            try {
-                result.set(test.b.semaphore(name, 2).acquire(Duration.ofSeconds(60)));
-            } catch (Throwable t) {
-                result.set(t);
-            }
-            done.countDown();
-        }, "semaphore-waiter");
-        waiter.start();
-        Thread.sleep(500);
-        assertThat(done.getCount()).as("the waiter waits while 2 of 2 are held").isEqualTo(1);
-        a.setPermits(3);
-        assertThat(a.permits()).isEqualTo(3);
-        assertThat(done.await(SLACK.toMillis(), TimeUnit.MILLISECONDS)).as("the raise woke the waiter").isTrue();
-        assertThat(result.get()).isInstanceOf(PermitLease.class);
-        assertThat(both.isValid()).isTrue();
-        ((PermitLease) result.get()).close();
-        both.close();
-        assertThat(residue(a, 3)).isZero();
-    }
-
-    /** A lower count lets current holders finish and grants nothing until the holds fit under it. */
-    @Test
-    void loweringThePermitsLetsHoldersFinish() throws Exception {
-        String name = test.key("sem");
-        LockSemaphore three = nativeOnly(test.a.semaphore(name, 3));
-        List<PermitLease> held = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            held.add(three.acquire(Duration.ofSeconds(5)));
-        }
-        three.setPermits(1);
-        LockSemaphore one = test.b.semaphore(name, 1);
-        for (int i = 0; i < 3; i++) {
-            assertThat(held.get(i).isValid()).as("holder " + i + " keeps its permit").isTrue();
-            assertThat(one.tryAcquire()).as("nothing fits while " + (3 - i) + " are held under 1").isEmpty();
-            held.get(i).close();
-        }
-        try (PermitLease only = one.acquire(Duration.ofSeconds(5))) {
-            assertThat(one.tryAcquire()).isEmpty();
-            assertThat(only.isValid()).isTrue();
-        }
-        assertThat(residue(one, 1)).isZero();
-    }
-
-    /** Where the backend serves permit waiters in arrival order: a waiter for 2 is not overtaken by later ones for 1. */
-    @Test
-    void aWaiterForManyIsNotOvertakenByLaterWaitersForFew() throws Exception {
-        assumeTrue(test.fairPermits(), "the backend declares no arrival order for permit waiters");
-        String name = test.key("sem");
-        LockSemaphore a = nativeOnly(test.a.semaphore(name, 2));
-        PermitLease first = a.acquire(Duration.ofSeconds(5));
-        PermitLease second = a.acquire(Duration.ofSeconds(5));
-        List<String> order = new CopyOnWriteArrayList<>();
-        List<PermitLease> granted = new CopyOnWriteArrayList<>();
-        Thread big = waiter(test.b.semaphore(name, 2), 2, "big", order, granted);
-        big.start();
-        // Queued first (b's first request may have to open its session): a fixed sleep could let small in ahead
-        awaitWaiting(a, 1);
-        Thread small = waiter(test.b.semaphore(name, 2), 1, "small", order, granted);
-        small.start();
-        awaitWaiting(a, 2);
-        first.close();
-        Thread.sleep(500);
-        assertThat(order).as("one permit free: the later waiter for 1 must not pass the waiter for 2").isEmpty();
-        assertThat(a.tryAcquire()).as("nor may a new try").isEmpty();
-        second.close();
-        big.join(SLACK.toMillis());
-        assertThat(order).startsWith("big");
-        for (PermitLease permit : granted) {
-            if (permit.count() == 2) {
-                permit.close();
-            }
-        }
-        small.join(SLACK.toMillis());
-        assertThat(order).containsExactly("big", "small");
-        granted.stream().filter(p -> p.count() == 1).forEach(PermitLease::close);
-        assertThat(residue(a, 2)).isZero();
-    }
-
-    /** Waits until the server reports {@code n} requests waiting for {@code semaphore}'s permits. */
-    private void awaitWaiting(LockSemaphore semaphore, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + SLACK.toNanos();
-        int seen = -1;
-        while (System.nanoTime() - deadline < 0) {
-            seen = test.a.inspect(semaphore.permitsKey()).waiters().orElseThrow(() -> new AssertionError(
-                    "a backend that declares arrival order for permit waiters must report its waiters"));
-            if (seen >= n) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError(n + " waiters for " + semaphore.permitsKey() + " expected, the server reports " + seen);
-    }
-
-    private static Thread waiter(LockSemaphore semaphore, int n, String label, List<String> order,
-                                 List<PermitLease> granted) {
-        return new Thread(() -> {
-            PermitLease permit = semaphore.acquire(n, Duration.ofSeconds(60));
-            granted.add(permit);
-            order.add(label);
-        }, "semaphore-waiter-" + label);
+    /** A test method of a cases class. */
+    @FunctionalInterface
+    interface Case<T> {
+        void run(T cases) throws Exception;
     }
 }

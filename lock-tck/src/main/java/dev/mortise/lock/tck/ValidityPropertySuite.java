@@ -5,7 +5,6 @@ import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.PropertyModel.TrackedLease;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -61,7 +60,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ValidityPropertySuite {
 
-    /** What a backend's contract test supplies (see {@link LockBackendContractTest}). */
+    /** What a backend's contract test supplies (see {@link LockBackendContractSuite}). */
     public interface Target {
         /** A new, independent backend against the shared test server (as another process). */
         LockBackend newBackend() throws Exception;
@@ -136,30 +135,27 @@ public final class ValidityPropertySuite {
 
     private final Target target;
     private final Settings settings;
-    private final PropertyModel.Violations violations;
+    private final PropertyViolations violations;
     private final PropertyModel model;
     private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
     private final AtomicInteger sequencesLeft;
     private final AtomicInteger sequencesRun = new AtomicInteger();
-    private final AtomicInteger clientIds = new AtomicInteger();
     private final AtomicLong longestLeaseMillis = new AtomicLong();
-    private final List<PropertyClient> everyClient = new ArrayList<>(); // guarded by this
-    private AtomicReferenceArray<PropertyClient> slots;
-    private PropertyLeases leases;
+    private final PropertyClients clients;
     private boolean sessionBound;
     private volatile boolean stopping;
     private long deadlineNanos;
-    private long lastReplaceNanos;
     private String backendName = "?";
     private volatile boolean sharedMode;
 
     public ValidityPropertySuite(Target target, Settings settings) {
         this.target = target;
         this.settings = settings;
-        this.violations = new PropertyModel.Violations(8, first -> System.out.println(
+        this.violations = new PropertyViolations(8, first -> System.out.println(
                 "ValidityPropertySuite: first violation (seed " + settings.seed() + "): " + first));
         this.model = new PropertyModel(settings.lostGrace(), violations);
         this.sequencesLeft = new AtomicInteger(settings.sequences());
+        this.clients = new PropertyClients(this, target, settings, model);
     }
 
     /**
@@ -174,21 +170,18 @@ public final class ValidityPropertySuite {
         long started = System.nanoTime();
         Random random = new Random(settings.seed());
         List<String> keys = PropertyKeys.pool(random, 12 + random.nextInt(28));
-        slots = new AtomicReferenceArray<>(settings.clients());
-        for (int slot = 0; slot < settings.clients(); slot++) {
-            slots.set(slot, newClient(slot, random));
-        }
+        clients.open(random);
         try (LockBackend probe = target.newBackend()) {
             // Workers take some holds shared where the backend supports it (unless left out).
             sharedMode = probe.supportsSharedMode() && settings.runs("shared");
         }
-        PropertyClient first = slots.get(0);
+        PropertyClient first = clients.client(0);
         backendName = first.client.backendName();
         BackendGuarantees guarantees = first.client.guarantees();
         sessionBound = guarantees.leaseModel() == BackendGuarantees.LeaseModel.SESSION_BOUND;
         System.out.println("ValidityPropertySuite: backend '" + backendName + "', seed " + settings.seed() + ", "
                 + settings.sequences() + " sequences, cap " + settings.maxRun().toSeconds() + " s, " + keys.size()
-                + " keys, lease floor " + leases.floor().toMillis() + " ms" + (sharedMode ? ", shared holds too" : "")
+                + " keys, lease floor " + clients.leases().floor().toMillis() + " ms" + (sharedMode ? ", shared holds too" : "")
                 + (settings.runs("multikey") ? ", multi-key leases too" : "")
                 + " (re-run with " + settings.rerun() + ")");
         deadlineNanos = System.nanoTime() + settings.maxRun().toNanos();
@@ -200,7 +193,7 @@ public final class ValidityPropertySuite {
         int workerId = 0;
         for (int slot = 0; slot < settings.clients(); slot++) {
             for (int w = 0; w < settings.workersPerClient(); w++) {
-                PropertyWorker worker = new PropertyWorker(workerId, slot, this, model, leases, keys,
+                PropertyWorker worker = new PropertyWorker(workerId, slot, this, model, clients.leases(), keys,
                         random.nextLong());
                 Thread thread = new Thread(worker, "property-worker-" + workerId);
                 thread.setDaemon(true);
@@ -223,78 +216,50 @@ public final class ValidityPropertySuite {
         }
         long randomPhase = System.nanoTime() - started;
 
-        closeEveryClient();
-        for (TrackedLease lease : model.unclosed()) {
-            if (lease.lease.isValid()) {
-                violations.add("e", lease + " reports isValid() == true after its client was closed");
-            }
-            model.observe(lease);
-        }
-        for (PropertyModel.TrackedMulti multi : model.unclosedMultis()) {
-            if (multi.lease.isValid()) {
-                violations.add("e", multi + " reports isValid() == true after its client was closed");
-            }
-        }
+        clients.closeAll();
+        checkLeasesOfClosedClients();
         long graceEnd = System.nanoTime() + settings.lostGrace().toNanos();
-        while (model.lossesPending() && System.nanoTime() - graceEnd < 0) {
+        while (model.losses.lossesPending() && System.nanoTime() - graceEnd < 0) {
             Thread.sleep(20);
         }
         sampler.interrupt();
         sampler.join(10_000);
-        model.checkLossesDue(true);
+        model.losses.checkLossesDue(true);
         checkNothingLeft(keys);
 
         String summary = summary(randomPhase, System.nanoTime() - started);
         System.out.println(summary);
         if (violations.total() > 0) {
-            StringBuilder message = new StringBuilder("Lock contract violated on backend '" + backendName + "' (seed "
-                    + settings.seed() + "; re-run with " + settings.rerun() + "): " + violations.total()
-                    + " violation(s) " + new TreeMap<>(violations.counts()) + "\n");
-            for (String example : violations.examples()) {
-                message.append("  ").append(example).append(" [re-run with ").append(settings.rerun()).append("]\n");
-            }
-            message.append(model.traces(2));
-            message.append(summary);
-            throw new AssertionError(message.toString());
+            throw failure(summary);
         }
     }
 
-    private PropertyClient newClient(int slot, Random random) throws Exception {
-        LockBackend raw = target.newBackend();
-        if (leases == null) {
-            Duration floor = max(target.leaseFloor(), max(raw.shortestLease(), raw.guarantees().minimumLease()));
-            leases = new PropertyLeases(floor);
-        }
-        FaultInjectingBackend faults = new FaultInjectingBackend(raw);
-        Duration defaultLease = leases.renewedDefault(random);
-        leaseUsed(defaultLease);
-        // Some clients have a listener that is often slow: it must delay neither renewals nor losses.
-        double[] chances = {0, 0.01, 0.05, 0.1};
-        double blockChance = settings.runs("blocking") ? chances[random.nextInt(chances.length)] : 0;
-        int id = clientIds.incrementAndGet();
-        PropertyClient[] self = new PropertyClient[1];
-        LockClient client = LockClient.builder(faults).defaultLease(defaultLease).listener(event -> {
-            count("event " + event.type());
-            if (event.type() == LockEvent.Type.LOST && self[0] != null) {
-                model.lostEventTold(self[0], event.key(), event.fencingToken());
+    /** (e): no lease is valid after its client was closed; then their losses become due. */
+    private void checkLeasesOfClosedClients() {
+        for (TrackedLease lease : model.losses.unclosed()) {
+            if (lease.lease.isValid()) {
+                violations.add("e", lease + " reports isValid() == true after its client was closed");
             }
-            if (blockChance > 0 && java.util.concurrent.ThreadLocalRandom.current().nextDouble() < blockChance) {
-                String thread = Thread.currentThread().getName().replaceAll("\\d+$", "");
-                long millis = 100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(1900);
-                count("listener blocked on " + event.type() + " (" + thread + ")");
-                if (self[0] != null && !thread.startsWith("property-worker")) {
-                    self[0].noteFault("+" + model.millisSinceStart(System.nanoTime()) + " ms: its LockListener blocked "
-                            + millis + " ms on " + event.type() + " in " + thread);
-                }
-                PropertyModel.sleep(Duration.ofMillis(millis));
-            }
-        }).build();
-        PropertyClient created = new PropertyClient(id, slot, client, faults, defaultLease, blockChance);
-        self[0] = created;
-        synchronized (this) {
-            everyClient.add(created);
+            model.losses.observe(lease);
         }
-        return created;
+        for (TrackedMulti multi : model.multis.unclosed()) {
+            if (multi.lease.isValid()) {
+                violations.add("e", multi + " reports isValid() == true after its client was closed");
+            }
+        }
+    }
+
+    /** The failure naming the seed, every invariant violated with examples, and the traces. */
+    private AssertionError failure(String summary) {
+        StringBuilder message = new StringBuilder("Lock contract violated on backend '" + backendName + "' (seed "
+                + settings.seed() + "; re-run with " + settings.rerun() + "): " + violations.total()
+                + " violation(s) " + new TreeMap<>(violations.counts()) + "\n");
+        for (String example : violations.examples()) {
+            message.append("  ").append(example).append(" [re-run with ").append(settings.rerun()).append("]\n");
+        }
+        message.append(model.traces(2));
+        message.append(summary);
+        return new AssertionError(message.toString());
     }
 
     // ---- called by workers ------------------------------------------------------------------
@@ -308,7 +273,7 @@ public final class ValidityPropertySuite {
         return settings;
     }
 
-    PropertyModel.Violations violations() {
+    PropertyViolations violations() {
         return violations;
     }
 
@@ -326,7 +291,12 @@ public final class ValidityPropertySuite {
     }
 
     PropertyClient client(int slot) {
-        return slots.get(slot);
+        return clients.client(slot);
+    }
+
+    /** Closes {@code old} and puts a new client in its slot; at most once per two seconds in a run. */
+    void replaceClient(PropertyClient old, Random random) {
+        clients.replace(old, random);
     }
 
     void count(String what) {
@@ -337,37 +307,15 @@ public final class ValidityPropertySuite {
         longestLeaseMillis.accumulateAndGet(lease.toMillis(), Math::max);
     }
 
-    /** Closes {@code old} and puts a new client in its slot; at most once per two seconds in a run. */
-    void replaceClient(PropertyClient old, Random random) {
-        PropertyClient replacement;
-        synchronized (this) {
-            long now = System.nanoTime();
-            if (slots.get(old.slot) != old || (lastReplaceNanos != 0 && now - lastReplaceNanos < 2_000_000_000L)
-                    || stopping()) {
-                return;
-            }
-            lastReplaceNanos = now;
-            try {
-                replacement = newClient(old.slot, random);
-            } catch (Exception e) {
-                violations.add("f", "could not create a new client: " + PropertyWorker.stackOf(e));
-                return;
-            }
-            slots.set(old.slot, replacement);
-        }
-        old.close();
-        count("client closed and replaced");
-    }
-
     /** Deletes the hold behind {@code victim} on the server, telling the model first. */
     void forget(TrackedLease victim) {
-        Object forget = model.forgetting(victim.key(), victim.hold.client, sessionBound);
+        Object forget = model.forgets.forgetting(victim.key(), victim.hold.client, sessionBound);
         try {
             target.breakHold(victim.lease);
         } catch (Throwable ignored) {
             // the hold was gone already, or only partly there: the model counts it as deleted anyway
         } finally {
-            model.forgotten(forget);
+            model.forgets.forgotten(forget);
         }
     }
 
@@ -382,20 +330,6 @@ public final class ValidityPropertySuite {
                 return;
             } catch (RuntimeException e) {
                 violations.add("f", "a lease method threw in the sampler: " + PropertyWorker.stackOf(e));
-            }
-        }
-    }
-
-    private void closeEveryClient() {
-        List<PropertyClient> clients;
-        synchronized (this) {
-            clients = new ArrayList<>(everyClient);
-        }
-        for (PropertyClient client : clients) {
-            try {
-                client.close();
-            } catch (RuntimeException e) {
-                violations.add("f", "close() of " + client + " threw " + PropertyWorker.stackOf(e));
             }
         }
     }
@@ -432,15 +366,8 @@ public final class ValidityPropertySuite {
         StringBuilder text = new StringBuilder("ValidityPropertySuite on '" + backendName + "': seed " + settings.seed()
                 + ", " + sequencesRun.get() + " of " + settings.sequences() + " sequences in "
                 + randomPhaseNanos / 1_000_000 + " ms (whole run " + totalNanos / 1_000_000 + " ms), "
-                + model.all().size() + " leases (" + model.multiCount() + " multi-key), " + clientIds.get() + " clients; faults injected:");
-        long[] faults = new long[FaultInjectingBackend.Fault.values().length];
-        synchronized (this) {
-            for (PropertyClient client : everyClient) {
-                for (FaultInjectingBackend.Fault fault : FaultInjectingBackend.Fault.values()) {
-                    faults[fault.ordinal()] += client.faults.injected(fault);
-                }
-            }
-        }
+                + model.all().size() + " leases (" + model.multis.count() + " multi-key), " + clients.made() + " clients; faults injected:");
+        long[] faults = clients.faultsInjected();
         for (FaultInjectingBackend.Fault fault : FaultInjectingBackend.Fault.values()) {
             text.append(' ').append(fault).append('=').append(faults[fault.ordinal()]);
         }
@@ -455,9 +382,5 @@ public final class ValidityPropertySuite {
             text.append("\n    at ").append(element);
         }
         return text.toString();
-    }
-
-    private static Duration max(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
     }
 }

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults <em>below</em> the backend (issue 28), run by every {@link LockBackendContractTest} as its
+ * Faults <em>below</em> the backend (issue 28), run by every {@link LockBackendContractSuite} as its
  * nested {@code WireFaults} class: client A reaches the real server through a {@link StallingProxy}
  * that strikes the first request naming the test's key, client B directly. The rule under test is
  * DESIGN.md point 4, "a grant is never older than its evidence":
@@ -53,7 +53,7 @@ public abstract class WireFaultContract {
     /** Slack on top of a lease for "eventually": wide, CI machines are loaded. */
     static final Duration SLACK = Duration.ofSeconds(10);
 
-    private final LockBackendContractTest test;
+    private final LockBackendContractSuite test;
     /** One wire per mode: the modes of a fault run at once, each A through a proxy of its own. */
     private final Map<Mode, Wire> wires = new EnumMap<>(Mode.class);
 
@@ -61,7 +61,7 @@ public abstract class WireFaultContract {
     private record Wire(StallingProxy proxy, LockClient viaProxy) {
     }
 
-    protected WireFaultContract(LockBackendContractTest test) {
+    protected WireFaultContract(LockBackendContractSuite test) {
         this.test = test;
     }
 
@@ -323,11 +323,11 @@ public abstract class WireFaultContract {
         AtomicInteger lost = new AtomicInteger();
         a.onLost(lost::incrementAndGet);
         proxy.silence();
-        LockBackendContractTest.await(lease().plus(SLACK), () -> !a.isValid(),
+        LockBackendContractSuite.await(lease().plus(SLACK), () -> !a.isValid(),
                 "A's validity to end on its own while its wire is silent");
         Held b = WireHolds.takeB(test.b, mode, name, lease().multipliedBy(4).plus(SLACK));
         proxy.resume(); // A reads what queued up: stale answers, events
-        LockBackendContractTest.await(SLACK, () -> lost.get() >= 1, "A to be told it lost the hold");
+        LockBackendContractSuite.await(SLACK, () -> lost.get() >= 1, "A to be told it lost the hold");
         for (int i = 0; i < 20; i++) {
             assertThat(a.isValid()).as("A valid again after its wire came back, while B holds").isFalse();
             Thread.sleep(lease().toMillis() / 20);
@@ -373,7 +373,7 @@ public abstract class WireFaultContract {
     private void assertNothingLeft(Mode mode, String name) throws Exception {
         List<String> keys = WireHolds.keys(test.b, mode, name);
         for (String key : keys) {
-            LockBackendContractTest.await(lease().multipliedBy(3).plus(SLACK), () -> {
+            LockBackendContractSuite.await(lease().multipliedBy(3).plus(SLACK), () -> {
                 try {
                     return test.residueOnServer(key) == 0;
                 } catch (Exception e) {

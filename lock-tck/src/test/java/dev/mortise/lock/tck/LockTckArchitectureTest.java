@@ -12,6 +12,6 @@ class LockTckArchitectureTest {
 
     @Test
     void packages() {
-        PackageRules.of(LockBackendContractTest.class).assertStandard();
+        PackageRules.of(LockBackendContractSuite.class).assertStandard();
     }
 }

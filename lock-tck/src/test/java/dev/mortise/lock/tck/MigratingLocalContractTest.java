@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * it: during a rolling deploy it excludes clients still on the old store only, and clients
  * already on the new store only.
  */
-class MigratingLocalContractTest extends LockBackendContractTest {
+class MigratingLocalContractTest extends LockBackendContractSuite {
 
     private final LocalLockServer oldStore = new LocalLockServer("old");
     private final LocalLockServer newStore = new LocalLockServer("new");

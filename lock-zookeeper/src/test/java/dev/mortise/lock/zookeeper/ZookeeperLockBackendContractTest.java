@@ -2,7 +2,7 @@ package dev.mortise.lock.zookeeper;
 
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.LockBackendContractTest;
+import dev.mortise.lock.tck.LockBackendContractSuite;
 import dev.mortise.lock.zookeeper.internal.LockPaths;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** The whole contract against a real (in-process) ZooKeeper server, every client with its own session. */
-class ZookeeperLockBackendContractTest extends LockBackendContractTest {
+class ZookeeperLockBackendContractTest extends LockBackendContractSuite {
 
     private static TestingServer server;
     private static CuratorFramework admin;
