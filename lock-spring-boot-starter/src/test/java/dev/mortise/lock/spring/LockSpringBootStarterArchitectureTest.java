@@ -3,6 +3,8 @@ package dev.mortise.lock.spring;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
+
 /**
  * The package rules of lock-spring-boot-starter, on its compiled classes ({@link
  * PackageRules#assertStandard()}): no package cycle, no use of another module's internal packages,
@@ -24,5 +26,10 @@ class LockSpringBootStarterArchitectureTest {
                 .frontDoor("dev.mortise.lock.spring.metrics", "LockMetrics tags a client's events with the "
                         + "@DistributedLock name the engine sets on the acquiring thread (AcquiringName)")
                 .assertStandard();
+    }
+
+    @Test
+    void everyPackageSaysWhatItIs() {
+        PackageRules.of(LockClients.class).assertPackagesDescribed(Path.of("src/main/java"));
     }
 }
