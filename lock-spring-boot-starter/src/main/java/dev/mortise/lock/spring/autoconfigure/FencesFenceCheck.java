@@ -16,13 +16,7 @@ import java.util.function.Function;
  * on the guard's DataSource fails naming the method rather than {@code Fences.check}.
  * Thread-safe.
  */
-final class FencesFenceCheck implements FenceCheck {
-
-    private final Fences fences;
-
-    FencesFenceCheck(Fences fences) {
-        this.fences = fences;
-    }
+record FencesFenceCheck(Fences fences) implements FenceCheck {
 
     @Override
     public void check(LockOperation operation, String resource, LockLease lease) {

@@ -10,13 +10,7 @@ import io.micrometer.observation.Observation;
  * auto-configured one or the application's own): one observation per acquire, stopped with its
  * outcome. Thread-safe.
  */
-final class LockObservationsObserver implements LockObserver {
-
-    private final LockObservations observations;
-
-    LockObservationsObserver(LockObservations observations) {
-        this.observations = observations;
-    }
+record LockObservationsObserver(LockObservations observations) implements LockObserver {
 
     @Override
     public Acquisition acquiring(LockOperation operation, String backend, String key) {
