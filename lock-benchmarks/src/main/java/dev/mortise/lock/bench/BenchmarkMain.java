@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench;
 
+import dev.mortise.lock.bench.common.Endpoints;
 import dev.mortise.lock.bench.jmh.AnnotationOverheadRun;
 import dev.mortise.lock.bench.report.Environment;
 import dev.mortise.lock.bench.report.MarkdownWriter;

@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench;
 
+import dev.mortise.lock.bench.common.JavaProcess;
 import dev.mortise.lock.tck.server.Binaries;
 import dev.mortise.lock.tck.server.EtcdServer;
 import dev.mortise.lock.tck.server.MariaDbServer;

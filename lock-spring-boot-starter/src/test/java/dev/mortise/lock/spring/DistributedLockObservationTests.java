@@ -50,6 +50,21 @@ class DistributedLockObservationTests {
     }
 
     @Test
+    void anApplicationsOwnLockObservationsBeanReceivesTheLockedCalls() {
+        ObservationRegistry own = ObservationRegistry.create();
+        Recorder recorder = new Recorder();
+        own.observationConfig().observationHandler(recorder);
+        runner.withBean("ownObservations", LockObservations.class, () -> new LockObservations(own)).run(context -> {
+            assertThat(context).hasSingleBean(LockObservations.class);
+            context.getBean(Reports.class).run("r3");
+            assertThat(recorder.stopped).hasSize(1);
+            assertThat(recorder.stopped.get(0).getLowCardinalityKeyValues()).contains(KeyValue.of("name", "report"),
+                    KeyValue.of("mode", "write"), KeyValue.of("outcome", "acquired"));
+            assertThat(context.getBean(Recorder.class).stopped).as("the registry bean's handler").isEmpty();
+        });
+    }
+
+    @Test
     void noObservationsWithoutARegistryOrMicrometer() {
         LockTestSupport.localRunner()
                 .withConfiguration(AutoConfigurations.of(MortiseLockObservationAutoConfiguration.class))

@@ -3,23 +3,33 @@ package dev.mortise.lock.spring;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
+
 /**
  * The package rules of lock-spring-boot-starter, on its compiled classes ({@link
  * PackageRules#assertStandard()}): no package cycle, no use of another module's internal packages,
- * and no API package reaching into this module's own but the root and the packages named here,
- * which assemble the starter: the auto-configuration and the beans it registers around the
- * internal interceptor.
+ * and no API package reaching into this module's own but the root and the packages named here.
+ * No API type implements or exposes an internal one: where the engine calls a public type
+ * ({@code Fences}, {@code LockObservations}), an adapter in the auto-configuration wraps it.
  */
 class LockSpringBootStarterArchitectureTest {
 
     @Test
     void packages() {
         PackageRules.of(LockClients.class)
-                .frontDoor("dev.mortise.lock.spring.autoconfigure", "the auto-configuration assembles the starter")
-                .frontDoor("dev.mortise.lock.spring.aspectj", "the aspect the auto-configuration registers runs the internal invoker")
-                .frontDoor("dev.mortise.lock.spring.actuate", "endpoints and health indicators read the internal registry of holds")
-                .frontDoor("dev.mortise.lock.spring.fencing", "Fences is the internal FenceCheck the interceptor calls")
-                .frontDoor("dev.mortise.lock.spring.metrics", "LockObservations is the internal LockObserver the interceptor reports to")
+                .frontDoor("dev.mortise.lock.spring.autoconfigure",
+                        "the auto-configuration assembles the engine, and adapts the public beans it calls")
+                .frontDoor("dev.mortise.lock.spring.aspectj",
+                        "AspectJ instantiates the aspect, which must run the engine (handed over in WovenInvoker)")
+                .frontDoor("dev.mortise.lock.spring.actuate", "the locks endpoint reads the engine's record of "
+                        + "multi-key holds (AnnotatedHolds), health details name Spring properties (SpringTerms)")
+                .frontDoor("dev.mortise.lock.spring.metrics", "LockMetrics tags a client's events with the "
+                        + "@DistributedLock name the engine sets on the acquiring thread (AcquiringName)")
                 .assertStandard();
+    }
+
+    @Test
+    void everyPackageSaysWhatItIs() {
+        PackageRules.of(LockClients.class).assertPackagesDescribed(Path.of("src/main/java"));
     }
 }

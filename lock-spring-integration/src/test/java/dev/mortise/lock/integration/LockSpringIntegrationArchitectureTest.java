@@ -3,6 +3,8 @@ package dev.mortise.lock.integration;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
+
 /**
  * The package rules of lock-spring-integration, on its compiled classes ({@link PackageRules#assertStandard()}): no
  * package cycle, no use of another module's internal packages, and no API package but the root
@@ -13,5 +15,10 @@ class LockSpringIntegrationArchitectureTest {
     @Test
     void packages() {
         PackageRules.of(MortiseLockRegistry.class).assertStandard();
+    }
+
+    @Test
+    void everyPackageSaysWhatItIs() {
+        PackageRules.of(MortiseLockRegistry.class).assertPackagesDescribed(Path.of("src/main/java"));
     }
 }

@@ -1,6 +1,6 @@
 package dev.mortise.lock.bench.jmh;
 
-import dev.mortise.lock.bench.report.OverheadResult;
+import dev.mortise.lock.bench.common.OverheadResult;
 import dev.mortise.lock.bench.run.Timing;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;

@@ -1,12 +1,18 @@
 package dev.mortise.lock.bench.report;
 
+import dev.mortise.lock.bench.common.Groups;
+import dev.mortise.lock.bench.common.HandoffResult;
+import dev.mortise.lock.bench.common.KeySetResult;
+import dev.mortise.lock.bench.common.ManyLeasesResult;
+import dev.mortise.lock.bench.common.OverheadResult;
+import dev.mortise.lock.bench.common.UncontendedResult;
 import dev.mortise.lock.bench.report.chart.BarChart;
 import dev.mortise.lock.bench.report.chart.HandoffChart;
 import dev.mortise.lock.bench.report.chart.KeySetChart;
 import dev.mortise.lock.bench.report.chart.ManyLeasesChart;
 import dev.mortise.lock.bench.report.chart.OverheadChart;
 import dev.mortise.lock.bench.report.chart.UncontendedCharts;
-import dev.mortise.lock.bench.subject.Role;
+import dev.mortise.lock.bench.common.Role;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,8 @@
 package dev.mortise.lock.bench.report;
 
-import dev.mortise.lock.bench.subject.Role;
+import dev.mortise.lock.bench.common.HandoffResult;
+import dev.mortise.lock.bench.common.UncontendedResult;
+import dev.mortise.lock.bench.common.Role;
 
 import java.util.Comparator;
 import java.util.List;

@@ -1,5 +1,8 @@
 package dev.mortise.lock.bench.report;
 
+import dev.mortise.lock.bench.common.HandoffResult;
+import dev.mortise.lock.bench.common.KeySetResult;
+import dev.mortise.lock.bench.common.UncontendedResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

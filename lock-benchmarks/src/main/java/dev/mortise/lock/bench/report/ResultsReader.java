@@ -1,6 +1,11 @@
 package dev.mortise.lock.bench.report;
 
-import dev.mortise.lock.bench.subject.Role;
+import dev.mortise.lock.bench.common.HandoffResult;
+import dev.mortise.lock.bench.common.KeySetResult;
+import dev.mortise.lock.bench.common.ManyLeasesResult;
+import dev.mortise.lock.bench.common.OverheadResult;
+import dev.mortise.lock.bench.common.UncontendedResult;
+import dev.mortise.lock.bench.common.Role;
 
 import java.io.IOException;
 import java.lang.reflect.Constructor;

@@ -1,5 +1,10 @@
 package dev.mortise.lock.bench.report;
 
+import dev.mortise.lock.bench.common.HandoffResult;
+import dev.mortise.lock.bench.common.KeySetResult;
+import dev.mortise.lock.bench.common.ManyLeasesResult;
+import dev.mortise.lock.bench.common.OverheadResult;
+import dev.mortise.lock.bench.common.UncontendedResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,10 @@
 package dev.mortise.lock.bench.report;
 
-import dev.mortise.lock.bench.subject.Role;
+import dev.mortise.lock.bench.common.HandoffResult;
+import dev.mortise.lock.bench.common.ManyLeasesResult;
+import dev.mortise.lock.bench.common.OverheadResult;
+import dev.mortise.lock.bench.common.UncontendedResult;
+import dev.mortise.lock.bench.common.Role;
 
 import java.util.ArrayList;
 import java.util.List;

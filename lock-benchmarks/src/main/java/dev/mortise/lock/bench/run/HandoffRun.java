@@ -1,8 +1,8 @@
 package dev.mortise.lock.bench.run;
 
-import dev.mortise.lock.bench.Endpoints;
-import dev.mortise.lock.bench.JavaProcess;
-import dev.mortise.lock.bench.report.HandoffResult;
+import dev.mortise.lock.bench.common.Endpoints;
+import dev.mortise.lock.bench.common.JavaProcess;
+import dev.mortise.lock.bench.common.HandoffResult;
 import dev.mortise.lock.bench.subject.LockSubject;
 import dev.mortise.lock.bench.subject.SubjectCatalog;
 
@@ -61,7 +61,7 @@ public final class HandoffRun {
                 beforeEachSubject.run();
                 String label;
                 boolean canWait;
-                dev.mortise.lock.bench.subject.Role role;
+                dev.mortise.lock.bench.common.Role role;
                 try (LockSubject probe = SubjectCatalog.create(id, endpoints)) {
                     label = probe.label();
                     canWait = probe.canWait();
@@ -167,7 +167,7 @@ public final class HandoffRun {
                 + (process.isAlive() ? "still running" : process.exitValue()) + ")");
     }
 
-    HandoffResult analyse(String group, String id, String label, dev.mortise.lock.bench.subject.Role role,
+    HandoffResult analyse(String group, String id, String label, dev.mortise.lock.bench.common.Role role,
                           int threads, List<Grant> grants) {
         List<Grant> ordered = new ArrayList<>(grants);
         ordered.sort(Comparator.comparingLong(Grant::granted));

@@ -1,7 +1,7 @@
 package dev.mortise.lock.bench.run;
 
-import dev.mortise.lock.bench.Endpoints;
-import dev.mortise.lock.bench.report.KeySetResult;
+import dev.mortise.lock.bench.common.Endpoints;
+import dev.mortise.lock.bench.common.KeySetResult;
 import dev.mortise.lock.bench.subject.Held;
 import dev.mortise.lock.bench.subject.LockSubject;
 import dev.mortise.lock.bench.subject.SubjectCatalog;

@@ -2,8 +2,8 @@ package dev.mortise.lock.bench.run;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
-import dev.mortise.lock.bench.Endpoints;
-import dev.mortise.lock.bench.report.ManyLeasesResult;
+import dev.mortise.lock.bench.common.Endpoints;
+import dev.mortise.lock.bench.common.ManyLeasesResult;
 import dev.mortise.lock.bench.subject.MortiseBackends;
 import dev.mortise.lock.tck.CountingBackend;
 import org.redisson.Redisson;

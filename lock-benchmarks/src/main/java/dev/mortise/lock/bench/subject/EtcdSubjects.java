@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.bench.common.Role;
 import dev.mortise.lock.etcd.EtcdLockBackend;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;

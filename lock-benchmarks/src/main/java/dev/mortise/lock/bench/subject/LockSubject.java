@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.bench.common.Role;
 import java.time.Duration;
 import java.util.List;
 

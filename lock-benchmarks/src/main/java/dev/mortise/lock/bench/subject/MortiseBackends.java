@@ -1,7 +1,7 @@
 package dev.mortise.lock.bench.subject;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.mortise.lock.bench.Endpoints;
+import dev.mortise.lock.bench.common.Endpoints;
 import dev.mortise.lock.etcd.EtcdLockBackend;
 import dev.mortise.lock.jdbc.JdbcLockBackend;
 import dev.mortise.lock.local.LocalLockBackend;

@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.bench.common.Role;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;

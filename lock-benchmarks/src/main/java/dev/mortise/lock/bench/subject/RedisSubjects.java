@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.bench.common.Role;
 import dev.mortise.lock.redis.BareExclusiveScripts;
 import dev.mortise.lock.redis.RedisDriver;
 import dev.mortise.lock.redis.RedisLockBackend;

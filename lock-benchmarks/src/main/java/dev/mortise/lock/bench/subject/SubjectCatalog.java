@@ -1,6 +1,6 @@
 package dev.mortise.lock.bench.subject;
 
-import dev.mortise.lock.bench.Endpoints;
+import dev.mortise.lock.bench.common.Endpoints;
 import dev.mortise.lock.local.LocalLockBackend;
 
 import java.util.List;

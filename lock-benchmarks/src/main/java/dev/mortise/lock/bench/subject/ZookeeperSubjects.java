@@ -1,5 +1,6 @@
 package dev.mortise.lock.bench.subject;
 
+import dev.mortise.lock.bench.common.Role;
 import dev.mortise.lock.zookeeper.ZookeeperLockBackend;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;

@@ -108,6 +108,18 @@ public final class MortiseLockFencingAutoConfiguration {
         return new Fences(guard, dataSource);
     }
 
+    /**
+     * The check behind {@code @DistributedLock(fence = ...)}: the application's {@link Fences}
+     * (this configuration's or its own), adapted for the engine. Declared after
+     * {@link #lockFences} so that the condition sees it.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(Fences.class)
+    FenceCheck lockFenceCheck(Fences fences) {
+        return new FencesFenceCheck(fences);
+    }
+
     /** With proxies: the check of fenced methods, inside the lock advice and {@code @Transactional}. */
     @Bean
     @ConditionalOnMissingBean

@@ -1,8 +1,10 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.spring.internal.LockObserver;
 import dev.mortise.lock.spring.metrics.LockObservationMeterHandler;
 import dev.mortise.lock.spring.metrics.LockObservations;
 import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -28,6 +30,14 @@ public final class MortiseLockObservationAutoConfiguration {
     @ConditionalOnMissingBean
     LockObservations lockObservations(ObservationRegistry registry) {
         return new LockObservations(registry);
+    }
+
+    /** Reports {@code @DistributedLock} acquires to every {@link LockObservations} bean, in order. */
+    @Bean
+    @ConditionalOnMissingBean(name = "lockObservationsObserver")
+    LockObserver lockObservationsObserver(ObjectProvider<LockObservations> observations) {
+        return LockObserver.composite(observations.orderedStream().<LockObserver>map(LockObservationsObserver::new)
+                .toList());
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -37,8 +37,14 @@ public final class FenceRejections implements Consumer<StaleFencingTokenExceptio
         }
     }
 
-    /** Runs {@code check} with refusals tagged {@code backend} and {@code name}. */
-    static void tagged(String backend, String name, Runnable check) {
+    /**
+     * Runs {@code check} with the refusals it causes told to the listeners as {@code backend}
+     * and {@code name}: for a check made on the guard directly (a connection of your own), whose
+     * refusals are otherwise told as {@value #UNKNOWN_BACKEND}, or for {@link Fences} called on
+     * behalf of a named lock (the starter does so for {@code @DistributedLock(fence = ...)}),
+     * whose tag {@link Fences} keeps. Nested calls: the innermost tag applies.
+     */
+    public static void tagged(String backend, String name, Runnable check) {
         String[] previous = CONTEXT.get();
         CONTEXT.set(new String[] {backend, name});
         try {
@@ -49,6 +55,15 @@ public final class FenceRejections implements Consumer<StaleFencingTokenExceptio
             } else {
                 CONTEXT.set(previous);
             }
+        }
+    }
+
+    /** A check of {@link Fences}: tagged {@code backend} and {@value #PROGRAMMATIC}, unless a caller tagged it. */
+    static void programmatic(String backend, Runnable check) {
+        if (CONTEXT.get() == null) {
+            tagged(backend, PROGRAMMATIC, check);
+        } else {
+            check.run();
         }
     }
 }

@@ -4,14 +4,14 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import dev.mortise.lock.fencing.StaleFencingTokenException;
-import dev.mortise.lock.spring.internal.FenceCheck;
-import dev.mortise.lock.spring.internal.LockOperation;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -39,7 +39,7 @@ import java.util.function.Function;
  * {@link StaleFencingTokenException}, which (a {@code RuntimeException}) rolls a
  * {@code @Transactional} transaction back. Thread-safe.
  */
-public final class Fences implements FenceCheck {
+public final class Fences {
 
     private final JdbcFenceGuard guard;
     private final DataSource dataSource;
@@ -59,7 +59,8 @@ public final class Fences implements FenceCheck {
      */
     public void check(String resource, LockLease lease) {
         Objects.requireNonNull(lease, "lease");
-        check(resource, lease, lease.backend(), FenceRejections.PROGRAMMATIC, null);
+        inTransaction(resource, connection -> FenceRejections.programmatic(lease.backend(),
+                () -> guard.check(connection, resource, lease)));
     }
 
     /** As {@link #check(String, LockLease)} with the lease's key as the resource. */
@@ -81,7 +82,8 @@ public final class Fences implements FenceCheck {
      */
     public void checkAll(MultiLease lease, Function<String, String> resourceOfKey) {
         Objects.requireNonNull(lease, "lease");
-        checkAll(lease, resourceOfKey, FenceRejections.PROGRAMMATIC, null);
+        inTransaction(lease.keys().toString(), connection -> FenceRejections.programmatic(lease.backend(),
+                () -> guard.checkAll(connection, lease, resourceOfKey)));
     }
 
     /** As {@link #checkAll(MultiLease, Function)} with each key as its own resource. */
@@ -94,55 +96,40 @@ public final class Fences implements FenceCheck {
         return guard;
     }
 
-    @Override
-    public void check(LockOperation operation, String resource, LockLease lease) {
-        check(resource, lease, lease.backend(), operation.name(), operation);
-    }
-
-    @Override
-    public void checkAll(LockOperation operation, MultiLease lease, Function<String, String> resourceOfKey) {
-        checkAll(lease, resourceOfKey, operation.name(), operation);
-    }
-
-    private void checkAll(MultiLease lease, Function<String, String> resourceOfKey, String name,
-                          LockOperation operation) {
-        inTransaction(lease.keys().toString(), operation, connection -> FenceRejections.tagged(lease.backend(), name,
-                () -> guard.checkAll(connection, lease, resourceOfKey)));
-    }
-
-    private void check(String resource, LockLease lease, String backend, String name, LockOperation operation) {
-        inTransaction(resource, operation, connection -> FenceRejections.tagged(backend, name,
-                () -> guard.check(connection, resource, lease)));
-    }
-
-    /** Runs {@code check} on the connection of the transaction running on this thread. */
-    private void inTransaction(String resource, LockOperation operation,
-                               java.util.function.Consumer<Connection> check) {
+    /**
+     * Why a check made now would protect nothing, or empty if it can run: no transaction is
+     * active on this thread, or the running one is not on the guard's DataSource. The checks
+     * throw {@link IllegalStateException} with this problem; call it to fail earlier, or with
+     * a message of your own.
+     */
+    public Optional<String> transactionProblem() {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-            throw new IllegalStateException(noTransaction(resource, operation,
-                    "no transaction is active when it runs"));
+            return Optional.of("no transaction is active when it runs");
         }
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
-            if (!DataSourceUtils.isConnectionTransactional(connection, dataSource)) {
-                throw new IllegalStateException(noTransaction(resource, operation, "the running transaction is not "
-                        + "on the fence guard's DataSource (another transaction manager or DataSource)"));
-            }
+            return DataSourceUtils.isConnectionTransactional(connection, dataSource) ? Optional.empty()
+                    : Optional.of("the running transaction is not on the fence guard's DataSource (another "
+                    + "transaction manager or DataSource)");
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    /** Runs {@code check} on the connection of the transaction running on this thread. */
+    private void inTransaction(String resource, Consumer<Connection> check) {
+        transactionProblem().ifPresent(problem -> {
+            throw new IllegalStateException(noTransaction(resource, problem));
+        });
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
             check.accept(connection);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }
     }
 
-    private static String noTransaction(String resource, LockOperation operation, String problem) {
-        if (operation != null) {
-            return "@DistributedLock(fence = \"" + operation.fenceExpression() + "\") on "
-                    + operation.describeMethod() + " checks the fence of '" + resource + "' inside the method's "
-                    + "transaction, but " + problem + ", so the check would protect nothing. Put @Transactional on "
-                    + "the method (the lock advice is ordered outside it by default, so the lock covers the commit) "
-                    + "with a transaction manager on the application's DataSource, or call it inside such a "
-                    + "transaction.";
-        }
+    private static String noTransaction(String resource, String problem) {
         return "Fences.check for resource '" + resource + "' runs inside the current transaction, but " + problem
                 + ", so the check would protect nothing. Call it inside @Transactional (or a TransactionTemplate) "
                 + "on the fence guard's DataSource, first in the transaction.";

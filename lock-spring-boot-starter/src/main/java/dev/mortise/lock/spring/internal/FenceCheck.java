@@ -7,9 +7,10 @@ import java.util.function.Function;
 
 /**
  * Checks the fencing token of an annotated call's lease against the fence of a resource, in
- * the transaction running on this thread ({@code @DistributedLock(fence = ...)}). Implemented
- * by {@code dev.mortise.lock.spring.fencing.Fences} when {@code lock-fencing} is on the
- * classpath; this interface keeps the lock engine free of it.
+ * the transaction running on this thread ({@code @DistributedLock(fence = ...)}). The
+ * auto-configuration implements it over the application's {@code Fences} bean when
+ * {@code lock-fencing} is on the classpath; this interface keeps the lock engine free of it,
+ * and {@code Fences} free of the engine.
  */
 public interface FenceCheck {
 
@@ -30,6 +31,19 @@ public interface FenceCheck {
      * @throws IllegalStateException as {@link #check}
      */
     void checkAll(LockOperation operation, MultiLease lease, Function<String, String> resourceOfKey);
+
+    /**
+     * The failure of a fenced method whose check would protect nothing: {@code problem} says why
+     * (no transaction is active, or the running one is not on the guard's DataSource).
+     */
+    static IllegalStateException outsideTransaction(LockOperation operation, String resource, String problem) {
+        return new IllegalStateException("@DistributedLock(fence = \"" + operation.fenceExpression() + "\") on "
+                + operation.describeMethod() + " checks the fence of '" + resource + "' inside the method's "
+                + "transaction, but " + problem + ", so the check would protect nothing. Put @Transactional on "
+                + "the method (the lock advice is ordered outside it by default, so the lock covers the commit) "
+                + "with a transaction manager on the application's DataSource, or call it inside such a "
+                + "transaction.");
+    }
 
     /** The failure of a fenced method when the application has no fence guard. */
     static IllegalStateException missing(LockOperation operation) {

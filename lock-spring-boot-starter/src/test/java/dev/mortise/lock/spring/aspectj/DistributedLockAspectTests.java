@@ -12,6 +12,7 @@ import dev.mortise.lock.spring.OnBusy;
 import dev.mortise.lock.spring.internal.CompletionStageHandler;
 import dev.mortise.lock.spring.internal.LeaseReleaser;
 import dev.mortise.lock.spring.internal.LockInvoker;
+import dev.mortise.lock.spring.internal.WovenInvoker;
 import dev.mortise.lock.spring.internal.LockKeyEvaluator;
 import dev.mortise.lock.spring.internal.LockObserver;
 import dev.mortise.lock.spring.internal.LockOperationSource;
@@ -41,6 +42,7 @@ class DistributedLockAspectTests {
 
     @AfterEach
     void close() {
+        WovenInvoker.use(null);
         releaser.close();
         client.close();
     }
@@ -48,7 +50,8 @@ class DistributedLockAspectTests {
     private <T> T advised(T target) {
         AspectJProxyFactory factory = new AspectJProxyFactory(target);
         factory.setProxyTargetClass(true);
-        factory.addAspect(new DistributedLockAspect(invoker));
+        WovenInvoker.use(invoker);
+        factory.addAspect(new DistributedLockAspect());
         return factory.getProxy();
     }
 
@@ -80,6 +83,7 @@ class DistributedLockAspectTests {
 
     @Test
     void unwiredWovenAspectFailsRatherThanRunUnlocked() {
+        WovenInvoker.use(null);
         AspectJProxyFactory factory = new AspectJProxyFactory(new Service());
         factory.setProxyTargetClass(true);
         factory.addAspect(new DistributedLockAspect());

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 
@@ -49,6 +50,19 @@ class FenceConfigurationTests {
         JdbcFenceGuard own = JdbcFenceGuard.builder(h2()).dialect(FenceDialect.H2).tableName("my_fences").build();
         runner.withBean(DataSource.class, FenceConfigurationTests::h2).withBean(JdbcFenceGuard.class, () -> own)
                 .run(context -> assertThat(context.getBean(Fences.class).guard()).isSameAs(own));
+    }
+
+    @Test
+    void anApplicationsOwnFencesBeanChecksFencedMethods() {
+        runner.withBean(DataSource.class, FenceConfigurationTests::h2).withBean(Fenced.class)
+                .withUserConfiguration(Transactions.class, OwnFences.class)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(Fences.class);
+                    context.getBean(Fenced.class).write("2");
+                    Long token = new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+                            "SELECT token FROM own_fences WHERE resource = 'item:2'", Long.class);
+                    assertThat(token).as("the fence the application's Fences raised").isPositive();
+                });
     }
 
     @Test
@@ -124,6 +138,15 @@ class FenceConfigurationTests {
         @org.springframework.context.annotation.Bean
         DataSourceTransactionManager transactionManager(DataSource dataSource) {
             return new DataSourceTransactionManager(dataSource);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnFences {
+        @org.springframework.context.annotation.Bean
+        Fences ownFences(DataSource dataSource) {
+            return new Fences(JdbcFenceGuard.builder(dataSource).dialect(FenceDialect.H2).tableName("own_fences")
+                    .createTableIfMissing(true).build(), dataSource);
         }
     }
 

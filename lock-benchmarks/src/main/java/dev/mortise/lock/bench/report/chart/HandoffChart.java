@@ -1,7 +1,7 @@
 package dev.mortise.lock.bench.report.chart;
 
-import dev.mortise.lock.bench.report.Groups;
-import dev.mortise.lock.bench.report.HandoffResult;
+import dev.mortise.lock.bench.common.Groups;
+import dev.mortise.lock.bench.common.HandoffResult;
 
 import java.util.List;
 

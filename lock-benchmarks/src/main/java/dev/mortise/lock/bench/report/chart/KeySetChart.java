@@ -1,6 +1,6 @@
 package dev.mortise.lock.bench.report.chart;
 
-import dev.mortise.lock.bench.report.KeySetResult;
+import dev.mortise.lock.bench.common.KeySetResult;
 
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.mortise.lock.bench.report.chart;
 
-import dev.mortise.lock.bench.report.ManyLeasesResult;
-import dev.mortise.lock.bench.subject.Role;
+import dev.mortise.lock.bench.common.ManyLeasesResult;
+import dev.mortise.lock.bench.common.Role;
 
 import java.util.List;
 

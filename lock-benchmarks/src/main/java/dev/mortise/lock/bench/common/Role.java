@@ -1,4 +1,4 @@
-package dev.mortise.lock.bench.subject;
+package dev.mortise.lock.bench.common;
 
 /** What a measured subject is in a comparison: Mortise itself, a peer library, or a floor. */
 public enum Role {

@@ -1,4 +1,4 @@
-package dev.mortise.lock.bench;
+package dev.mortise.lock.bench.common;
 
 import java.io.IOException;
 import java.nio.file.Path;

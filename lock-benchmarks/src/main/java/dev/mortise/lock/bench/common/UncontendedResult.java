@@ -1,6 +1,5 @@
-package dev.mortise.lock.bench.report;
+package dev.mortise.lock.bench.common;
 
-import dev.mortise.lock.bench.subject.Role;
 
 /**
  * One subject's uncontended acquire+release cycle at one thread count. Latencies in µs;

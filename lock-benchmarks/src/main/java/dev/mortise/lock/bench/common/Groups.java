@@ -1,4 +1,4 @@
-package dev.mortise.lock.bench.report;
+package dev.mortise.lock.bench.common;
 
 import java.util.Map;
 

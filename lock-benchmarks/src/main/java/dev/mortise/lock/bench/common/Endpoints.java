@@ -1,4 +1,4 @@
-package dev.mortise.lock.bench;
+package dev.mortise.lock.bench.common;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,5 @@
-package dev.mortise.lock.bench.report;
+package dev.mortise.lock.bench.common;
 
-import dev.mortise.lock.bench.subject.Role;
 
 /**
  * One subject's contended handoff on one key, threads split over two JVMs: the time from the

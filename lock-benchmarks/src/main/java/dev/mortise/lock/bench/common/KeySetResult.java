@@ -1,6 +1,5 @@
-package dev.mortise.lock.bench.report;
+package dev.mortise.lock.bench.common;
 
-import dev.mortise.lock.bench.subject.Role;
 
 /**
  * One subject in a scenario over a small shared set of keys: {@code readwrite} (each op takes one

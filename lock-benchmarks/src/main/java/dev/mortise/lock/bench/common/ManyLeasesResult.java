@@ -1,4 +1,4 @@
-package dev.mortise.lock.bench.report;
+package dev.mortise.lock.bench.common;
 
 /**
  * Many leases held at once under a library's watchdog: how many renewal requests reach the

@@ -1,0 +1,9 @@
+/**
+ * The {@code @DistributedLock} advice as an AspectJ aspect, for compile-time or load-time weaving
+ * ({@code mortise.lock.mode=aspectj}).
+ *
+ * <p>API: users name {@link dev.mortise.lock.spring.aspectj.DistributedLockAspect} to weave it
+ * (aspect library, {@code META-INF/aop.xml}); the auto-configuration hands it the engine, which
+ * no public signature here shows.
+ */
+package dev.mortise.lock.spring.aspectj;
