@@ -79,10 +79,16 @@ final class WireHolds {
 
     /** B's hold that excludes A's: the same key exclusively (a leadership key too), a permit of the same semaphore, one of A's keys. */
     static Held takeB(LockClient client, Mode mode, String name, Duration wait) {
+        return takeB(client, mode, name, wait, null);
+    }
+
+    /** As {@link #takeB(LockClient, Mode, String, Duration)}, on an explicit {@code lease} unless null. */
+    static Held takeB(LockClient client, Mode mode, String name, Duration wait, Duration lease) {
         return switch (mode) {
-            case EXCLUSIVE, SHARED, LEADER -> lease(client.acquire(spec(name, wait, null)));
-            case PERMITS -> permits(client.semaphore(name, 1).acquire(1, wait));
-            case MULTI_KEY -> lease(client.acquire(spec(name + ":2", wait, null)));
+            case EXCLUSIVE, SHARED, LEADER -> lease(client.acquire(spec(name, wait, lease)));
+            case PERMITS -> permits(lease == null ? client.semaphore(name, 1).acquire(1, wait)
+                    : client.semaphore(name, 1).acquire(1, wait, lease));
+            case MULTI_KEY -> lease(client.acquire(spec(name + ":2", wait, lease)));
         };
     }
 

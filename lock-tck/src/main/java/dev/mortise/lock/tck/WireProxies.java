@@ -105,20 +105,23 @@ final class WireProxies implements AutoCloseable {
     }
 
     /**
-     * Waits until the client has sent a request naming {@code marker} and then none for
-     * {@code quiet} (it waits for a wake-up), at most {@code max}; returns either way (a client
-     * that polls is never quiet).
+     * Waits until the client has sent a request naming the marker of {@link #count(String)} (at most
+     * {@code first}), then until it has sent none for {@code quiet} (it waits for a wake-up), at most
+     * {@code max} more; returns either way (a client that polls is never quiet).
      */
-    void awaitQuiet(String marker, Duration quiet, Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
+    void awaitQuiet(Duration first, Duration quiet, Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + first.toNanos();
+        while (byServerPort.values().stream().mapToInt(StallingProxy::counted).sum() == 0
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        deadline = System.nanoTime() + max.toNanos();
         while (System.nanoTime() - deadline < 0) {
-            int sent = 0;
             Duration since = Duration.ofDays(1);
             for (StallingProxy proxy : byServerPort.values()) {
-                sent += proxy.counted();
                 since = since.compareTo(proxy.sinceLastCounted()) < 0 ? since : proxy.sinceLastCounted();
             }
-            if (sent > 0 && since.compareTo(quiet) >= 0) {
+            if (since.compareTo(quiet) >= 0) {
                 return;
             }
             Thread.sleep(20);

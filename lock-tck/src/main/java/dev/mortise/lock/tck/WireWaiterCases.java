@@ -46,12 +46,13 @@ final class WireWaiterCases {
         WireProxies proxies = wire.proxies();
         Duration lease = cases.lease();
         Duration long_ = lease.multipliedBy(6).plus(SLACK).plus(SLACK);
-        Held first = WireHolds.takeB(test.b, mode, name, SLACK);
+        // On a long explicit lease: a waiter that retries when the holder's lease would end stays quiet.
+        Held first = WireHolds.takeB(test.b, mode, name, SLACK, long_.multipliedBy(2));
         proxies.count(marker(name));
         CompletableFuture<Held> waiter = CompletableFuture.supplyAsync(
                 () -> WireHolds.takeA(wire.viaProxy(), mode, name, long_, null), EXECUTOR);
         // A has queued, subscribed or watched, and now waits to be woken (a poller never goes quiet).
-        proxies.awaitQuiet(marker(name), Duration.ofMillis(500), SLACK);
+        proxies.awaitQuiet(SLACK, Duration.ofMillis(500), lease.multipliedBy(2));
         assertThat(waiter).as("A waits while B holds").isNotDone();
         proxies.strikeTheAnswer(marker(name), cut);
         Overlaps overlaps = new Overlaps(waiter);
