@@ -32,6 +32,12 @@ class RedisFairContractTest extends RedisLockBackendContractTest {
                 .operationTimeout(operationTimeout).build();
     }
 
+    /** A release hands the lock to the queue's head and tells it so: the message is the grant. */
+    @Override
+    protected boolean waiterGrantedByReply() {
+        return false;
+    }
+
     /** The lock key, the readers, the queue and the waiter entries: all must be gone when nobody holds or waits. */
     @Override
     protected int residueOnServer(String key) throws Exception {

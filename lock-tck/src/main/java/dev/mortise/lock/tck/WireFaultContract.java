@@ -63,7 +63,7 @@ public abstract class WireFaultContract {
     protected WireFaultContract(LockBackendContractTest test) {
         this.test = test;
         this.cases = new WireFaultCases(test);
-        this.waiters = new WireWaiterCases(cases);
+        this.waiters = new WireWaiterCases(cases, this::waiterGrantedByReply);
     }
 
     /**
@@ -83,6 +83,16 @@ public abstract class WireFaultContract {
      */
     protected LockBackend backendThrough(Map<Integer, Integer> proxyPortByServerPort) throws Exception {
         return test.newBackendAt(proxyPortByServerPort.get(test.wirePort()));
+    }
+
+    /**
+     * How a waiter of this backend learns, once woken, that it is granted: by the answer to the
+     * attempt it then sends (true, the default: Redis, ZooKeeper's listing, JDBC), or by the message
+     * that woke it (false: a hand-off inside the release, an etcd watch event). The waiter's faults
+     * strike that answer.
+     */
+    protected boolean waiterGrantedByReply() {
+        return true;
     }
 
     @BeforeEach

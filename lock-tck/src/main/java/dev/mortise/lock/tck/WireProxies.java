@@ -56,18 +56,20 @@ final class WireProxies implements AutoCloseable {
     }
 
     /**
-     * The answer that tells a waiting client it is granted, whichever comes first: the reply to its
-     * next request naming the key (an attempt after a wake-up), or the next message naming the key
-     * that the server sends it (a release notice, a watch event, a hand-off). It is held until
-     * {@link #letGo()} ({@code cut} false) or lost with its connection ({@code cut} true).
+     * The answer that tells a waiting client it is granted: the reply to its next request naming
+     * the key ({@code reply}: an attempt after a wake-up), or the next message naming the key that
+     * the server sends it (a hand-off, a watch event). It is held until {@link #letGo()} ({@code cut}
+     * false) or lost with its connection ({@code cut} true).
      */
-    void strikeTheAnswer(String marker, boolean cut) {
+    void strikeTheAnswer(String marker, boolean cut, boolean reply) {
         each(p -> {
-            if (cut) {
+            if (cut && reply) {
                 p.cutReply(marker);
+            } else if (cut) {
                 p.cutIncoming(marker);
-            } else {
+            } else if (reply) {
                 p.holdReply(marker);
+            } else {
                 p.holdIncoming(marker);
             }
         });

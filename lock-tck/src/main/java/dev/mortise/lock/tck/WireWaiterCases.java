@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 import static dev.mortise.lock.tck.WireFaultCases.EXECUTOR;
 import static dev.mortise.lock.tck.WireFaultCases.SLACK;
@@ -19,18 +20,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The waiter's faults of the wire-level suite ({@link WireFaultContract}): client A waits behind
  * B's hold, so its grant comes, once B lets go, by the path a waiter learns it is granted on (a
  * release message and the attempt after it, a watch event, a hand-off inside the release, a
- * notification, a poll). The first answer of that path that names the key, whichever way it
- * travels (the reply to A's next request naming the key, or a message the server sends A naming
- * it), is cut off with its connection, or held until another client holds the key and then
- * delivered. Another client contends meanwhile; a sampler checks throughout that A and it are
+ * notification, a poll). The answer of that path that grants A (the reply to A's next request naming
+ * the key, or, where the backend grants on the wake-up itself, the message that names it) is cut off
+ * with its connection, or held until another client holds the key and then delivered. Another client contends meanwhile; a sampler checks throughout that A and it are
  * never valid at once, and the one granted after the other has let go gets the later token.
  */
 final class WireWaiterCases {
 
     private final WireFaultCases cases;
+    private final BooleanSupplier grantedByReply;
 
-    WireWaiterCases(WireFaultCases cases) {
+    /** @param grantedByReply whether a woken waiter learns its grant from a reply (else from the wake-up itself) */
+    WireWaiterCases(WireFaultCases cases, BooleanSupplier grantedByReply) {
         this.cases = cases;
+        this.grantedByReply = grantedByReply;
     }
 
     void handOffCut(Wire wire, Mode mode, String name) throws Exception {
@@ -54,7 +57,7 @@ final class WireWaiterCases {
         // A has queued, subscribed or watched, and now waits to be woken (a poller never goes quiet).
         proxies.awaitQuiet(SLACK, Duration.ofMillis(500), lease.multipliedBy(2));
         assertThat(waiter).as("A waits while B holds").isNotDone();
-        proxies.strikeTheAnswer(marker(name), cut);
+        proxies.strikeTheAnswer(marker(name), cut, grantedByReply.getAsBoolean());
         Overlaps overlaps = new Overlaps(waiter);
         CompletableFuture<Held> next;
         try {
