@@ -54,6 +54,38 @@ class RedisClusterContractTest extends LockBackendContractSuite {
         }
     }
 
+    /**
+     * A backend whose connection to each node goes to the proxy in front of it: the nodes announce
+     * their own addresses ({@code CLUSTER SLOTS}), so the client maps each announced address to the
+     * node's proxy (Redisson's NAT mapper here).
+     */
+    protected LockBackend backendThrough(java.util.Map<Integer, Integer> proxyPortByNodePort) {
+        java.util.Map<String, String> hosts = new java.util.HashMap<>();
+        proxyPortByNodePort.forEach((node, proxy) -> hosts.put("127.0.0.1:" + node, "127.0.0.1:" + proxy));
+        org.redisson.config.HostPortNatMapper mapper = new org.redisson.config.HostPortNatMapper();
+        mapper.setHostsPortMap(hosts);
+        return RedisLockBackend.builder().clusterNodes(cluster.addresses())
+                .configure(config -> config.useClusterServers().setNatMapper(mapper)).build();
+    }
+
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy in front of each node, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(RedisClusterContractTest.this);
+        }
+
+        @Override
+        protected List<Integer> wirePorts() {
+            return cluster.ports();
+        }
+
+        @Override
+        protected LockBackend backendThrough(java.util.Map<Integer, Integer> proxyPortByServerPort) {
+            return RedisClusterContractTest.this.backendThrough(proxyPortByServerPort);
+        }
+    }
+
     @Override
     protected LockBackend newUnreachableBackend(Duration operationTimeout) {
         return RedisLockBackend.builder().clusterNodes("redis://127.0.0.1:" + FreePorts.next())

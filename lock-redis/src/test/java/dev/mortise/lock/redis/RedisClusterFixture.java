@@ -246,6 +246,11 @@ final class RedisClusterFixture implements AutoCloseable {
         return line.toString(StandardCharsets.UTF_8);
     }
 
+    /** The members' ports, in the order they were started. */
+    List<Integer> ports() {
+        return nodes.stream().map(RedisServer::port).toList();
+    }
+
     String[] addresses() {
         return nodes.stream().map(RedisServer::address).toArray(String[]::new);
     }

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The whole contract in fair mode (server-side queue, hand-off inside the release script)
  * on one real redis-server, plus arrival order and clean-up of dead waiters.
  */
-class RedisFairContractTest extends RedisLockBackendContractTest {
+class RedisFairContractTest extends RedisLockBackendContractSuite {
 
     @Override
     protected LockBackend backendAt(String address) {
@@ -30,6 +30,12 @@ class RedisFairContractTest extends RedisLockBackendContractTest {
     protected LockBackend newUnreachableBackend(Duration operationTimeout) {
         return RedisLockBackend.builder().address("redis://127.0.0.1:" + FreePorts.next()).fair(true)
                 .operationTimeout(operationTimeout).build();
+    }
+
+    /** A release hands the lock to the queue's head and tells it so: the message is the grant. */
+    @Override
+    protected boolean waiterGrantedByReply() {
+        return false;
     }
 
     /** The lock key, the readers, the queue and the waiter entries: all must be gone when nobody holds or waits. */

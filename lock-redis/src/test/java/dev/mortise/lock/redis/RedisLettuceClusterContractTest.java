@@ -35,6 +35,29 @@ class RedisLettuceClusterContractTest extends RedisClusterContractTest {
                 .driver(RedisDriver.LETTUCE).operationTimeout(operationTimeout).build();
     }
 
+    /** The cluster clients made for {@link #backendThrough}, which a backend leaves open: shut down after the class. */
+    private static final List<RedisClusterClient> THROUGH_PROXIES = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @org.junit.jupiter.api.AfterAll
+    static void shutDownClientsThroughProxies() {
+        THROUGH_PROXIES.forEach(LettuceShutdown::quietly);
+        THROUGH_PROXIES.clear();
+    }
+
+    /** Lettuce maps each address the nodes announce to the node's proxy by a socket address resolver. */
+    @Override
+    protected LockBackend backendThrough(java.util.Map<Integer, Integer> proxyPortByNodePort) {
+        io.lettuce.core.resource.ClientResources resources = io.lettuce.core.resource.ClientResources.builder()
+                .socketAddressResolver(io.lettuce.core.resource.MappingSocketAddressResolver.create(
+                        io.lettuce.core.resource.DnsResolvers.UNRESOLVED,
+                        address -> io.lettuce.core.internal.HostAndPort.of(address.getHostText(),
+                                proxyPortByNodePort.getOrDefault(address.getPort(), address.getPort()))))
+                .build();
+        RedisClusterClient client = RedisClusterClient.create(resources, cluster.addresses()[0]);
+        THROUGH_PROXIES.add(client);
+        return RedisLockBackend.builder().lettuce(client).build();
+    }
+
     @Test
     void suppliedClusterClientRoutesEveryKeyToItsSlotAndIsLeftOpen() throws Exception {
         RedisClusterClient lettuce = RedisClusterClient.create(cluster.addresses()[0]);

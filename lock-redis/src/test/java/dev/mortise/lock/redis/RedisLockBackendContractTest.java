@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import java.time.Duration;
 
 /** The whole contract against one real redis-server; each backend has its own Redisson client, as a process would. */
-class RedisLockBackendContractTest extends LockBackendContractSuite {
+class RedisLockBackendContractSuite extends LockBackendContractSuite {
 
     protected static RedisServer server;
 
@@ -71,11 +71,21 @@ class RedisLockBackendContractTest extends LockBackendContractSuite {
         return Integer.parseInt(server.command("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
     }
 
+    /** Whether a woken waiter learns its grant from its attempt's reply (not in fair mode: from the hand-off message). */
+    protected boolean waiterGrantedByReply() {
+        return true;
+    }
+
     /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
     @org.junit.jupiter.api.Nested
     class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
         WireFaults() {
-            super(RedisLockBackendContractTest.this);
+            super(RedisLockBackendContractSuite.this);
+        }
+
+        @Override
+        protected boolean waiterGrantedByReply() {
+            return RedisLockBackendContractSuite.this.waiterGrantedByReply();
         }
     }
 }

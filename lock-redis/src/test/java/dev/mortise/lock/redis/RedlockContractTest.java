@@ -46,6 +46,25 @@ class RedlockContractTest extends LockBackendContractSuite {
                 .nodeTimeout(Duration.ofSeconds(1)).build();
     }
 
+    /** Faults below the backend ({@link WireFaultContract}): A through a proxy in front of each server, B direct. */
+    @org.junit.jupiter.api.Nested
+    class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
+        WireFaults() {
+            super(RedlockContractTest.this);
+        }
+
+        @Override
+        protected List<Integer> wirePorts() {
+            return servers.stream().map(RedisServer::port).toList();
+        }
+
+        @Override
+        protected LockBackend backendThrough(java.util.Map<Integer, Integer> proxyPortByServerPort) {
+            return builder().nodes(proxyPortByServerPort.values().stream().map(port -> "redis://127.0.0.1:" + port)
+                    .toArray(String[]::new)).nodeTimeout(Duration.ofSeconds(1)).build();
+        }
+    }
+
     /** Deletes the lock key (the readers, for a shared hold) on every node, as expiry everywhere would. */
     @Override
     protected void breakHold(LockLease lease) throws Exception {

@@ -30,7 +30,17 @@ final class WireHolds {
         /** A and B each one permit of a one-permit semaphore. */
         PERMITS,
         /** A takes two keys at once (one request where the backend batches), B one of them. */
-        MULTI_KEY
+        MULTI_KEY,
+        /**
+         * A campaigns for leadership of a group whose leadership key is the test's key (its client's
+         * renewed default lease: no explicit lease), B holds that key exclusively.
+         */
+        LEADER;
+
+        /** Whether A's hold can take an explicit lease (leadership always runs on the client's renewed one). */
+        boolean takesExplicitLeases() {
+            return this != LEADER;
+        }
     }
 
     /** One hold, whatever its mode: valid or not, its token, told once when lost, closed. */
@@ -58,22 +68,34 @@ final class WireHolds {
                 MultiLockSpec spec = MultiLockSpec.of(List.of(name + ":1", name + ":2")).waitFor(wait);
                 yield multi(client.acquireAll(lease == null ? spec : spec.lease(lease)));
             }
+            case LEADER -> {
+                if (lease != null) {
+                    throw new IllegalArgumentException("leadership runs on the client's renewed lease, not " + lease);
+                }
+                yield WireLeadership.lead(client, name, wait);
+            }
         };
     }
 
-    /** B's hold that excludes A's: the same key exclusively, a permit of the same semaphore, one of A's keys. */
+    /** B's hold that excludes A's: the same key exclusively (a leadership key too), a permit of the same semaphore, one of A's keys. */
     static Held takeB(LockClient client, Mode mode, String name, Duration wait) {
+        return takeB(client, mode, name, wait, null);
+    }
+
+    /** As {@link #takeB(LockClient, Mode, String, Duration)}, on an explicit {@code lease} unless null. */
+    static Held takeB(LockClient client, Mode mode, String name, Duration wait, Duration lease) {
         return switch (mode) {
-            case EXCLUSIVE, SHARED -> lease(client.acquire(spec(name, wait, null)));
-            case PERMITS -> permits(client.semaphore(name, 1).acquire(1, wait));
-            case MULTI_KEY -> lease(client.acquire(spec(name + ":2", wait, null)));
+            case EXCLUSIVE, SHARED, LEADER -> lease(client.acquire(spec(name, wait, lease)));
+            case PERMITS -> permits(lease == null ? client.semaphore(name, 1).acquire(1, wait)
+                    : client.semaphore(name, 1).acquire(1, wait, lease));
+            case MULTI_KEY -> lease(client.acquire(spec(name + ":2", wait, lease)));
         };
     }
 
     /** The keys whose server records must all be gone at the end (a semaphore's as its test hooks name them). */
     static List<String> keys(LockClient client, Mode mode, String name) {
         return switch (mode) {
-            case EXCLUSIVE, SHARED -> List.of(name);
+            case EXCLUSIVE, SHARED, LEADER -> List.of(name);
             case PERMITS -> {
                 var semaphore = client.semaphore(name, 1);
                 yield List.of(semaphore.isNative() ? semaphore.permitsKey() : semaphore.slotKey(0));

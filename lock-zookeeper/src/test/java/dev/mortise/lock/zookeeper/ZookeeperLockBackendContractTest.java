@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** The whole contract against a real (in-process) ZooKeeper server, every client with its own session. */
-class ZookeeperLockBackendContractTest extends LockBackendContractSuite {
+class ZookeeperLockBackendContractSuite extends LockBackendContractSuite {
 
     private static TestingServer server;
     private static CuratorFramework admin;
@@ -97,7 +97,7 @@ class ZookeeperLockBackendContractTest extends LockBackendContractSuite {
     @org.junit.jupiter.api.Nested
     class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
         WireFaults() {
-            super(ZookeeperLockBackendContractTest.this);
+            super(ZookeeperLockBackendContractSuite.this);
         }
     }
 }

@@ -41,6 +41,11 @@ public final class StallingProxy implements AutoCloseable {
     private final AtomicInteger replyHoldsLeft = new AtomicInteger();
     private volatile byte[] incomingMarker;
     private final AtomicInteger incomingHoldsLeft = new AtomicInteger();
+    private volatile byte[] incomingCutMarker;
+    private final AtomicInteger incomingCutsLeft = new AtomicInteger();
+    private volatile byte[] countedMarker;
+    private final AtomicInteger counted = new AtomicInteger();
+    private volatile long lastCountedNanos;
     private volatile byte[] marker;
     private volatile long stallMillis;
     private volatile byte[] cutMarker;
@@ -114,6 +119,49 @@ public final class StallingProxy implements AutoCloseable {
         incomingHoldsLeft.set(1);
     }
 
+    /**
+     * The next server-to-client chunk (on any connection) containing {@code marker} is thrown away
+     * and its connection closed: a wake-up, an event or an answer lost with its connection, after
+     * the server acted on what the client sent. {@link #cuts()} counts it.
+     */
+    public void cutIncoming(String marker) {
+        this.incomingCutMarker = marker.getBytes(StandardCharsets.UTF_8);
+        incomingCutsLeft.set(1);
+    }
+
+    /**
+     * Forgets the one-shot faults armed and not yet struck ({@link #cutReply}, {@link #cutIncoming},
+     * {@link #holdReply}, {@link #holdIncoming}, {@link #stall}, {@link #drop}); one already struck
+     * goes on (a held answer stays held until {@link #letGo()}).
+     */
+    public void disarm() {
+        cutsLeft.set(0);
+        incomingCutsLeft.set(0);
+        replyHoldsLeft.set(0);
+        incomingHoldsLeft.set(0);
+        stallsLeft.set(0);
+        dropsLeft.set(0);
+    }
+
+    /**
+     * Counts, from now on, the client-to-server chunks (on any connection) that contain
+     * {@code marker}; {@link #counted()} and {@link #sinceLastCounted()} read the count.
+     */
+    public void count(String marker) {
+        counted.set(0);
+        this.countedMarker = marker.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** How many chunks containing the marker of {@link #count(String)} went to the server. */
+    public int counted() {
+        return counted.get();
+    }
+
+    /** How long ago the last chunk counted by {@link #count(String)} went to the server (long if none did). */
+    public Duration sinceLastCounted() {
+        return counted.get() == 0 ? Duration.ofDays(1) : Duration.ofNanos(System.nanoTime() - lastCountedNanos);
+    }
+
     /** Waits up to {@code timeout} until a chunk is held by {@link #hold(String)}; true if it is. */
     public boolean awaitHeld(Duration timeout) throws InterruptedException {
         return held.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -169,7 +217,7 @@ public final class StallingProxy implements AutoCloseable {
         cutsLeft.set(1);
     }
 
-    /** How many replies {@link #cutReply} threw away. */
+    /** How many replies {@link #cutReply} and messages {@link #cutIncoming} threw away. */
     public int cuts() {
         return cuts.get();
     }
@@ -249,6 +297,15 @@ public final class StallingProxy implements AutoCloseable {
                     }
                     first = false;
                     flowing.await();
+                    if (upstream && countedMarker != null && contains(buffer, n, countedMarker)) {
+                        lastCountedNanos = System.nanoTime();
+                        counted.incrementAndGet();
+                    }
+                    if (!upstream && incomingCutsLeft.get() > 0 && contains(buffer, n, incomingCutMarker)
+                            && incomingCutsLeft.getAndUpdate(c -> Math.max(0, c - 1)) > 0) {
+                        cuts.incrementAndGet();
+                        break; // the message is lost with its connection
+                    }
                     if (!upstream && cutNextReply.compareAndSet(true, false)) {
                         cuts.incrementAndGet();
                         break; // the reply is lost with its connection
