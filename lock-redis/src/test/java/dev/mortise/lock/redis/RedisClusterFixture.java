@@ -1,5 +1,6 @@
 package dev.mortise.lock.redis;
 
+import dev.mortise.lock.tck.server.FreePorts;
 import dev.mortise.lock.tck.server.RedisServer;
 
 import java.io.BufferedInputStream;
@@ -44,8 +45,10 @@ final class RedisClusterFixture implements AutoCloseable {
         try {
             for (int i = 0; i < members; i++) {
                 RedisServer node = new RedisServer();
+                // The bus port claimed like the client port (by default it is port + 10000, which
+                // no one reserves: a test JVM beside this one could be handed it).
                 node.args("--cluster-enabled", "yes", "--cluster-config-file", node.dir().resolve("nodes.conf").toString(),
-                        "--cluster-node-timeout", "5000");
+                        "--cluster-node-timeout", "5000", "--cluster-port", Integer.toString(FreePorts.next()));
                 nodes.add(node);
                 // One at a time, so that FreePorts cannot hand out a port a launched node is about to bind.
                 node.start();
