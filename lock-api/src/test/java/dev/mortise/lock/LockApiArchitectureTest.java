@@ -1,9 +1,11 @@
 package dev.mortise.lock;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The package rules of lock-api, on its compiled classes: no package cycle, the API ({@code
@@ -43,6 +45,12 @@ class LockApiArchitectureTest {
     void theBundledBackendsAreBuiltOnTheApiAndSpiAlone() {
         rules.assertUsesOnly(API + ".local", API, SPI);
         rules.assertUsesOnly(API + ".migration", API, SPI);
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(LockClient.class, Map.of("dev.mortise.lock.internal.leader.Candidate",
+                "waits between terms on the candidate's own platform thread (mortise-candidate-<group>)"));
     }
 
     @Test

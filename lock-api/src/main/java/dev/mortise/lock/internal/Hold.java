@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -72,6 +74,8 @@ final class Hold {
     private boolean gateLeft;
     private boolean serverReleaseTaken;
     private boolean requestInFlight;
+    /** Completed when the request in flight ends or the hold ends: what a waiting extend waits on (guarded by this). */
+    private CompletableFuture<Void> requestEnded;
     private LockLostEvent lostEvent;
     private List<Consumer<LockLostEvent>> lostListeners; // created with the first listener
 
@@ -179,6 +183,7 @@ final class Hold {
 
     private List<Consumer<LockLostEvent>> toLost(LockLostEvent event, State from) {
         List<Consumer<LockLostEvent>> toCall;
+        CompletableFuture<Void> ended;
         synchronized (this) {
             if (state != from) {
                 return null;
@@ -187,7 +192,10 @@ final class Hold {
             lostEvent = event;
             toCall = lostListeners == null ? List.of() : lostListeners;
             lostListeners = null;
-            notifyAll(); // an extend waiting for the watchdog's request gives up
+            ended = takeRequestEnded();
+        }
+        if (ended != null) {
+            ended.complete(null); // an extend waiting for the watchdog's request gives up
         }
         leaveGateOnce();
         return toCall;
@@ -256,21 +264,51 @@ final class Hold {
         return true;
     }
 
-    /** For {@code extend}: waits for a renewal in flight, then claims the hold; false if it ended meanwhile. */
-    synchronized boolean beginRequest() throws InterruptedException {
-        while (requestInFlight && state == State.ACTIVE) {
-            wait();
+    /**
+     * For {@code extend}: waits for a renewal in flight, then claims the hold; false if it ended
+     * meanwhile. Waits outside the monitor (on a future), so a virtual caller does not pin its
+     * carrier on JDK 21-23 for the renewal's round trip.
+     */
+    boolean beginRequest() throws InterruptedException {
+        while (true) {
+            CompletableFuture<Void> inFlight;
+            synchronized (this) {
+                if (state != State.ACTIVE) {
+                    return false;
+                }
+                if (!requestInFlight) {
+                    requestInFlight = true;
+                    return true;
+                }
+                if (requestEnded == null) {
+                    requestEnded = new CompletableFuture<>();
+                }
+                inFlight = requestEnded;
+            }
+            try {
+                inFlight.get();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("never completed exceptionally", e);
+            }
         }
-        if (state != State.ACTIVE) {
-            return false;
-        }
-        requestInFlight = true;
-        return true;
     }
 
-    synchronized void endRequest() {
-        requestInFlight = false;
-        notifyAll();
+    void endRequest() {
+        CompletableFuture<Void> ended;
+        synchronized (this) {
+            requestInFlight = false;
+            ended = takeRequestEnded();
+        }
+        if (ended != null) {
+            ended.complete(null);
+        }
+    }
+
+    /** The future a waiting extend waits on, now to be completed, or null if none waits (guarded by this). */
+    private CompletableFuture<Void> takeRequestEnded() {
+        CompletableFuture<Void> ended = requestEnded;
+        requestEnded = null;
+        return ended;
     }
 
     /** What a confirmation did to the hold. */

@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -45,6 +47,9 @@ final class Notifier {
     private final AtomicLong dropped = new AtomicLong();
     /** Loss notices handed to {@link #lossThreads} and not yet delivered (for {@link #drain}). */
     private final AtomicInteger lossesUnderway = new AtomicInteger();
+    /** Guards the wait for {@link #lossesUnderway} to reach 0 (a lock, not a monitor: no pinned carrier). */
+    private final ReentrantLock drained = new ReentrantLock();
+    private final Condition allDelivered = drained.newCondition();
 
     Notifier(String backendName, Events events) {
         this.backendName = backendName;
@@ -107,8 +112,11 @@ final class Notifier {
 
     private void lossDelivered() {
         if (lossesUnderway.decrementAndGet() == 0) {
-            synchronized (lossesUnderway) {
-                lossesUnderway.notifyAll();
+            drained.lock();
+            try {
+                allDelivered.signalAll();
+            } finally {
+                drained.unlock();
             }
         }
     }
@@ -132,11 +140,14 @@ final class Notifier {
                      | java.util.concurrent.TimeoutException full) {
                 // shut down, or a listener slower than its events: the loss notices below still count
             }
-            synchronized (lossesUnderway) {
+            drained.lock();
+            try {
                 long left;
                 while (lossesUnderway.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
-                    TimeUnit.NANOSECONDS.timedWait(lossesUnderway, left);
+                    allDelivered.awaitNanos(left);
                 }
+            } finally {
+                drained.unlock();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

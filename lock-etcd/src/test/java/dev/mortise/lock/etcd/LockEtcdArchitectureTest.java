@@ -1,7 +1,10 @@
 package dev.mortise.lock.etcd;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
+
+import java.util.Map;
 
 /**
  * The package rules of lock-etcd, on its compiled classes ({@link PackageRules#assertStandard()}): no
@@ -13,5 +16,10 @@ class LockEtcdArchitectureTest {
     @Test
     void packages() {
         PackageRules.of(EtcdLockBackend.class).assertStandard();
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(EtcdLockBackend.class, Map.of());
     }
 }

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What a {@link JdbcFenceGuard} needs from its database before the first check: the dialect
@@ -24,6 +25,7 @@ final class FenceTable {
     private final boolean createTable;
     private final int queryTimeoutSeconds;
     private volatile Prepared prepared;
+    private final ReentrantLock preparing = new ReentrantLock();
 
     FenceTable(DataSource dataSource, String table, FenceDialect configured, boolean createTable,
                int queryTimeoutSeconds) {
@@ -82,7 +84,9 @@ final class FenceTable {
         if (done != null) {
             return done;
         }
-        synchronized (this) {
+        // A lock, not a monitor: preparing is a round trip, and a virtual caller must not pin its carrier.
+        preparing.lock();
+        try {
             if (prepared == null) {
                 FenceDialect resolved = configured != null ? configured : dialectBefore(connection, resource);
                 if (createTable) {
@@ -91,6 +95,8 @@ final class FenceTable {
                 prepared = prepared(resolved);
             }
             return prepared;
+        } finally {
+            preparing.unlock();
         }
     }
 

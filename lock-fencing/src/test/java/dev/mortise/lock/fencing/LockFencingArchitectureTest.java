@@ -1,7 +1,10 @@
 package dev.mortise.lock.fencing;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
+
+import java.util.Map;
 
 /**
  * The package rules of lock-fencing, on its compiled classes ({@link PackageRules#assertStandard()}): no
@@ -13,5 +16,10 @@ class LockFencingArchitectureTest {
     @Test
     void packages() {
         PackageRules.of(JdbcFenceGuard.class).assertStandard();
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(JdbcFenceGuard.class, Map.of());
     }
 }

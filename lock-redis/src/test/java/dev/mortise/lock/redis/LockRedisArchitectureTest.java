@@ -1,7 +1,10 @@
 package dev.mortise.lock.redis;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
+
+import java.util.Map;
 
 /**
  * The package rules of lock-redis, on its compiled classes ({@link PackageRules#assertStandard()}): no
@@ -13,5 +16,10 @@ class LockRedisArchitectureTest {
     @Test
     void packages() {
         PackageRules.of(RedisLockBackend.class).assertStandard();
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(RedisLockBackend.class, Map.of());
     }
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A {@link Ticker} that stands still until a test moves it. Lease time of every client and
@@ -31,6 +32,11 @@ public final class ManualTicker implements Ticker {
 
     private volatile long now = ORIGIN;
     private final List<JumpListener> listeners = new CopyOnWriteArrayList<>();
+    /**
+     * One time move at a time, and the clients' catch-up inside it (renewals, expiries, loss
+     * notices: round trips). A lock, not a monitor: a virtual test thread does not pin its carrier.
+     */
+    private final ReentrantLock moving = new ReentrantLock();
 
     @Override
     public long read() {
@@ -52,11 +58,20 @@ public final class ManualTicker implements Ticker {
      *                                  or so long that renewing held locks through it would take more
      *                                  than 100 000 steps (advance less, or close the renewed leases first)
      */
-    public synchronized void advance(Duration duration) {
+    public void advance(Duration duration) {
         if (duration == null || duration.isNegative()) {
             throw new IllegalArgumentException("ManualTicker.advance needs a zero or positive duration, was "
                     + duration + ": lease time never goes back");
         }
+        moving.lock();
+        try {
+            advanceLocked(duration);
+        } finally {
+            moving.unlock();
+        }
+    }
+
+    private void advanceLocked(Duration duration) {
         long left = saturatedNanos(duration);
         long step = settle();
         long steps = 0;
@@ -80,12 +95,17 @@ public final class ManualTicker implements Ticker {
      *
      * @return the longest next step that skips no renewal
      */
-    public synchronized long settle() {
-        long step = Long.MAX_VALUE;
-        for (JumpListener listener : listeners) {
-            step = Math.min(step, listener.jumped());
+    public long settle() {
+        moving.lock();
+        try {
+            long step = Long.MAX_VALUE;
+            for (JumpListener listener : listeners) {
+                step = Math.min(step, listener.jumped());
+            }
+            return Math.max(SHORTEST_STEP, step);
+        } finally {
+            moving.unlock();
         }
-        return Math.max(SHORTEST_STEP, step);
     }
 
     @Override

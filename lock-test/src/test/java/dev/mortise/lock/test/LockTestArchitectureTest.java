@@ -1,9 +1,11 @@
 package dev.mortise.lock.test;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The package rules of lock-test: built on lock-api's API, SPI and in-process backend alone (never
@@ -28,5 +30,10 @@ class LockTestArchitectureTest {
     @Test
     void everyPackageSaysWhatItIs() {
         rules.assertPackagesDescribed(Path.of("src/main/java"));
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(TestLockClient.class, Map.of());
     }
 }

@@ -1,7 +1,10 @@
 package dev.mortise.lock.zookeeper;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
+
+import java.util.Map;
 
 /**
  * The package rules of lock-zookeeper, on its compiled classes ({@link PackageRules#assertStandard()}): no
@@ -13,5 +16,10 @@ class LockZookeeperArchitectureTest {
     @Test
     void packages() {
         PackageRules.of(ZookeeperLockBackend.class).assertStandard();
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(ZookeeperLockBackend.class, Map.of());
     }
 }

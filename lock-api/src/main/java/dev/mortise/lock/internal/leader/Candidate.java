@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -56,6 +57,8 @@ public final class Candidate implements LeaderElection {
     private final String ownerPrefix = "leader:" + UUID.randomUUID() + ":";
     private final ExecutorService callbacks;
     private final Thread thread;
+    /** Counted down when the candidate thread ends (what close waits for). */
+    private final CountDownLatch finished = new CountDownLatch(1);
 
     private final Object monitor = new Object();
     /** The term being led, or null; read without the monitor by isLeader/epoch. */
@@ -109,6 +112,7 @@ public final class Candidate implements LeaderElection {
         } finally {
             ended = true;
             callbacks.shutdown();
+            finished.countDown();
         }
     }
 
@@ -313,7 +317,8 @@ public final class Candidate implements LeaderElection {
         boolean fromCallback = Thread.currentThread().getName().equals("mortise-leadership-" + group);
         try {
             if (Thread.currentThread() != thread) {
-                thread.join(CLOSE_WAIT_MILLIS);
+                // Not Thread.join: on JDK 21-23 it waits inside a monitor, pinning a virtual caller's carrier.
+                finished.await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             }
             callbacks.shutdown();
             if (!fromCallback) {

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Runs each lock operation on a connection of its own in autocommit mode, so it never
@@ -29,6 +30,7 @@ public final class JdbcCalls {
     private final Duration operationTimeout;
     /** Set-up still owed to the database (a lock table it could not create at build), else null. */
     private volatile Work<?> setUp;
+    private final ReentrantLock setUpLock = new ReentrantLock();
     /** Creates the lock table again when a statement finds it gone, or null if the backend may not create it. */
     private volatile Work<?> recreate;
 
@@ -161,10 +163,16 @@ public final class JdbcCalls {
         }
     }
 
-    private synchronized void setUp(Work<?> pending, Connection connection) throws SQLException {
-        if (setUp == pending) {
-            pending.apply(connection);
-            setUp = null;
+    /** Runs the owed set-up once; under a lock, not a monitor: it is a round trip, a virtual caller must not pin. */
+    private void setUp(Work<?> pending, Connection connection) throws SQLException {
+        setUpLock.lock();
+        try {
+            if (setUp == pending) {
+                pending.apply(connection);
+                setUp = null;
+            }
+        } finally {
+            setUpLock.unlock();
         }
     }
 

@@ -10,7 +10,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The one connection per backend that LISTENs for releases on PostgreSQL, on a daemon
@@ -33,7 +36,11 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     private final ReleaseSignals signals;
     private final int queryTimeoutSeconds;
     private final Duration operationTimeout;
-    private final Object state = new Object();
+    /** A lock, not a monitor: a virtual thread waiting for LISTEN does not pin its carrier on JDK 21-23. */
+    private final ReentrantLock state = new ReentrantLock();
+    private final Condition listeningChanged = state.newCondition();
+    /** Counted down when the listener thread ends (what close waits for; no Thread.join, which pins too). */
+    private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean listening; // guarded by state
     private volatile boolean closed;
     private Thread thread;
@@ -49,7 +56,8 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
 
     @Override
     public boolean awaitListening(long nanos) throws InterruptedException {
-        synchronized (state) {
+        state.lock();
+        try {
             if (closed) {
                 return false;
             }
@@ -64,21 +72,34 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
                 if (left <= 0) {
                     return false;
                 }
-                TimeUnit.NANOSECONDS.timedWait(state, left);
+                listeningChanged.awaitNanos(left);
             }
             return true;
+        } finally {
+            state.unlock();
         }
     }
 
     @Override
     public boolean isListening() {
-        synchronized (state) {
+        state.lock();
+        try {
             return listening;
+        } finally {
+            state.unlock();
         }
     }
 
     @Override
     public void run() {
+        try {
+            listenUntilClosed();
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    private void listenUntilClosed() {
         long backoff = 100;
         while (!closed) {
             try (Connection connection = dataSource.getConnection()) {
@@ -127,9 +148,12 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     }
 
     private void setListening(boolean value) {
-        synchronized (state) {
+        state.lock();
+        try {
             listening = value;
-            state.notifyAll();
+            listeningChanged.signalAll();
+        } finally {
+            state.unlock();
         }
     }
 
@@ -147,14 +171,17 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     @Override
     public void close() {
         Thread running;
-        synchronized (state) {
+        state.lock();
+        try {
             closed = true;
             running = thread;
-            state.notifyAll();
+            listeningChanged.signalAll();
+        } finally {
+            state.unlock();
         }
         if (running != null) {
             try {
-                running.join(TimeUnit.SECONDS.toMillis(2) + POLL_MILLIS);
+                stopped.await(TimeUnit.SECONDS.toMillis(2) + POLL_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

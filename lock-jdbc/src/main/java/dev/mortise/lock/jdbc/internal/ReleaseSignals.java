@@ -2,7 +2,8 @@ package dev.mortise.lock.jdbc.internal;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Where waiters of one backend sleep until a release of their key is announced. Each key
@@ -18,30 +19,48 @@ public final class ReleaseSignals {
     public final class Signal implements AutoCloseable {
         private final String key;
         private int users; // guarded by ReleaseSignals.this
-        private long generation; // guarded by this
+        /** A lock, not a monitor: a virtual thread sleeping here does not pin its carrier on JDK 21-23. */
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition moved = lock.newCondition();
+        private long generation; // guarded by lock
 
         private Signal(String key) {
             this.key = key;
         }
 
-        public synchronized long generation() {
-            return generation;
+        public long generation() {
+            lock.lock();
+            try {
+                return generation;
+            } finally {
+                lock.unlock();
+            }
         }
 
-        synchronized void bump() {
-            generation++;
-            notifyAll();
+        void bump() {
+            lock.lock();
+            try {
+                generation++;
+                moved.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
 
         /** Sleeps up to {@code nanos} or until the generation moves past {@code seen}. */
-        public synchronized void await(long seen, long nanos) throws InterruptedException {
-            long deadline = System.nanoTime() + nanos;
-            while (generation == seen) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
+        public void await(long seen, long nanos) throws InterruptedException {
+            lock.lock();
+            try {
+                long deadline = System.nanoTime() + nanos;
+                while (generation == seen) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    moved.awaitNanos(left);
                 }
-                TimeUnit.NANOSECONDS.timedWait(this, left);
+            } finally {
+                lock.unlock();
             }
         }
 

@@ -1,7 +1,8 @@
 package dev.mortise.lock.redis.internal;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -15,7 +16,8 @@ import java.util.function.Supplier;
  * hand-off costs the release, the message and one acquire round trip, with no thread
  * wake-up in between. A release that arrives while the thread's own attempt is on its way
  * is remembered, and the thread retries at once. One waiting thread uses it; the message
- * thread and the reply thread meet it under its monitor.
+ * thread and the reply thread meet it under its lock (a {@link ReentrantLock}, not a monitor:
+ * a virtual thread waiting here does not pin its carrier on JDK 21-23).
  */
 final class ReleaseWaiter {
 
@@ -39,7 +41,11 @@ final class ReleaseWaiter {
     private ReleaseChannels channels;
     private CompletableFuture<Void> subscribed;
 
-    // guarded by this
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled on every change the waiting thread may wait for. */
+    private final Condition changed = lock.newCondition();
+
+    // guarded by lock
     private boolean sleeping;
     private boolean released;
     private boolean retrying;
@@ -90,46 +96,55 @@ final class ReleaseWaiter {
 
     /** On the message thread: a release (or a fair hand-off) was published for the key. */
     void onMessage(String message) {
-        synchronized (this) {
+        lock.lock();
+        try {
             if (closed) {
                 return;
             }
             if (!RELEASED.equals(message)) {
                 if (handOffPrefix != null && message.startsWith(handOffPrefix)) {
                     handedToken = message.substring(handOffPrefix.length());
-                    notifyAll();
+                    changed.signalAll();
                 }
                 return; // else handed to another waiter, who holds it now: nothing to try
             }
             if (!sleeping || retrying || handedToken != null) {
                 released = true; // the thread's own attempt (or a retry) is on its way: try again after it
-                notifyAll();
+                changed.signalAll();
                 return;
             }
             sleeping = false;
             retrying = true;
+        } finally {
+            lock.unlock();
         }
-        // Sent outside the monitor: the reply thread needs it to wake the waiting thread.
+        // Sent outside the lock: the reply thread needs it to wake the waiting thread.
         PendingAttempt pending;
         try {
             pending = retry.get();
         } catch (RuntimeException e) {
-            synchronized (this) {
+            lock.lock();
+            try {
                 retrying = false;
                 released = true; // the waiting thread retries and meets the failure itself
-                notifyAll();
+                changed.signalAll();
+            } finally {
+                lock.unlock();
             }
             return;
         }
         boolean orphaned;
-        synchronized (this) {
+        lock.lock();
+        try {
             orphaned = closed;
             if (orphaned) {
                 retrying = false;
             } else {
                 retried = pending;
             }
-            notifyAll();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
         if (orphaned) {
             if (!grantedAtClose) {
@@ -140,13 +155,23 @@ final class ReleaseWaiter {
         pending.reply().whenComplete((reply, failure) -> wake());
     }
 
-    private synchronized void wake() {
-        notifyAll();
+    private void wake() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The waiting thread is about to send an attempt itself: releases seen so far are covered by it. */
-    synchronized void beforeAttempt() {
-        released = false;
+    void beforeAttempt() {
+        lock.lock();
+        try {
+            released = false;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -155,54 +180,76 @@ final class ReleaseWaiter {
      *
      * @throws InterruptedException if interrupted; the caller then closes the waiter
      */
-    synchronized News await(long nanos) throws InterruptedException {
-        if (handedToken != null) {
-            return News.HANDED;
-        }
-        if (!released) {
-            sleeping = true;
-            long deadline = System.nanoTime() + nanos;
-            try {
-                while (handedToken == null && !released && !(retried != null && retried.reply().isDone())) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        break;
-                    }
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                }
-                while (retrying && retried == null) {
-                    wait(); // the message thread is sending a retry this very moment
-                }
-            } finally {
-                sleeping = false;
+    News await(long nanos) throws InterruptedException {
+        lock.lock();
+        try {
+            if (handedToken == null && !released) {
+                sleep(nanos);
             }
+            if (handedToken != null) {
+                return News.HANDED;
+            }
+            if (retrying) {
+                return News.RETRIED;
+            }
+            released = false;
+            return News.TRY_AGAIN;
+        } finally {
+            lock.unlock();
         }
-        if (handedToken != null) {
-            return News.HANDED;
+    }
+
+    /** The sleep of {@link #await} (lock held). */
+    private void sleep(long nanos) throws InterruptedException {
+        sleeping = true;
+        long deadline = System.nanoTime() + nanos;
+        try {
+            while (handedToken == null && !released && !(retried != null && retried.reply().isDone())) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                changed.awaitNanos(left);
+            }
+            while (retrying && retried == null) {
+                changed.await(); // the message thread is sending a retry this very moment
+            }
+        } finally {
+            sleeping = false;
         }
-        if (retrying) {
-            return News.RETRIED;
-        }
-        released = false;
-        return News.TRY_AGAIN;
     }
 
     /** The retry the message thread sent (after {@link News#RETRIED}); the caller now owns its outcome. */
-    synchronized PendingAttempt takeRetry() {
-        PendingAttempt pending = retried;
-        retried = null;
-        retrying = false;
-        return pending;
+    PendingAttempt takeRetry() {
+        lock.lock();
+        try {
+            PendingAttempt pending = retried;
+            retried = null;
+            retrying = false;
+            return pending;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The token the release script sent with the hand-off to this owner, or null. */
-    synchronized Long handedToken() {
-        return handedToken == null ? null : Long.valueOf(handedToken);
+    Long handedToken() {
+        lock.lock();
+        try {
+            return handedToken == null ? null : Long.valueOf(handedToken);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Forgets a hand-off found stale (made before a refusal the waiting thread has had since). */
-    synchronized void discardHandOff() {
-        handedToken = null;
+    void discardHandOff() {
+        lock.lock();
+        try {
+            handedToken = null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -212,7 +259,8 @@ final class ReleaseWaiter {
      */
     void close(boolean granted) {
         PendingAttempt orphan;
-        synchronized (this) {
+        lock.lock();
+        try {
             closed = true;
             grantedAtClose = granted;
             orphan = retried;
@@ -220,6 +268,8 @@ final class ReleaseWaiter {
             if (orphan != null) {
                 retrying = false;
             }
+        } finally {
+            lock.unlock();
         }
         if (channels != null) {
             channels.leave(this);
