@@ -7,13 +7,14 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The Mortise lease behind one ShedLock lock and every lock {@code extend} made of it.
  *
  * <p>Each {@link MortiseSimpleLock} of the chain has a generation; only the newest may end
  * the hold by timer, so a timer of a lock since extended or unlocked does nothing. Ending
- * the hold is synchronized with those checks, so a caller that finds the lock expired waits
+ * the hold is done under the same lock as those checks, so a caller that finds the lock expired waits
  * for the timer's release to reach the server before it reports the name free.
  */
 final class Hold {
@@ -23,11 +24,17 @@ final class Hold {
     private final MortiseLockProvider provider;
     private final String name;
     private final LockLease lease;
-    private int generation; // guarded by this
-    private boolean ended; // guarded by this
-    private ScheduledFuture<?> timer; // guarded by this: the newest generation's, if any
-    private long lingerUntilNanos; // guarded by this: the lockAtLeastFor instant the timer ends an unlocked hold at
-    private boolean lingering; // guarded by this: unlocked, kept open until lingerUntilNanos
+    /**
+     * Guards the generation and ending the hold (a release or linger call to the server): a lock,
+     * not a monitor, so a virtual thread that unlocks does not pin its carrier on JDK 21-23.
+     * Reentrant: {@code lingerUntil} and {@code endIfCurrent} end the hold under it.
+     */
+    private final ReentrantLock state = new ReentrantLock();
+    private int generation; // guarded by state
+    private boolean ended; // guarded by state
+    private ScheduledFuture<?> timer; // guarded by state: the newest generation's, if any
+    private long lingerUntilNanos; // guarded by state: the lockAtLeastFor instant the timer ends an unlocked hold at
+    private boolean lingering; // guarded by state: unlocked, kept open until lingerUntilNanos
 
     Hold(MortiseLockProvider provider, String name, LockLease lease) {
         this.provider = provider;
@@ -44,25 +51,40 @@ final class Hold {
     }
 
     /** Starts a new generation: the timer of the previous one no longer ends the hold. */
-    synchronized int nextGeneration() {
-        cancelTimer();
-        return ++generation;
+    int nextGeneration() {
+        state.lock();
+        try {
+            cancelTimer();
+            return ++generation;
+        } finally {
+            state.unlock();
+        }
     }
 
-    synchronized boolean ended() {
-        return ended;
+    boolean ended() {
+        state.lock();
+        try {
+            return ended;
+        } finally {
+            state.unlock();
+        }
     }
 
     /**
      * Ends an unlocked hold at {@code untilNanos} (its lockAtLeastFor instant), kept open until
      * then; {@link MortiseLockProvider#close()} hands such holds to the server instead.
      */
-    synchronized void lingerUntil(int forGeneration, long untilNanos) {
-        lingering = true;
-        lingerUntilNanos = untilNanos;
-        provider.pending(this);
-        if (!endLater(forGeneration, untilNanos - System.nanoTime())) {
-            handOver(); // the provider is closed: no timer will end it
+    void lingerUntil(int forGeneration, long untilNanos) {
+        state.lock();
+        try {
+            lingering = true;
+            lingerUntilNanos = untilNanos;
+            provider.pending(this);
+            if (!endLater(forGeneration, untilNanos - System.nanoTime())) {
+                handOver(); // the provider is closed: no timer will end it
+            }
+        } finally {
+            state.unlock();
         }
     }
 
@@ -71,10 +93,15 @@ final class Hold {
      * the server for the rest of it (rounded up by servers that round: never shorter), since
      * no timer will end it and the client's close would release it at once.
      */
-    synchronized void handOver() {
-        if (lingering && !ended) {
-            long remaining = lingerUntilNanos - System.nanoTime();
-            end(remaining > 0 ? Duration.ofNanos(remaining) : Duration.ZERO);
+    void handOver() {
+        state.lock();
+        try {
+            if (lingering && !ended) {
+                long remaining = lingerUntilNanos - System.nanoTime();
+                end(remaining > 0 ? Duration.ofNanos(remaining) : Duration.ZERO);
+            }
+        } finally {
+            state.unlock();
         }
     }
 
@@ -83,13 +110,18 @@ final class Hold {
      *
      * @return false if the provider is closed and no timer was set
      */
-    synchronized boolean endLater(int forGeneration, long delayNanos) {
-        if (ended || forGeneration != generation) {
-            return true;
+    boolean endLater(int forGeneration, long delayNanos) {
+        state.lock();
+        try {
+            if (ended || forGeneration != generation) {
+                return true;
+            }
+            cancelTimer();
+            timer = provider.schedule(() -> endIfCurrent(forGeneration), delayNanos);
+            return timer != null;
+        } finally {
+            state.unlock();
         }
-        cancelTimer();
-        timer = provider.schedule(() -> endIfCurrent(forGeneration), delayNanos);
-        return timer != null;
     }
 
     /**
@@ -98,10 +130,13 @@ final class Hold {
      */
     void endIfCurrent(int forGeneration) {
         try {
-            synchronized (this) {
+            state.lock();
+            try {
                 if (forGeneration == generation) {
                     end(Duration.ZERO);
                 }
+            } finally {
+                state.unlock();
             }
         } catch (RuntimeException e) {
             // Nobody to tell (the timer thread, or a lock() whose grant stands); the server drops
@@ -118,20 +153,25 @@ final class Hold {
      *
      * @throws dev.mortise.lock.LockBackendException if the server could not be told
      */
-    synchronized void end(Duration linger) {
-        if (ended) {
-            return;
-        }
-        ended = true;
-        cancelTimer();
+    void end(Duration linger) {
+        state.lock();
         try {
-            lease.closeLingering(linger);
-        } catch (LockLostException e) {
-            log.debug("ShedLock lock '{}' on backend '{}' had already ended on the server", name, lease.backend(), e);
-        } finally {
-            if (lingering) {
-                provider.done(this);
+            if (ended) {
+                return;
             }
+            ended = true;
+            cancelTimer();
+            try {
+                lease.closeLingering(linger);
+            } catch (LockLostException e) {
+                log.debug("ShedLock lock '{}' on backend '{}' had already ended on the server", name, lease.backend(), e);
+            } finally {
+                if (lingering) {
+                    provider.done(this);
+                }
+            }
+        } finally {
+            state.unlock();
         }
     }
 
@@ -139,17 +179,22 @@ final class Hold {
      * Sets the server lease of the open hold to {@code lease} from now. Best effort: a hold
      * already gone is left to {@link #end}; a server out of reach keeps the longer lease.
      */
-    synchronized void shorten(Duration lease) {
-        if (ended) {
-            return;
-        }
+    void shorten(Duration lease) {
+        state.lock();
         try {
-            this.lease.extend(lease);
-        } catch (LockLostException e) {
-            log.debug("ShedLock lock '{}' on backend '{}' had already ended on the server", name, this.lease.backend(), e);
-        } catch (RuntimeException e) {
-            log.debug("Could not shorten the lease of ShedLock lock '{}' on backend '{}'; it keeps its longer lease",
-                    name, this.lease.backend(), e);
+            if (ended) {
+                return;
+            }
+            try {
+                this.lease.extend(lease);
+            } catch (LockLostException e) {
+                log.debug("ShedLock lock '{}' on backend '{}' had already ended on the server", name, this.lease.backend(), e);
+            } catch (RuntimeException e) {
+                log.debug("Could not shorten the lease of ShedLock lock '{}' on backend '{}'; it keeps its longer lease",
+                        name, this.lease.backend(), e);
+            }
+        } finally {
+            state.unlock();
         }
     }
 

@@ -1,9 +1,11 @@
 package dev.mortise.lock.shedlock;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The package rules of lock-shedlock, on its compiled classes ({@link PackageRules#assertStandard()}): no
@@ -20,5 +22,10 @@ class LockShedlockArchitectureTest {
     @Test
     void everyPackageSaysWhatItIs() {
         PackageRules.of(MortiseLockProvider.class).assertPackagesDescribed(Path.of("src/main/java"));
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(MortiseLockProvider.class, Map.of());
     }
 }

@@ -9,6 +9,7 @@ import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 
 import java.util.OptionalLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * This instance's candidate for leadership of one group, configured under
@@ -30,6 +31,8 @@ public final class Leadership implements SmartLifecycle, ApplicationEventPublish
     private final boolean enabled;
     private final LockClients clients;
     private volatile ApplicationEventPublisher publisher;
+    /** Guards starting and stopping the election. */
+    private final ReentrantLock lifecycle = new ReentrantLock();
     private volatile LeaderElection election;
 
     /**
@@ -97,22 +100,27 @@ public final class Leadership implements SmartLifecycle, ApplicationEventPublish
     }
 
     @Override
-    public synchronized void start() {
-        if (!enabled || election != null) {
-            return;
-        }
-        LockClient client = clients.get(backend);
-        election = client.leadership(group).key(key).listener(new LeadershipListener() {
-            @Override
-            public void onElected(long epoch) {
-                publish(new LeadershipElectedEvent(Leadership.this, group, epoch));
+    public void start() {
+        lifecycle.lock();
+        try {
+            if (!enabled || election != null) {
+                return;
             }
+            LockClient client = clients.get(backend);
+            election = client.leadership(group).key(key).listener(new LeadershipListener() {
+                @Override
+                public void onElected(long epoch) {
+                    publish(new LeadershipElectedEvent(Leadership.this, group, epoch));
+                }
 
-            @Override
-            public void onRevoked(LeadershipRevoked revoked) {
-                publish(new LeadershipRevokedEvent(Leadership.this, revoked));
-            }
-        }).start();
+                @Override
+                public void onRevoked(LeadershipRevoked revoked) {
+                    publish(new LeadershipRevokedEvent(Leadership.this, revoked));
+                }
+            }).start();
+        } finally {
+            lifecycle.unlock();
+        }
     }
 
     private void publish(Object event) {
@@ -124,11 +132,18 @@ public final class Leadership implements SmartLifecycle, ApplicationEventPublish
 
     /** Releases the group's lock if held (publishing the revoked event) and stops contending. */
     @Override
-    public synchronized void stop() {
-        LeaderElection current = election;
-        election = null;
-        if (current != null) {
-            current.close();
+    public void stop() {
+        // Closed under the lock, so that a start meanwhile cannot run a second candidate while the
+        // first still releases; a lock, not a monitor: the close waits on the network.
+        lifecycle.lock();
+        try {
+            LeaderElection current = election;
+            election = null;
+            if (current != null) {
+                current.close();
+            }
+        } finally {
+            lifecycle.unlock();
         }
     }
 

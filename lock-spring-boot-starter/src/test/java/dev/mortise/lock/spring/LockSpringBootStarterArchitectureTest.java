@@ -1,9 +1,11 @@
 package dev.mortise.lock.spring;
 
+import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The package rules of lock-spring-boot-starter, on its compiled classes ({@link
@@ -31,5 +33,10 @@ class LockSpringBootStarterArchitectureTest {
     @Test
     void everyPackageSaysWhatItIs() {
         PackageRules.of(LockClients.class).assertPackagesDescribed(Path.of("src/main/java"));
+    }
+
+    @Test
+    void nothingOnACallersPathWaitsInsideAMonitor() {
+        MonitorWaits.assertNone(LockClients.class, Map.of());
     }
 }
