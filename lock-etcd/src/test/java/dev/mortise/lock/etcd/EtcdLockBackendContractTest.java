@@ -16,7 +16,7 @@ import java.util.List;
  * timeout makes etcd's minimum lease TTL 2 s (1.5 election timeouts, rounded up), so the
  * short and watchdog leases are 2 s and 3 s.
  */
-class EtcdLockBackendContractSuite extends LockBackendContractSuite {
+class EtcdLockBackendContractTest extends LockBackendContractSuite {
 
     private static EtcdServer server;
     private static Client admin;
@@ -90,7 +90,7 @@ class EtcdLockBackendContractSuite extends LockBackendContractSuite {
     @org.junit.jupiter.api.Nested
     class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
         WireFaults() {
-            super(EtcdLockBackendContractSuite.this);
+            super(EtcdLockBackendContractTest.this);
         }
 
         /** A woken waiter is granted on its predecessor's delete event (a look at the queue only if its lease needs a keep-alive). */

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The whole contract in fair mode (server-side queue, hand-off inside the release script)
  * on one real redis-server, plus arrival order and clean-up of dead waiters.
  */
-class RedisFairContractTest extends RedisLockBackendContractSuite {
+class RedisFairContractTest extends RedisLockBackendContractTest {
 
     @Override
     protected LockBackend backendAt(String address) {

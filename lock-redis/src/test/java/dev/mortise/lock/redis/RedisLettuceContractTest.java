@@ -6,7 +6,7 @@ import dev.mortise.lock.tck.server.FreePorts;
 import java.time.Duration;
 
 /** The whole contract against one real redis-server, through the Lettuce driver (a client per backend). */
-class RedisLettuceContractTest extends RedisLockBackendContractSuite {
+class RedisLettuceContractTest extends RedisLockBackendContractTest {
 
     @Override
     protected LockBackend backendAt(String address) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import java.time.Duration;
 
 /** The whole contract against one real redis-server; each backend has its own Redisson client, as a process would. */
-class RedisLockBackendContractSuite extends LockBackendContractSuite {
+class RedisLockBackendContractTest extends LockBackendContractSuite {
 
     protected static RedisServer server;
 
@@ -80,12 +80,12 @@ class RedisLockBackendContractSuite extends LockBackendContractSuite {
     @org.junit.jupiter.api.Nested
     class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
         WireFaults() {
-            super(RedisLockBackendContractSuite.this);
+            super(RedisLockBackendContractTest.this);
         }
 
         @Override
         protected boolean waiterGrantedByReply() {
-            return RedisLockBackendContractSuite.this.waiterGrantedByReply();
+            return RedisLockBackendContractTest.this.waiterGrantedByReply();
         }
     }
 }

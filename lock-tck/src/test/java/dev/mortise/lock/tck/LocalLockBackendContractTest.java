@@ -8,7 +8,7 @@ import dev.mortise.lock.spi.LockBackend;
 import java.time.Duration;
 
 /** The in-process backend against the whole contract: several backends on one {@link LocalLockServer}. */
-class LocalLockBackendContractSuite extends LockBackendContractSuite {
+class LocalLockBackendContractTest extends LockBackendContractSuite {
 
     private final LocalLockServer server = new LocalLockServer("tck");
 

@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** The whole contract against a real (in-process) ZooKeeper server, every client with its own session. */
-class ZookeeperLockBackendContractSuite extends LockBackendContractSuite {
+class ZookeeperLockBackendContractTest extends LockBackendContractSuite {
 
     private static TestingServer server;
     private static CuratorFramework admin;
@@ -97,7 +97,7 @@ class ZookeeperLockBackendContractSuite extends LockBackendContractSuite {
     @org.junit.jupiter.api.Nested
     class WireFaults extends dev.mortise.lock.tck.WireFaultContract {
         WireFaults() {
-            super(ZookeeperLockBackendContractSuite.this);
+            super(ZookeeperLockBackendContractTest.this);
         }
     }
 }
