@@ -15,8 +15,9 @@ import java.util.TreeMap;
 
 /**
  * A JFR recording of every {@code jdk.VirtualThreadPinned} event (threshold 0, with stack
- * traces) while a run lasts, and what it found: all pins, and those with one of Mortise's
- * frames ({@code dev.mortise.}) on the stack, by the innermost such frame. Not thread-safe:
+ * traces) while a run lasts, and what it found: all pins; those with one of Mortise's frames
+ * ({@code dev.mortise.}) on the stack, by the innermost such frame; and of those, the pins in
+ * Mortise's own code (the innermost frame outside the JDK is Mortise's, not a library's). Not thread-safe:
  * one run starts and reads it.
  */
 final class PinnedEvents {
@@ -25,6 +26,7 @@ final class PinnedEvents {
 
     private final Recording recording = new Recording();
     private int total;
+    private int inMortiseCode;
     private final Map<String, Integer> onMortisePaths = new TreeMap<>();
 
     /** Starts recording (the JDK must know the event: 21 or later). */
@@ -65,9 +67,26 @@ final class PinnedEvents {
                 onMortisePaths.merge(where + " [" + field(event, "pinnedReason") + "; "
                         + field(event, "blockingOperation") + "; innermost " + describe(frames.get(0)) + "]", 1,
                         Integer::sum);
+                if (innermostLibraryFrame(frames).startsWith("dev.mortise.")) {
+                    inMortiseCode++;
+                }
                 return;
             }
         }
+    }
+
+    /**
+     * The innermost frame outside the JDK ({@code java.}, {@code jdk.}, {@code sun.}): whose code
+     * pinned, Mortise's or a library's it called (a JDBC driver, an embedded database, a client).
+     */
+    private static String innermostLibraryFrame(List<RecordedFrame> frames) {
+        for (RecordedFrame frame : frames) {
+            String type = frame.getMethod().getType().getName();
+            if (!type.startsWith("java.") && !type.startsWith("jdk.") && !type.startsWith("sun.")) {
+                return type;
+            }
+        }
+        return "";
     }
 
     /** A field the JDK 24+ event has (why it pinned, what blocked), or "?" on a JDK without it. */
@@ -81,6 +100,11 @@ final class PinnedEvents {
 
     int total() {
         return total;
+    }
+
+    /** Pins whose innermost non-JDK frame is Mortise's own code (not a library it called). */
+    int inMortiseCode() {
+        return inMortiseCode;
     }
 
     int onMortisePaths() {

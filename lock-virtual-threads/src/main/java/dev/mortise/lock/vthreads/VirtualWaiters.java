@@ -92,8 +92,8 @@ public final class VirtualWaiters {
                               long millis) {
         System.out.println("VTHREADS backend=" + label + " threads=" + threads + " keys=" + keys + " clients=" + clients
                 + " virtual=" + run.allVirtual() + " finished=" + run.finished.get() + " overlaps=" + run.overlaps.get()
-                + " failures=" + run.failures.get() + " pinned=" + pinned.total() + " pinnedMortise="
-                + pinned.onMortisePaths() + " millis=" + millis);
+                + " failures=" + run.failures.get() + " pinned=" + pinned.total() + " pinnedOnMortisePaths="
+                + pinned.onMortisePaths() + " pinnedInMortiseCode=" + pinned.inMortiseCode() + " millis=" + millis);
         for (Map.Entry<String, Integer> frame : pinned.byFrame().entrySet()) {
             System.out.println("PINNED " + frame.getKey() + " " + frame.getValue());
         }
