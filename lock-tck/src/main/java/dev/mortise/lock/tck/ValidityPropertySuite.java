@@ -262,7 +262,7 @@ public final class ValidityPropertySuite {
     private PropertyClient newClient(int slot, Random random) throws Exception {
         LockBackend raw = target.newBackend();
         if (leases == null) {
-            Duration floor = max(target.leaseFloor(), max(raw.shortestLease(), raw.guarantees().minimumLease()));
+            Duration floor = max(target.leaseFloor(), raw.guarantees().minimumLease());
             leases = new PropertyLeases(floor);
         }
         FaultInjectingBackend faults = new FaultInjectingBackend(raw);
