@@ -116,8 +116,9 @@ final class Hold {
     }
 
     /**
-     * The lease the server put in force with the last confirmation: what a request whose answer is
-     * pending may be worth at most, as a server that kept its own lease keeps it for the next one.
+     * The lease the server put in force with the last confirmation. Until its answer comes, a new
+     * request is counted on for no more than this (nor than it asks): a server that keeps a lease
+     * of its own keeps it for the next request too.
      */
     Duration applied() {
         return applied;
