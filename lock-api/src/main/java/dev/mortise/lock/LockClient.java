@@ -269,7 +269,7 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * The shortest explicit lease this client accepts: the larger of what the backend can
-     * honour ({@link dev.mortise.lock.spi.LockBackend#shortestLease()}) and the least lease
+     * honour ({@link dev.mortise.lock.spi.BackendGuarantees#minimumLease()}) and the least lease
      * that keeps two thirds of itself after the clock-drift allowance. Shorter leases make
      * {@code acquire} and {@code extend} throw {@link IllegalArgumentException}.
      */

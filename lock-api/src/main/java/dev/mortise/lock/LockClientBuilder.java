@@ -104,7 +104,7 @@ public final class LockClientBuilder {
      * clean-up), an expiry timer and a notification thread for listeners.
      *
      * @throws IllegalArgumentException if the default lease is shorter than the backend can
-     *                                  honour ({@link LockBackend#shortestLease()}) or the clock
+     *                                  honour ({@link dev.mortise.lock.spi.BackendGuarantees#minimumLease()}) or the clock
      *                                  drift allowance takes a third of it or more; the message
      *                                  names both values and the fix; or if {@link #ticker} is
      *                                  not the backend's ticker

@@ -85,7 +85,7 @@ public interface LockLease extends AutoCloseable {
      * {@code lease} from then on. Waits for a watchdog renewal of this hold that is under way.
      *
      * <p>A lease shorter than this client can ask of the backend (below the backend's
-     * {@code shortestLease}, etcd's second, or so short that the drift allowance would eat it)
+     * {@code guarantees().minimumLease()}, etcd's second, or so short that the drift allowance would eat it)
      * is "hold it until {@code lease} from now": the server is asked for the shortest lease it
      * honours, the hold is no longer renewed, it is valid until then, and when that instant
      * passes it ends as any lease left to run out does ({@code onLost} with {@code EXPIRED},

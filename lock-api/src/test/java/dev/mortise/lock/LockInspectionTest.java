@@ -236,8 +236,8 @@ class LockInspectionTest {
         public String name() { return "failing"; }
         public BackendGuarantees guarantees() { return local.guarantees(); }
         public Attempt tryAcquire(LockRequest request) { return local.tryAcquire(request); }
-        public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
-        public Set<Grant> renewAll(java.util.Collection<Grant> grants, Duration lease) { return local.renewAll(grants, lease); }
+        public java.util.Optional<Duration> renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
+        public dev.mortise.lock.spi.Renewals renewAll(java.util.Collection<Grant> grants, Duration lease) { return local.renewAll(grants, lease); }
         public boolean release(Grant grant) { return local.release(grant); }
         public void ping() { }
         public void close() { }

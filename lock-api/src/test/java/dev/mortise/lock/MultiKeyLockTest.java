@@ -292,7 +292,7 @@ class MultiKeyLockTest {
             return delegate.acquire(request, wait);
         }
 
-        public boolean renew(Grant grant, Duration lease) {
+        public java.util.Optional<Duration> renew(Grant grant, Duration lease) {
             return delegate.renew(grant, lease);
         }
 

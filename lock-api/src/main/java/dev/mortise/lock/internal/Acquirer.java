@@ -163,7 +163,7 @@ final class Acquirer {
                     return notGranted(key, a.mode(), a.waitTime(), a.start(), a.throwOnTimeout());
                 }
                 hold = new Hold(grant.get(), a.mode(), a.ownerThread(), a.ownerId(), lease, a.renewed(), gate,
-                        validity.deadline(grant.get(), grant.get().requestedAtNanos(), lease), settings.ticker());
+                        validity.deadline(grant.get(), lease), settings.ticker());
                 long now = settings.ticker().read();
                 if (grant.get().requestedAtNanos() - now > 0) {
                     // Requested after now: the grant was stamped on another clock than this client's

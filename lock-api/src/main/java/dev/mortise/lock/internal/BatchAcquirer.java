@@ -184,7 +184,7 @@ final class BatchAcquirer {
             for (int i = 0; i < n; i++) {
                 Grant grant = grants.get(i);
                 hold[i] = new Hold(grant, modes.get(i), ownerThread, checked.ownerId(), lease,
-                        checked.explicitLease() == null, gate[i], validity.deadline(grant, grant.requestedAtNanos(), lease),
+                        checked.explicitLease() == null, gate[i], validity.deadline(grant, lease),
                         settings.ticker());
                 if (foreign < 0 && grant.requestedAtNanos() - now > 0) {
                     foreign = i;

@@ -61,6 +61,8 @@ final class Hold {
 
     /** The lease this hold asks the server for: the request's, or the last one {@code extend} got applied. */
     private volatile Duration lease;
+    /** The lease the server put in force with the last confirmation (the grant's, then each renewal's answer). */
+    private volatile Duration applied;
     private volatile long validUntilNanos;
     private volatile long confirmedStartNanos; // start of the last request the server confirmed
     /** When an extend shorter than the backend honours ends this hold ({@link #NO_END}: it does not). */
@@ -87,6 +89,7 @@ final class Hold {
         this.ownerThread = ownerThread;
         this.ownerId = ownerId;
         this.lease = lease;
+        this.applied = Validity.applied(grant, lease);
         this.renewed = renewed;
         this.gate = gate;
         this.validUntilNanos = validUntilNanos;
@@ -114,6 +117,15 @@ final class Hold {
 
     Duration lease() {
         return lease;
+    }
+
+    /**
+     * The lease the server put in force with the last confirmation. Until its answer comes, a new
+     * request is counted on for no more than this (nor than it asks): a server that keeps a lease
+     * of its own keeps it for the next request too.
+     */
+    Duration applied() {
+        return applied;
     }
 
     /** True if a request by {@code thread} (for a thread owner) or with {@code id} nests in this hold. */
@@ -316,13 +328,14 @@ final class Hold {
 
     /**
      * The server confirmed a request: validity is what that confirmation is worth, earlier or
-     * later than before, and {@code newLease} becomes the lease later renewals ask for — unless
+     * later than before, {@code newLease} becomes the lease later renewals ask for and
+     * {@code newApplied} the lease the server put in force ({@link #applied}) — unless
      * the deadline had already passed when the answer arrived: a lease that stopped being valid
      * never becomes valid again ({@link Confirmation#TOO_LATE}: the caller loses it as expired).
      *
      * @return {@link Confirmation#APPLIED_EARLIER} if the deadline moved earlier (the expiry timer must be told)
      */
-    synchronized Confirmation confirmed(long startNanos, long deadline, Duration newLease) {
+    synchronized Confirmation confirmed(long startNanos, long deadline, Duration newLease, Duration newApplied) {
         if (state != State.ACTIVE) {
             return Confirmation.ENDED;
         }
@@ -337,6 +350,7 @@ final class Hold {
         validUntilNanos = deadline;
         renewalFailure = null;
         lease = newLease;
+        applied = newApplied;
         return earlier ? Confirmation.APPLIED_EARLIER : Confirmation.APPLIED;
     }
 

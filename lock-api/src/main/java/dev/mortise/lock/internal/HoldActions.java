@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -181,24 +182,24 @@ final class HoldActions {
         try {
             // The server may apply a shorter lease the moment it receives the request, long before
             // the answer arrives (or if it never does): count on no more than that from now on.
-            if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
+            if (hold.unconfirmed(validity.deadline(start, lease, hold.applied()))) {
                 expiry.arm(hold);
             }
-            boolean renewed;
+            Optional<Duration> renewed;
             try {
                 renewed = backend.renew(hold.grant, lease);
             } catch (RuntimeException e) {
                 throw e instanceof LockException le ? le : messages.extendFailed(hold.key(), e);
             }
-            if (!renewed) {
+            if (renewed == null || renewed.isEmpty()) {
                 loseHere(hold, LostReason.RENEWAL_REJECTED, null, false);
                 throw invalidLease(hold);
             }
-            Duration applied = validity.applied(hold.grant, lease);
+            Duration applied = Validity.applied(renewed.get(), lease);
             boolean short_ = applied.compareTo(lease) < 0;
             Duration next = short_ && hold.renewed ? hold.lease() : lease;
             hold.endAt(endAt);
-            switch (hold.confirmed(start, validity.deadline(hold.grant, start, lease), next)) {
+            switch (hold.confirmed(start, validity.deadline(start, lease, applied), next, applied)) {
                 case APPLIED_EARLIER -> expiry.arm(hold);
                 case TOO_LATE -> {
                     // Its validity ran out while the answer was on its way: it stays lost, never valid again.
@@ -213,7 +214,7 @@ final class HoldActions {
             }
             events.fire(LockEvent.Type.RENEWED, hold.key(), hold.mode, hold.grant.fencingToken(), ticker.read() - start, null);
             if (short_) {
-                throw messages.extendNotApplied(hold.key(), lease, applied, validity.worth(hold.grant, lease));
+                throw messages.extendNotApplied(hold.key(), lease, applied, validity.worth(lease, applied));
             }
         } finally {
             hold.endRequest();

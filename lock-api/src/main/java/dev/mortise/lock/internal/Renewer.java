@@ -3,6 +3,7 @@ package dev.mortise.lock.internal;
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ExecutionException;
@@ -164,13 +164,13 @@ final class Renewer {
         long start = ticker.read();
         for (Hold hold : holds) {
             // A request in flight can only lower validity (it cannot here unless the lease is shorter).
-            if (hold.unconfirmed(validity.deadline(hold.grant, start, lease))) {
+            if (hold.unconfirmed(validity.deadline(start, lease, hold.applied()))) {
                 expiry.arm(hold);
             }
         }
-        Set<Grant> gone;
+        Renewals answer;
         try {
-            gone = backend.renewAll(grants, lease);
+            answer = backend.renewAll(grants, lease);
         } catch (RuntimeException e) {
             log.warn("Renewing {} lock(s) on backend '{}' failed; retrying next tick, leases expire locally "
                     + "if it keeps failing", holds.size(), backend.name(), e);
@@ -184,10 +184,11 @@ final class Renewer {
         long elapsed = ticker.read() - start;
         for (Hold hold : holds) {
             try {
-                if (gone.contains(hold.grant)) {
+                if (answer.gone().contains(hold.grant)) {
                     actions.loseInBackground(hold, dev.mortise.lock.LostReason.RENEWAL_REJECTED, null);
                 } else {
-                    switch (hold.confirmed(start, validity.deadline(hold.grant, start, lease), lease)) {
+                    Duration applied = Validity.applied(answer.applied(hold.grant).orElse(null), lease);
+                    switch (hold.confirmed(start, validity.deadline(start, lease, applied), lease, applied)) {
                         case APPLIED_EARLIER -> expiry.arm(hold);
                         case TOO_LATE -> actions.loseInBackground(hold, dev.mortise.lock.LostReason.EXPIRED,
                                 hold.renewalFailure());

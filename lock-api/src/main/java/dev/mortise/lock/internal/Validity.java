@@ -1,5 +1,6 @@
 package dev.mortise.lock.internal;
 
+import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 
@@ -9,7 +10,8 @@ import java.time.Duration;
  * The one validity rule of the contract (DESIGN.md, point 4), written once: a hold is valid
  * locally until {@code start + min(requested, applied, backend.validity(that)) - drift}, where
  * {@code start} was taken before the last request the server confirmed was sent and
- * {@code applied} is the lease the server says it put in force for that request. Grants,
+ * {@code applied} is the lease the server answered it put in force for that request (with the
+ * grant, or as the renewal's answer). Grants,
  * watchdog renewals and {@code extend} all call {@link #deadline}; nothing else computes a
  * deadline. Also the checks that keep a lease long enough for this rule to leave something.
  */
@@ -24,25 +26,40 @@ final class Validity {
     }
 
     /**
-     * The deadline a confirmation of {@code grant} is worth.
+     * The deadline a confirmation is worth.
      *
      * @param startNanos the client's ticker read before the confirmed request was sent
      * @param requested  the lease the request asked for
+     * @param applied    the lease the server put in force for it ({@link #applied})
      */
-    long deadline(Grant grant, long startNanos, Duration requested) {
-        return startNanos + usableNanos(worth(grant, requested));
+    long deadline(long startNanos, Duration requested, Duration applied) {
+        return startNanos + usableNanos(worth(requested, applied));
+    }
+
+    /** The deadline {@code grant} is worth: counted from its request's send, with the lease it was granted. */
+    long deadline(Grant grant, Duration requested) {
+        return deadline(grant.requestedAtNanos(), requested, applied(grant, requested));
+    }
+
+    /** What {@code grant} is worth before drift ({@link #worth(Duration, Duration)}). */
+    Duration worth(Grant grant, Duration requested) {
+        return worth(requested, applied(grant, requested));
     }
 
     /** What a confirmation asking for {@code requested} is worth before drift: never more than was asked or applied. */
-    Duration worth(Grant grant, Duration requested) {
-        Duration lease = min(requested, applied(grant, requested));
+    Duration worth(Duration requested, Duration applied) {
+        Duration lease = min(requested, applied);
         return min(lease, bounded(lease));
     }
 
-    /** The lease the server put in force, as the backend reports it (a broken answer counts as the request). */
-    Duration applied(Grant grant, Duration requested) {
-        Duration applied = backend.appliedLease(grant, requested);
-        return applied == null || applied.isNegative() || applied.isZero() ? requested : applied;
+    /** The lease the server put in force, as the backend answered it (none, or a broken answer, counts as the request). */
+    static Duration applied(Duration answered, Duration requested) {
+        return answered == null || answered.isNegative() || answered.isZero() ? requested : answered;
+    }
+
+    /** The lease the server put in force with {@code grant}, whose request asked for {@code requested}. */
+    static Duration applied(Grant grant, Duration requested) {
+        return applied(grant.appliedLease().orElse(null), requested);
     }
 
     /** {@code backend.validity(lease)}, trusted only when it is positive and at most the lease. */
@@ -70,7 +87,7 @@ final class Validity {
      * @param fix   what to change, named in the message
      */
     static void check(Duration lease, LockBackend backend, ClientSettings settings, String what, String fix) {
-        Duration shortest = backend.shortestLease();
+        Duration shortest = shortestHonoured(backend);
         if (shortest != null && lease.compareTo(shortest) < 0) {
             throw new IllegalArgumentException(what + " is " + lease + ", shorter than the " + shortest
                     + " that backend '" + backend.name() + "' can honour; " + fix + " of at least " + shortest);
@@ -93,8 +110,14 @@ final class Validity {
         long least = factor >= 1.0 / 3 ? Long.MAX_VALUE : (long) Math.floor(3 * allowance / (1 - 3 * factor)) + 1;
         Duration byDrift = Duration.ofNanos(Math.max(1, least)).plusNanos(999_999).truncatedTo(
                 java.time.temporal.ChronoUnit.MILLIS);
-        Duration shortest = backend.shortestLease();
+        Duration shortest = shortestHonoured(backend);
         return shortest != null && shortest.compareTo(byDrift) > 0 ? shortest : byDrift;
+    }
+
+    /** The backend's one statement of the shortest lease it honours, or null if it states none. */
+    private static Duration shortestHonoured(LockBackend backend) {
+        BackendGuarantees guarantees = backend.guarantees();
+        return guarantees == null ? null : guarantees.minimumLease();
     }
 
     private static Duration min(Duration a, Duration b) {

@@ -6,12 +6,12 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.Ticker;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -101,13 +101,14 @@ public final class LocalLockBackend implements LockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
-        return server.renew(grant, lease);
+    public Optional<Duration> renew(Grant grant, Duration lease) {
+        return server.renew(grant, lease) ? Optional.of(lease) : Optional.empty();
     }
 
+    /** Renews under one acquisition of the server's lock; the server applies the lease asked for. */
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return server.renewAll(grants, lease);
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
+        return Renewals.of(server.renewAll(grants, lease), lease);
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ public final class MigratingLockBackend implements LockBackend {
                 old.wakeup() == BackendGuarantees.Wakeup.PUSH ? next.wakeup() : BackendGuarantees.Wakeup.POLL,
                 "Migration from '" + from.name() + "' to '" + to.name() + "': the tokens are '" + to.name() + "''s. "
                         + next.fencing(),
-                shortestLease());
+                max(old.minimumLease(), next.minimumLease()));
     }
 
     /**
@@ -209,46 +210,50 @@ public final class MigratingLockBackend implements LockBackend {
     }
 
     private static Grant pair(Grant old, Grant next) {
-        // Validity counts from the earlier request: the old store's hold started first.
+        // Validity counts from the earlier request: the old store's hold started first; the pair is
+        // kept for the shorter of the leases the two stores applied.
+        Duration applied = old.appliedLease().map(a -> next.appliedLease().map(b -> min(a, b)).orElse(a))
+                .orElse(next.appliedLease().orElse(null));
         return new Grant(next.key(), next.owner(), next.fencingToken(),
                 Math.min(old.requestedAtNanos() - next.requestedAtNanos(), 0) + next.requestedAtNanos(),
-                new Pair(old, next));
+                applied, new Pair(old, next));
     }
 
     private static Pair parts(Grant grant) {
         return grant.state();
     }
 
+    /** Renews on both stores; the pair is kept for the shorter of the two leases they applied. */
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         Pair pair = parts(grant);
-        boolean old = from.renew(pair.old(), lease);
-        boolean next = to.renew(pair.next(), lease);
-        return old && next;
+        Optional<Duration> old = from.renew(pair.old(), lease);
+        Optional<Duration> next = to.renew(pair.next(), lease);
+        return old.isPresent() && next.isPresent() ? Optional.of(min(old.get(), next.get())) : Optional.empty();
     }
 
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        Map<Grant, Grant> byOld = new HashMap<>();
-        Map<Grant, Grant> byNext = new HashMap<>();
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         List<Grant> olds = new ArrayList<>(grants.size());
         List<Grant> nexts = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
             Pair pair = parts(grant);
-            byOld.put(pair.old(), grant);
-            byNext.put(pair.next(), grant);
             olds.add(pair.old());
             nexts.add(pair.next());
         }
+        Renewals old = from.renewAll(olds, lease);
+        Renewals next = to.renewAll(nexts, lease);
         Set<Grant> gone = new HashSet<>();
-        for (Grant g : from.renewAll(olds, lease)) {
-            gone.add(byOld.get(g));
+        Map<Grant, Duration> applied = new HashMap<>();
+        for (Grant grant : grants) {
+            Pair pair = parts(grant);
+            if (old.gone().contains(pair.old()) || next.gone().contains(pair.next())) {
+                gone.add(grant);
+            } else {
+                applied.put(grant, min(old.applied(pair.old()).orElse(lease), next.applied(pair.next()).orElse(lease)));
+            }
         }
-        for (Grant g : to.renewAll(nexts, lease)) {
-            gone.add(byNext.get(g));
-        }
-        gone.remove(null);
-        return gone;
+        return Renewals.of(gone, applied);
     }
 
     @Override
@@ -260,12 +265,6 @@ public final class MigratingLockBackend implements LockBackend {
     }
 
     @Override
-    public Duration appliedLease(Grant grant, Duration requested) {
-        Pair pair = parts(grant);
-        return min(from.appliedLease(pair.old(), requested), to.appliedLease(pair.next(), requested));
-    }
-
-    @Override
     public Duration validity(Duration lease) {
         return min(from.validity(lease), to.validity(lease));
     }
@@ -274,13 +273,6 @@ public final class MigratingLockBackend implements LockBackend {
     @Override
     public dev.mortise.lock.spi.Ticker ticker() {
         return to.ticker();
-    }
-
-    @Override
-    public Duration shortestLease() {
-        Duration a = from.shortestLease();
-        Duration b = to.shortestLease();
-        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /** Releases in the reverse order of acquiring: the new store, then the old one. */
@@ -366,6 +358,10 @@ public final class MigratingLockBackend implements LockBackend {
                     + grant.key() + "' after the other half failed also failed; it ends with its lease",
                     grant.key(), backend.name(), e));
         }
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static Duration min(Duration a, Duration b) {

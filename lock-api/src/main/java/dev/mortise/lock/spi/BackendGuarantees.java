@@ -11,7 +11,10 @@ import java.util.Objects;
  * @param wakeup       how a waiter learns the lock is free
  * @param fencing      in one sentence: where tokens come from and when the strict
  *                     increase can break
- * @param minimumLease the shortest lease honoured as asked (etcd: whole seconds)
+ * @param minimumLease the shortest lease this backend can honour as asked (a server whose TTLs are
+ *                     whole seconds cannot keep a 10 ms lease: etcd's is a second; most say one
+ *                     millisecond); the one statement of it: the client builder and every acquire
+ *                     reject shorter leases with a message naming both values
  */
 public record BackendGuarantees(LeaseModel leaseModel, boolean fair, Wakeup wakeup, String fencing,
                                 java.time.Duration minimumLease) {

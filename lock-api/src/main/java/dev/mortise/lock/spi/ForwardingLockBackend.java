@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * A {@link LockBackend} that forwards every call, default methods included, to a delegate.
@@ -75,18 +74,8 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         return delegate.renew(grant, lease);
-    }
-
-    @Override
-    public Duration appliedLease(Grant grant, Duration requested) {
-        return delegate.appliedLease(grant, requested);
-    }
-
-    @Override
-    public Duration shortestLease() {
-        return delegate.shortestLease();
     }
 
     @Override
@@ -100,7 +89,7 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         return delegate.renewAll(grants, lease);
     }
 

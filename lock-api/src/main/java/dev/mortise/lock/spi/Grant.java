@@ -1,6 +1,8 @@
 package dev.mortise.lock.spi;
 
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A hold the server confirmed. Immutable; what a backend needs to renew or release the
@@ -18,6 +20,12 @@ import java.util.Objects;
  * been applied and whose server-side expiry counts from there; a grant decided from a listing,
  * a watch event or a hand-off counts from the request that produced that state, not from when
  * the client read it.
+ *
+ * <p>A grant also carries the lease the server put in force with it ({@link #appliedLease()}):
+ * most servers apply the lease the request asked for, and their backends use the constructor
+ * without it; a server that keeps a lease of its own (an etcd lease keeps the TTL it was granted
+ * with) says so through the constructor that takes it. The core counts local validity from that
+ * value and never from the caller's wish.
  */
 public final class Grant {
 
@@ -25,6 +33,7 @@ public final class Grant {
     private final String owner;
     private final long fencingToken;
     private final long requestedAtNanos;
+    private final Duration appliedLease;
     private final Object state;
 
     /**
@@ -38,10 +47,27 @@ public final class Grant {
      * @param state            backend data (a node path, an etcd lease id), or {@code null}
      */
     public Grant(String key, String owner, long fencingToken, long requestedAtNanos, Object state) {
+        this(key, owner, fencingToken, requestedAtNanos, null, state);
+    }
+
+    /**
+     * A grant whose server put a lease in force other than the one the request asked for.
+     *
+     * @param appliedLease the lease the server keeps the hold for, counted from the request's send
+     *                     (positive), or {@code null} for "the lease the request asked for" (what
+     *                     the other constructor means)
+     * @see #Grant(String, String, long, long, Object)
+     */
+    public Grant(String key, String owner, long fencingToken, long requestedAtNanos, Duration appliedLease,
+                 Object state) {
         this.key = Objects.requireNonNull(key, "key");
         this.owner = Objects.requireNonNull(owner, "owner");
+        if (appliedLease != null && (appliedLease.isNegative() || appliedLease.isZero())) {
+            throw new IllegalArgumentException("appliedLease must be positive, was " + appliedLease);
+        }
         this.fencingToken = fencingToken;
         this.requestedAtNanos = requestedAtNanos;
+        this.appliedLease = appliedLease;
         this.state = state;
     }
 
@@ -59,6 +85,14 @@ public final class Grant {
 
     public long requestedAtNanos() {
         return requestedAtNanos;
+    }
+
+    /**
+     * The lease the server put in force with this grant, counted from {@link #requestedAtNanos()};
+     * empty when it is the lease the request asked for.
+     */
+    public Optional<Duration> appliedLease() {
+        return Optional.ofNullable(appliedLease);
     }
 
     /** The backend's data, cast to what the backend stored. */

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What a backend implements: single attempts, a native wait, renewal and release of
@@ -24,7 +23,10 @@ public interface LockBackend extends AutoCloseable {
     /** Short lowercase name: {@code "redis"}, {@code "etcd"}, {@code "zookeeper"}, {@code "jdbc"}, {@code "local"}. */
     String name();
 
-    /** What this backend guarantees, for docs, health and the contract suite. */
+    /**
+     * What this backend guarantees, for docs, health and the contract suite; the core reads its
+     * {@link BackendGuarantees#minimumLease() minimumLease} as the shortest lease it may ask for.
+     */
     BackendGuarantees guarantees();
 
     /**
@@ -153,32 +155,16 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
-     * Extends the hold to {@code lease} from now, if it is still {@code grant.owner()}'s.
+     * Extends the hold to {@code lease} from now, if it is still {@code grant.owner()}'s, and says
+     * what the server put in force. Most servers apply the lease they are sent; a server that keeps
+     * its own TTL (an etcd lease keeps the TTL it was granted with, whatever a keep-alive asks for)
+     * answers that TTL. The core counts local validity from the answer, never from the caller's
+     * wish, and refuses an {@code extend} the server did not apply.
      *
-     * @return false if the hold is gone (expired, deleted, taken by another owner)
+     * @return the lease now in force (positive), counted from the send of this renewal; empty if
+     *         the hold is gone (expired, deleted, taken by another owner)
      */
-    boolean renew(Grant grant, Duration lease);
-
-    /**
-     * The lease the server actually put in force when it confirmed a grant or renewal of
-     * {@code grant} that asked for {@code requested}. Most servers apply what they are sent
-     * (the default); a backend whose server keeps its own TTL (an etcd lease keeps the TTL it
-     * was granted with, whatever a keep-alive asks for) returns that TTL. The core counts local
-     * validity from this value and never from the caller's wish, and refuses an
-     * {@code extend} the server did not apply. Must be quick (no server call) and positive.
-     */
-    default Duration appliedLease(Grant grant, Duration requested) {
-        return requested;
-    }
-
-    /**
-     * The shortest lease this backend can honour (a server whose TTLs are whole seconds
-     * cannot keep a 10 ms lease). The client builder and every acquire reject shorter
-     * leases with a message naming both values. The default is one millisecond.
-     */
-    default Duration shortestLease() {
-        return Duration.ofMillis(1);
-    }
+    Optional<Duration> renew(Grant grant, Duration lease);
 
     /**
      * The ticker this backend stamps {@link Grant#requestedAtNanos()} with and, where it keeps
@@ -202,7 +188,8 @@ public interface LockBackend extends AutoCloseable {
      * renewal, and the watchdog renews at a third of it; an explicit lease keeps its full length
      * (the backend's own events end it sooner), but a grant that arrives after this validity
      * has passed is given up as too late. Must be quick (called per acquire and renewal),
-     * positive, and at most {@code lease}.
+     * positive, and at most {@code lease}. It is the backend's, not an answer's: the core also
+     * asks it before any request (the watchdog's period, a request whose answer is pending).
      */
     default Duration validity(Duration lease) {
         return lease;
@@ -212,18 +199,23 @@ public interface LockBackend extends AutoCloseable {
      * Renews many holds, ideally in one round trip per server node; the watchdog calls it
      * once per tick with every hold it renews. The default renews one by one.
      *
-     * @return the grants whose holds are gone; those not returned were renewed
+     * @return the holds that are gone, and the lease in force for each renewed one (as
+     *         {@link #renew} answers it)
      * @throws RuntimeException if the round trip failed; the core then retries later and
      *                          lets leases expire locally, without treating them as gone
      */
-    default Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    default Renewals renewAll(Collection<Grant> grants, Duration lease) {
         java.util.Set<Grant> gone = new java.util.HashSet<>();
+        java.util.Map<Grant, Duration> applied = new java.util.HashMap<>();
         for (Grant grant : grants) {
-            if (!renew(grant, lease)) {
+            Optional<Duration> renewed = renew(grant, lease);
+            if (renewed.isPresent()) {
+                applied.put(grant, renewed.get());
+            } else {
                 gone.add(grant);
             }
         }
-        return gone;
+        return Renewals.of(gone, applied);
     }
 
     /**
@@ -237,7 +229,7 @@ public interface LockBackend extends AutoCloseable {
      * @return false if the hold is gone
      */
     default boolean linger(Grant grant, Duration linger) {
-        return renew(grant, linger);
+        return renew(grant, linger).isPresent();
     }
 
     /**

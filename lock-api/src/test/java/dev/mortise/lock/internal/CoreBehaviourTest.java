@@ -67,7 +67,7 @@ class CoreBehaviourTest {
             public String name() { return "counting"; }
             public BackendGuarantees guarantees() { return local.guarantees(); }
             public Attempt tryAcquire(LockRequest request) { return local.tryAcquire(request); }
-            public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
+            public java.util.Optional<Duration> renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
             public boolean release(Grant grant) { releases.incrementAndGet(); return local.release(grant); }
             public dev.mortise.lock.spi.KeyState inspect(String key) { return local.inspect(key); }
             public void ping() { }
@@ -98,7 +98,7 @@ class CoreBehaviourTest {
                 attempt.grant().ifPresent(grant -> report.accept(listener, grant));
                 return attempt;
             }
-            public boolean renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
+            public java.util.Optional<Duration> renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
             public boolean release(Grant grant) { releases.incrementAndGet(); return local.release(grant); }
             public void addGrantListener(GrantListener l) { listener = l; }
             public dev.mortise.lock.spi.KeyState inspect(String key) { return local.inspect(key); }
@@ -192,7 +192,7 @@ class CoreBehaviourTest {
             public String name() { return "session-bound"; }
             public BackendGuarantees guarantees() { return local.guarantees(); }
             public Attempt tryAcquire(LockRequest request) { return local.tryAcquire(request); }
-            public boolean renew(Grant grant, Duration lease) { renewals.incrementAndGet(); return local.renew(grant, lease); }
+            public java.util.Optional<Duration> renew(Grant grant, Duration lease) { renewals.incrementAndGet(); return local.renew(grant, lease); }
             public boolean release(Grant grant) { return local.release(grant); }
             public Duration validity(Duration lease) { return lease.dividedBy(10); }
             public dev.mortise.lock.spi.KeyState inspect(String key) { return local.inspect(key); }

@@ -27,7 +27,7 @@ class ExtendBelowFloorTest {
         HandTicker ticker = new HandTicker();
         LocalLockServer server = new LocalLockServer("hand", ticker);
         ScriptedBackend backend = new ScriptedBackend(server);
-        backend.shortestLease = Duration.ofSeconds(1);
+        backend.minimumLease = Duration.ofSeconds(1);
         ScriptedBackend other = new ScriptedBackend(server);
         try (LockClient client = LockClient.builder(backend).defaultLease(Duration.ofSeconds(3))
                 .clockDrift(0, Duration.ZERO).build();
@@ -65,7 +65,7 @@ class ExtendBelowFloorTest {
     void aLongerExtendAfterAShortOneKeepsTheHoldRenewedAgain() {
         HandTicker ticker = new HandTicker();
         ScriptedBackend backend = new ScriptedBackend(new LocalLockServer("hand", ticker));
-        backend.shortestLease = Duration.ofSeconds(1);
+        backend.minimumLease = Duration.ofSeconds(1);
         try (LockClient client = LockClient.builder(backend).defaultLease(Duration.ofSeconds(3))
                 .clockDrift(0, Duration.ZERO).build()) {
             LockLease lease = client.acquire("k", Duration.ofSeconds(1));

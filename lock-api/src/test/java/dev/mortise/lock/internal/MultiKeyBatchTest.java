@@ -263,7 +263,7 @@ class MultiKeyBatchTest {
             return grants;
         }
 
-        public boolean renew(Grant grant, Duration lease) {
+        public java.util.Optional<Duration> renew(Grant grant, Duration lease) {
             return delegate.renew(grant, lease);
         }
 

@@ -65,7 +65,8 @@ class ScriptedBackend implements LockBackend {
 
     @Override
     public BackendGuarantees guarantees() {
-        return local.guarantees();
+        BackendGuarantees g = local.guarantees();
+        return new BackendGuarantees(g.leaseModel(), g.fair(), g.wakeup(), g.fencing(), minimumLease);
     }
 
     @Override
@@ -110,27 +111,18 @@ class ScriptedBackend implements LockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public java.util.Optional<Duration> renew(Grant grant, Duration lease) {
         renewCalls.incrementAndGet();
         if (renewalsFail) {
             throw new LockBackendException("renewal failed (scripted)", grant.key(), name(), null);
         }
-        return local.renew(grant, appliedLease(grant, lease));
-    }
-
-    @Override
-    public Duration appliedLease(Grant grant, Duration requested) {
         Duration granted = grantedLeases.get(grant.owner());
-        return keepsGrantedLease && granted != null ? granted : requested;
+        Duration applied = keepsGrantedLease && granted != null ? granted : lease;
+        return local.renew(grant, applied).map(renewed -> applied);
     }
 
     /** The shortest lease this backend says it honours (etcd's is a second). */
-    volatile Duration shortestLease = Duration.ofMillis(1);
-
-    @Override
-    public Duration shortestLease() {
-        return shortestLease;
-    }
+    volatile Duration minimumLease = Duration.ofMillis(1);
 
     @Override
     public Duration validity(Duration lease) {

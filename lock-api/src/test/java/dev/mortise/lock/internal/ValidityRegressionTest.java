@@ -188,12 +188,8 @@ class ValidityRegressionTest {
 
     @Test
     void aLeaseShorterThanTheBackendHonoursIsRejected() {
-        ScriptedBackend backend = new ScriptedBackend() {
-            @Override
-            public Duration shortestLease() {
-                return Duration.ofSeconds(1);
-            }
-        };
+        ScriptedBackend backend = new ScriptedBackend();
+        backend.minimumLease = Duration.ofSeconds(1);
         assertThatThrownBy(() -> LockClient.builder(backend).defaultLease(SHORT).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("PT0.6S").hasMessageContaining("PT1S");

@@ -8,13 +8,13 @@ import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -51,6 +51,11 @@ public final class EtcdLockBackend implements LockBackend {
                     + "across keys, but for the parts of one acquireAll, which share their transaction's revision); "
                     + "it breaks only if the cluster loses its data (restored from an older snapshot, or "
                     + "rebuilt), never on leader failover, since every write is committed by a quorum.",
+            // The shortest lease: one second. etcd lease TTLs are whole seconds: a shorter lease cannot be
+            // kept as asked (it is rounded up to a second, then raised to etcd's minimum TTL, 2 s by default),
+            // and a watchdog renewing every third of it would send keep-alives several times a second for
+            // nothing. One second is the least TTL any etcd cluster can grant (one with an election timeout of
+            // 666 ms or less); on a default cluster a 1 s lease is still kept 2 s.
             Duration.ofSeconds(1));
 
     private final LockEngine engine;
@@ -152,12 +157,18 @@ public final class EtcdLockBackend implements LockBackend {
      * one transaction that keeps its create revision (the fencing token), to a lease of that
      * TTL: a new lease of its own for an explicit-lease hold, the session lease of that TTL
      * for a renewed hold. So {@code extend(30 s)} of a 2 s lease makes etcd keep the hold
-     * 30 s. {@link #appliedLease} reports the TTL etcd then keeps.
+     * 30 s.
      *
-     * @return false if the key or its lease is gone
+     * <p>Answers the TTL etcd then keeps the hold for: the granted TTL of the etcd lease its key
+     * is on (grants carry the same). It is {@code lease} rounded up to whole seconds, raised to
+     * etcd's minimum TTL (1.5 election timeouts rounded up to a second: 2 s with etcd's default
+     * 1 s election timeout), so never less than {@code lease}. Measured on etcd 3.4.23 with a 1 s
+     * election timeout: 600 ms, 1 s and 2 s are all granted 2 s, 2.5 s is granted 3 s.
+     *
+     * @return the TTL in force; empty if the key or its lease is gone
      */
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         return engine.renew(grant, lease);
     }
 
@@ -171,35 +182,12 @@ public final class EtcdLockBackend implements LockBackend {
      * Renews every hold with {@code lease}: holds whose etcd lease has that TTL in one
      * keep-alive and one check per lease (the watchdog's common case: every renewed hold on
      * the one session lease), any other hold moved to a lease of that TTL as in
-     * {@link #renew}.
+     * {@link #renew}. Each renewed hold answers the TTL of the lease its key is on, as
+     * {@link #renew} does.
      */
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         return engine.renewAll(grants, lease);
-    }
-
-    /**
-     * The TTL etcd keeps the hold for: the granted TTL of the etcd lease its key is on. It is
-     * {@code requested} rounded up to whole seconds, raised to etcd's minimum TTL
-     * (1.5 election timeouts rounded up to a second: 2 s with etcd's default 1 s election
-     * timeout), so never less than {@code requested}. Measured on etcd 3.4.23 with a 1 s
-     * election timeout: 600 ms, 1 s and 2 s are all granted 2 s, 2.5 s is granted 3 s.
-     */
-    @Override
-    public Duration appliedLease(Grant grant, Duration requested) {
-        return engine.appliedLease(grant);
-    }
-
-    /**
-     * One second. etcd lease TTLs are whole seconds: a shorter lease cannot be kept as asked
-     * (it is rounded up to a second, then raised to etcd's minimum TTL, 2 s by default), and
-     * a watchdog renewing every third of it would send keep-alives several times a second for
-     * nothing. One second is the least TTL any etcd cluster can grant (one with an election
-     * timeout of 666 ms or less); on a default cluster a 1 s lease is still kept 2 s.
-     */
-    @Override
-    public Duration shortestLease() {
-        return Duration.ofSeconds(1);
     }
 
     @Override

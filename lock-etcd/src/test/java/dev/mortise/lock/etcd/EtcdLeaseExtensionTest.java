@@ -6,6 +6,7 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.LeaseOption;
@@ -137,11 +138,11 @@ class EtcdLeaseExtensionTest extends EtcdServerPerClass {
     }
 
     /**
-     * appliedLease reports the TTL etcd put in force: whole seconds rounded up, then raised to
+     * A grant and a renewal answer the TTL etcd put in force: whole seconds rounded up, then raised to
      * etcd's minimum TTL (2 s with the launcher's 1 s election timeout).
      */
     @Test
-    void appliedLeaseIsTheTtlEtcdGrantedForTheHoldsLease() throws Exception {
+    void theAppliedLeaseAnsweredIsTheTtlEtcdGrantedForTheHoldsLease() throws Exception {
         EtcdLockBackend backend = backend();
         List<String> measured = new ArrayList<>();
         for (Duration asked : List.of(Duration.ofMillis(600), Duration.ofSeconds(1), Duration.ofSeconds(2),
@@ -149,8 +150,9 @@ class EtcdLeaseExtensionTest extends EtcdServerPerClass {
             Grant grant = granted(backend, asked, false);
             long granted = serverLease(etcd.keysOf(grant.key()).get(0).getLease()).getGrantedTTL();
             measured.add(asked.toMillis() + " ms -> " + granted + " s");
-            assertThat(backend.appliedLease(grant, asked)).as("asked %s", asked).isEqualTo(Duration.ofSeconds(granted));
-            assertThat(backend.appliedLease(grant, asked)).isGreaterThanOrEqualTo(asked);
+            assertThat(grant.appliedLease()).as("asked %s", asked).contains(Duration.ofSeconds(granted));
+            assertThat(grant.appliedLease().orElseThrow()).isGreaterThanOrEqualTo(asked);
+            assertThat(backend.renew(grant, asked)).as("renewed, asked %s", asked).contains(Duration.ofSeconds(granted));
             assertThat(backend.release(grant)).isTrue();
         }
         System.out.println("etcd granted TTLs: " + measured);
@@ -163,13 +165,12 @@ class EtcdLeaseExtensionTest extends EtcdServerPerClass {
         for (boolean renewed : new boolean[] {false, true}) {
             Grant grant = granted(backend, Duration.ofSeconds(3), renewed);
             KeyValue before = etcd.keysOf(grant.key()).get(0);
-            assertThat(backend.appliedLease(grant, Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(3));
+            assertThat(grant.appliedLease()).contains(Duration.ofSeconds(3));
 
-            assertThat(backend.renew(grant, Duration.ofSeconds(10))).isTrue();
+            assertThat(backend.renew(grant, Duration.ofSeconds(10))).contains(Duration.ofSeconds(10));
             KeyValue after = etcd.keysOf(grant.key()).get(0);
             assertThat(after.getCreateRevision()).isEqualTo(before.getCreateRevision()).isEqualTo(grant.fencingToken());
             assertThat(serverLease(after.getLease()).getGrantedTTL()).isEqualTo(10);
-            assertThat(backend.appliedLease(grant, Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(10));
             if (!renewed) {
                 // The old lease is revoked after the move, off the caller's path: wait for it (loaded machines).
                 long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
@@ -179,10 +180,9 @@ class EtcdLeaseExtensionTest extends EtcdServerPerClass {
                 assertThat(serverLease(before.getLease()).getTTL()).as("the old per-lock lease is revoked").isEqualTo(-1);
             }
 
-            assertThat(backend.renew(grant, Duration.ofSeconds(3))).isTrue();
+            assertThat(backend.renew(grant, Duration.ofSeconds(3))).contains(Duration.ofSeconds(3));
             KeyValue back = etcd.keysOf(grant.key()).get(0);
             assertThat(serverLease(back.getLease()).getGrantedTTL()).isEqualTo(3);
-            assertThat(backend.appliedLease(grant, Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(3));
             if (renewed) {
                 assertThat(back.getLease()).as("back on the 3 s session").isEqualTo(before.getLease());
             }
@@ -200,20 +200,22 @@ class EtcdLeaseExtensionTest extends EtcdServerPerClass {
             grants.add(granted(backend, Duration.ofSeconds(3), true));
         }
         long session = etcd.keysOf(grants.get(0).key()).get(0).getLease();
-        assertThat(backend.renew(grants.get(1), Duration.ofSeconds(10))).isTrue();
+        assertThat(backend.renew(grants.get(1), Duration.ofSeconds(10))).isPresent();
 
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(3))).isEmpty();
+        Renewals renewed = backend.renewAll(grants, Duration.ofSeconds(3));
+        assertThat(renewed.gone()).isEmpty();
         for (Grant grant : grants) {
             assertThat(etcd.keysOf(grant.key()).get(0).getLease()).isEqualTo(session);
-            assertThat(backend.appliedLease(grant, Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(3));
+            assertThat(renewed.applied(grant)).contains(Duration.ofSeconds(3));
         }
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(10))).isEmpty();
+        renewed = backend.renewAll(grants, Duration.ofSeconds(10));
+        assertThat(renewed.gone()).isEmpty();
         for (Grant grant : grants) {
             assertThat(serverLease(etcd.keysOf(grant.key()).get(0).getLease()).getGrantedTTL()).isEqualTo(10);
-            assertThat(backend.appliedLease(grant, Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(10));
+            assertThat(renewed.applied(grant)).contains(Duration.ofSeconds(10));
         }
         admin.getKVClient().delete(etcd.keysOf(grants.get(2).key()).get(0).getKey()).get(10, TimeUnit.SECONDS);
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(3))).containsExactly(grants.get(2));
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(3)).gone()).containsExactly(grants.get(2));
         for (Grant grant : grants.subList(0, 2)) {
             assertThat(backend.release(grant)).isTrue();
         }

@@ -242,7 +242,7 @@ class EtcdSemaphoreTest {
         try (EtcdLockBackend backend = EtcdTestSupport.backend(List.of(server.endpoint())).build()) {
             Grant held = backend.tryAcquire(permits(key, "a-" + UUID.randomUUID(), 2, 3)).grant().orElseThrow();
             backend.setPermits(key, 5);
-            assertThat(backend.renew(held, Duration.ofSeconds(40))).as("moved to the 40 s session").isTrue();
+            assertThat(backend.renew(held, Duration.ofSeconds(40))).as("moved to the 40 s session").isPresent();
             KeyValue moved = etcd.keysOf(key).get(0);
             assertThat(moved.getValue().toString(StandardCharsets.UTF_8)).isEqualTo("2/5/" + held.owner());
             assertThat(moved.getCreateRevision()).isEqualTo(held.fencingToken());

@@ -389,15 +389,14 @@ class EtcdSharedModeTest extends EtcdServerPerClass {
         Grant sharedByB = granted(b.tryAcquire(shared(readKey)));
         List<Grant> held = List.of(read, otherRead, write);
 
-        assertThat(a.renewAll(held, LEASE)).isEmpty();
+        assertThat(a.renewAll(held, LEASE).gone()).isEmpty();
         admin.getKVClient().delete(etcd.keysOf(otherReadKey).get(0).getKey()).get(10, TimeUnit.SECONDS);
-        assertThat(a.renewAll(held, LEASE)).as("a reader key deleted behind our back").containsExactly(otherRead);
+        assertThat(a.renewAll(held, LEASE).gone()).as("a reader key deleted behind our back").containsExactly(otherRead);
 
         // Another TTL moves the key to another lease; the token (its create revision) stays.
-        assertThat(a.renew(read, Duration.ofSeconds(5))).isTrue();
-        assertThat(a.appliedLease(read, Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));
+        assertThat(a.renew(read, Duration.ofSeconds(5))).contains(Duration.ofSeconds(5));
         assertThat(revisionsOnServer(readKey)).containsExactly(read.fencingToken(), sharedByB.fencingToken());
-        assertThat(a.renewAll(List.of(read, write), Duration.ofSeconds(5))).isEmpty();
+        assertThat(a.renewAll(List.of(read, write), Duration.ofSeconds(5)).gone()).isEmpty();
 
         // Linger: the shared hold stays on the server for its linger, then ends by itself.
         assertThat(b.release(sharedByB)).isTrue();

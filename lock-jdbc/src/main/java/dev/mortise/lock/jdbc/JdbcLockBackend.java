@@ -18,6 +18,7 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.SqlDatabase;
 
 import javax.sql.DataSource;
@@ -26,7 +27,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The JDBC backend ({@code "jdbc"}): locks as rows of one table in PostgreSQL, MySQL/MariaDB
@@ -205,9 +205,10 @@ public final class JdbcLockBackend implements LockBackend {
         return holds.acquire(request, wait);
     }
 
+    /** Sets the row's expiry to {@code lease} from now by the database's clock: the lease asked for is the one in force. */
     @Override
-    public boolean renew(Grant grant, Duration lease) {
-        return holds.driver(grant).renew(grant, lease);
+    public Optional<Duration> renew(Grant grant, Duration lease) {
+        return holds.driver(grant).renew(grant, lease) ? Optional.of(lease) : Optional.empty();
     }
 
     /**
@@ -216,8 +217,8 @@ public final class JdbcLockBackend implements LockBackend {
      * shared grants among them take one more statement (two on MySQL) on the same connection.
      */
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return holds.renewAll(grants, lease);
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
+        return Renewals.of(holds.renewAll(grants, lease), lease);
     }
 
     @Override

@@ -148,12 +148,12 @@ abstract class JdbcBehaviourTest {
         Grant stolenGrant = backend.tryAcquire(request(stolen, "a3", Duration.ofMillis(200))).grant().orElseThrow();
         Thread.sleep(400);
         assertThat(backend.tryAcquire(request(stolen, "thief", Duration.ofSeconds(30))).isGranted()).isTrue();
-        Set<Grant> gone = backend.renewAll(List.of(liveGrant, expiredGrant, stolenGrant), Duration.ofSeconds(60));
+        Set<Grant> gone = backend.renewAll(List.of(liveGrant, expiredGrant, stolenGrant), Duration.ofSeconds(60)).gone();
         assertThat(gone).containsExactlyInAnyOrder(expiredGrant, stolenGrant);
         Attempt busy = backend.tryAcquire(request(live, "b", Duration.ofSeconds(1)));
         assertThat(busy.holderRemaining()).hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofSeconds(30)));
-        assertThat(backend.renew(expiredGrant, Duration.ofSeconds(5))).isFalse();
-        assertThat(backend.renew(liveGrant, Duration.ofSeconds(5))).isTrue();
+        assertThat(backend.renew(expiredGrant, Duration.ofSeconds(5))).isEmpty();
+        assertThat(backend.renew(liveGrant, Duration.ofSeconds(5))).isPresent();
     }
 
     /**
@@ -175,7 +175,7 @@ abstract class JdbcBehaviourTest {
                         Duration.ofSeconds(30))).grant().orElseThrow());
             }
             recording.statements.clear();
-            assertThat(recorded.renewAll(grants, Duration.ofSeconds(60))).isEmpty();
+            assertThat(recorded.renewAll(grants, Duration.ofSeconds(60)).gone()).isEmpty();
             assertThat(recording.statements).as("statements for %d live holds", n).hasSize(1);
 
             Grant expired = grants.get(300);
@@ -192,7 +192,7 @@ abstract class JdbcBehaviourTest {
             String thiefExpiry = expiresAt(stolen.state());
 
             recording.statements.clear();
-            Set<Grant> gone = recorded.renewAll(grants, Duration.ofSeconds(90));
+            Set<Grant> gone = recorded.renewAll(grants, Duration.ofSeconds(90)).gone();
             assertThat(gone).containsExactlyInAnyOrder(expired, stolen, deleted);
             assertThat(recording.statements).as("statements with gone holds")
                     .hasSize(backend.dialect() == JdbcDialect.MYSQL ? 2 : 1);
@@ -200,8 +200,8 @@ abstract class JdbcBehaviourTest {
             assertThat(backend.tryAcquire(request(retaken.key(), "other", Duration.ofSeconds(1))).holderRemaining())
                     .as("the new hold of a key listed twice is renewed to 90 s")
                     .hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofSeconds(60)));
-            assertThat(backend.renew(grants.get(0), Duration.ofSeconds(5))).isTrue();
-            assertThat(backend.renew(deleted, Duration.ofSeconds(5))).isFalse();
+            assertThat(backend.renew(grants.get(0), Duration.ofSeconds(5))).isPresent();
+            assertThat(backend.renew(deleted, Duration.ofSeconds(5))).isEmpty();
             for (Grant grant : grants) {
                 recorded.release(grant);
             }

@@ -308,8 +308,8 @@ abstract class JdbcMultiKeyBatchTest {
                 Duration.ofSeconds(5), false)))).as("a busy key: empty, not null").isEmpty();
         assertThat(state(prefix + "free").held()).isFalse();
 
-        assertThat(backend.renew(grants.get(0), Duration.ofSeconds(60))).isTrue();
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(60))).isEmpty();
+        assertThat(backend.renew(grants.get(0), Duration.ofSeconds(60))).isPresent();
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(60)).gone()).isEmpty();
         assertThat(state(keys.get(1)).holders().get(0).remaining()).hasValueSatisfying(
                 left -> assertThat(left).isGreaterThan(Duration.ofSeconds(40)));
         for (Grant grant : grants) {
@@ -327,7 +327,7 @@ abstract class JdbcMultiKeyBatchTest {
             assertThat(expiring.get(i).fencingToken()).isGreaterThan(grants.get(i).fencingToken());
         }
         Thread.sleep(700);
-        assertThat(backend.renewAll(expiring, Duration.ofSeconds(5))).containsExactlyInAnyOrderElementsOf(expiring);
+        assertThat(backend.renewAll(expiring, Duration.ofSeconds(5)).gone()).containsExactlyInAnyOrderElementsOf(expiring);
         List<Grant> again = backend.tryAcquireAll(List.of(
                 new LockRequest(keys.get(0), "again:" + UUID.randomUUID(), Duration.ofSeconds(5), false),
                 new LockRequest(keys.get(1), "again:" + UUID.randomUUID(), Duration.ofSeconds(5), false)));
@@ -352,7 +352,7 @@ abstract class JdbcMultiKeyBatchTest {
         assertThat(grants).hasSize(2);
         assertThat(state(prefix + "a").mode()).isEqualTo(LockMode.SHARED);
         assertThat(state(prefix + "b").mode()).isEqualTo(LockMode.EXCLUSIVE);
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty();
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).isEmpty();
         for (Grant grant : grants) {
             assertThat(backend.release(grant)).isTrue();
         }

@@ -309,7 +309,7 @@ abstract class JdbcSharedModeTest {
                 .isFalse();
         Thread.sleep(1700);
         Grant w = granted(one.tryAcquire(writer(key, Duration.ofSeconds(5))));
-        assertThat(one.renew(crashed, Duration.ofSeconds(5))).as("an expired share is gone").isFalse();
+        assertThat(one.renew(crashed, Duration.ofSeconds(5))).as("an expired share is gone").isEmpty();
         assertThat(one.release(crashed)).isFalse();
         one.release(w);
     }
@@ -319,9 +319,9 @@ abstract class JdbcSharedModeTest {
         String key = key();
         Grant a = granted(one.tryAcquire(reader(key, Duration.ofMillis(800))));
         Grant b = granted(one.tryAcquire(reader(key, Duration.ofMillis(800))));
-        assertThat(one.renew(a, Duration.ofSeconds(60))).isTrue();
+        assertThat(one.renew(a, Duration.ofSeconds(60))).isPresent();
         Thread.sleep(1200);
-        assertThat(one.renew(b, Duration.ofSeconds(5))).as("b expired").isFalse();
+        assertThat(one.renew(b, Duration.ofSeconds(5))).as("b expired").isEmpty();
         Attempt busy = two.tryAcquire(writer(key, Duration.ofSeconds(5)));
         assertThat(busy.holderRemaining()).hasValueSatisfying(r -> assertThat(r).isGreaterThan(Duration.ofSeconds(40)));
         assertThat(one.linger(a, Duration.ofMillis(300))).isTrue();
@@ -347,18 +347,18 @@ abstract class JdbcSharedModeTest {
             Thread.sleep(500);
 
             recording.statements.clear();
-            Set<Grant> gone = recorded.renewAll(List.of(r1, w, r2, expiring, released), Duration.ofSeconds(60));
+            Set<Grant> gone = recorded.renewAll(List.of(r1, w, r2, expiring, released), Duration.ofSeconds(60)).gone();
             assertThat(gone).containsExactlyInAnyOrder(expiring, released);
             assertThat(recording.statements).as("statements for mixed holds")
                     .hasSize(one.dialect() == JdbcDialect.MYSQL ? 3 : 2);
             Thread.sleep(2000);
-            assertThat(two.renew(other, Duration.ofSeconds(5))).as("the other client's reader was not renewed").isFalse();
-            assertThat(recorded.renew(r1, Duration.ofSeconds(5))).isTrue();
-            assertThat(recorded.renew(r2, Duration.ofSeconds(5))).isTrue();
-            assertThat(recorded.renew(w, Duration.ofSeconds(5))).isTrue();
+            assertThat(two.renew(other, Duration.ofSeconds(5))).as("the other client's reader was not renewed").isEmpty();
+            assertThat(recorded.renew(r1, Duration.ofSeconds(5))).isPresent();
+            assertThat(recorded.renew(r2, Duration.ofSeconds(5))).isPresent();
+            assertThat(recorded.renew(w, Duration.ofSeconds(5))).isPresent();
 
             recording.statements.clear();
-            assertThat(recorded.renewAll(List.of(w), Duration.ofSeconds(60))).isEmpty();
+            assertThat(recorded.renewAll(List.of(w), Duration.ofSeconds(60)).gone()).isEmpty();
             assertThat(recording.statements).as("exclusive holds alone: one statement, as before").hasSize(1);
             recorded.release(r1);
             recorded.release(r2);
@@ -376,7 +376,7 @@ abstract class JdbcSharedModeTest {
             Grant r = granted(recorded.tryAcquire(reader(key, Duration.ofSeconds(30))));
             assertThat(recording.statements).as("acquire shared").hasSize(1);
             recording.statements.clear();
-            assertThat(recorded.renew(r, Duration.ofSeconds(30))).isTrue();
+            assertThat(recorded.renew(r, Duration.ofSeconds(30))).isPresent();
             assertThat(recording.statements).as("renew shared").hasSize(1);
             recording.statements.clear();
             assertThat(recorded.tryAcquire(writer(key, Duration.ofSeconds(5))).isGranted()).isFalse();

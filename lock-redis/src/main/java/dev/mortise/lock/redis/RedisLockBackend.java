@@ -10,6 +10,7 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -146,14 +147,14 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
-        return !commands.holds().renewAll(Set.of(grant), lease).contains(grant);
+    public Optional<Duration> renew(Grant grant, Duration lease) {
+        return commands.holds().renewAll(Set.of(grant), lease).contains(grant) ? Optional.empty() : Optional.of(lease);
     }
 
-    /** One script call per cluster slot, pipelined per node: one round trip per node. */
+    /** One script call per cluster slot, pipelined per node: one round trip per node. Redis applies the lease it is sent. */
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return commands.holds().renewAll(grants, lease);
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
+        return Renewals.of(commands.holds().renewAll(grants, lease), lease);
     }
 
     @Override

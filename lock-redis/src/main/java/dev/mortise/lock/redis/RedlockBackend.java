@@ -14,6 +14,7 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -140,14 +141,14 @@ public final class RedlockBackend implements LockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
-        return !renewAll(List.of(grant), lease).contains(grant);
+    public Optional<Duration> renew(Grant grant, Duration lease) {
+        return holds.renewAll(List.of(grant), lease).contains(grant) ? Optional.empty() : Optional.of(lease);
     }
 
     /** One script call per node for all grants; a grant is renewed if a majority renewed it. */
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return holds.renewAll(grants, lease);
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
+        return Renewals.of(holds.renewAll(grants, lease), lease);
     }
 
     /**

@@ -336,7 +336,7 @@ class RedisReadWriteTest {
         Future<Optional<Grant>> writer = waitFor(b, exclusive(LONG), LONG);
         Grant w = writer.get(SLACK.toSeconds(), TimeUnit.SECONDS).orElseThrow();
         assertThat(w.fencingToken()).isGreaterThan(reader.fencingToken());
-        assertThat(a.renew(reader, Duration.ofSeconds(30))).as("an expired share cannot be renewed").isFalse();
+        assertThat(a.renew(reader, Duration.ofSeconds(30))).as("an expired share cannot be renewed").isEmpty();
         assertThat(a.release(reader)).as("an expired share is no longer held").isFalse();
         assertThat(b.release(w)).isTrue();
         assertThat(residue()).isZero();
@@ -351,7 +351,7 @@ class RedisReadWriteTest {
         Grant r2 = granted(b.tryAcquire(shared(Duration.ofSeconds(2))));
         Grant w = granted(a.tryAcquire(new LockRequest(otherKey, "w-" + UUID.randomUUID(), Duration.ofSeconds(2),
                 false)));
-        assertThat(a.renewAll(List.of(r1, w, r2), Duration.ofSeconds(40))).isEmpty();
+        assertThat(a.renewAll(List.of(r1, w, r2), Duration.ofSeconds(40)).gone()).isEmpty();
         assertThat(number(redis("PTTL", keys.readers()))).isGreaterThan(30_000);
         assertThat(number(redis("PTTL", RedisKeys.of("mortise", otherKey).lock()))).isGreaterThan(30_000);
         assertThat(a.linger(r1, Duration.ofMillis(300))).isTrue();
@@ -359,7 +359,7 @@ class RedisReadWriteTest {
         assertThat(number(redis("PTTL", keys.readers()))).as("the PTTL follows the shortened shares")
                 .isBetween(1L, 300L);
         Thread.sleep(600);
-        Set<Grant> gone = a.renewAll(List.of(r1, w, r2), Duration.ofSeconds(40));
+        Set<Grant> gone = a.renewAll(List.of(r1, w, r2), Duration.ofSeconds(40)).gone();
         assertThat(gone).containsExactlyInAnyOrder(r1, r2);
         assertThat(residue()).as("only the exclusive hold of the other key").isZero();
         assertThat(a.release(w)).isTrue();
@@ -396,7 +396,7 @@ class RedisReadWriteTest {
         Grant reader = granted(a.tryAcquire(shared(LONG)));
         assertThat(evalshas() - before).as("shared acquire").isEqualTo(1);
         before = evalshas();
-        assertThat(a.renewAll(List.of(reader), LONG)).isEmpty();
+        assertThat(a.renewAll(List.of(reader), LONG).gone()).isEmpty();
         assertThat(evalshas() - before).as("renewal").isEqualTo(1);
         before = evalshas();
         assertThat(a.release(reader)).isTrue();

@@ -169,7 +169,7 @@ class DistributedLockModeTests {
             }
 
             @Override
-            public boolean renew(dev.mortise.lock.spi.Grant grant, java.time.Duration lease) {
+            public java.util.Optional<java.time.Duration> renew(dev.mortise.lock.spi.Grant grant, java.time.Duration lease) {
                 return store.renew(grant, lease);
             }
 

@@ -2,6 +2,7 @@ package dev.mortise.lock.spring;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.local.LocalLockBackend;
+import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.LockBackend;
 import org.junit.jupiter.api.Test;
@@ -28,8 +29,10 @@ class LeaseFloorStartupTests {
             }
 
             @Override
-            public Duration shortestLease() {
-                return Duration.ofSeconds(1);
+            public BackendGuarantees guarantees() {
+                BackendGuarantees local = super.guarantees();
+                return new BackendGuarantees(local.leaseModel(), local.fair(), local.wakeup(), local.fencing(),
+                        Duration.ofSeconds(1));
             }
         };
     }

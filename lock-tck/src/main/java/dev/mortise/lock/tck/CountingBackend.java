@@ -4,12 +4,12 @@ import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -62,13 +62,13 @@ public final class CountingBackend extends ForwardingLockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         renewCalls.incrementAndGet();
         return super.renew(grant, lease);
     }
 
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         renewCalls.incrementAndGet();
         return super.renewAll(grants, lease);
     }

@@ -6,6 +6,7 @@ import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
@@ -34,7 +34,7 @@ import java.util.function.BiFunction;
  *       if the reply was lost: the server applied the request, the caller does not know it.</li>
  * </ul>
  *
- * Everything else ({@code validity}, {@code appliedLease}, {@code shortestLease}, {@code linger},
+ * Everything else ({@code validity}, {@code linger},
  * {@code inspect}, {@code addGrantListener}, {@code guarantees}, {@code ping}, {@code close}, and
  * any SPI method added later) is forwarded unchanged by {@link ForwardingLockBackend}, so the core
  * sees the real backend's bounds. Thread-safe. Counts of what was
@@ -256,12 +256,12 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
     }
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         return injectNoInterrupt(Operation.RENEW, grant.key(), () -> delegate().renew(grant, lease));
     }
 
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         String first = grants.isEmpty() ? null : grants.iterator().next().key();
         return injectNoInterrupt(Operation.RENEW_ALL, first, () -> delegate().renewAll(grants, lease));
     }

@@ -73,7 +73,7 @@ final class PropertyClients {
     PropertyClient newClient(int slot, Random random) throws Exception {
         LockBackend raw = target.newBackend();
         if (leases == null) {
-            Duration floor = max(target.leaseFloor(), max(raw.shortestLease(), raw.guarantees().minimumLease()));
+            Duration floor = max(target.leaseFloor(), raw.guarantees().minimumLease());
             leases = new PropertyLeases(floor);
         }
         FaultInjectingBackend faults = new FaultInjectingBackend(raw);

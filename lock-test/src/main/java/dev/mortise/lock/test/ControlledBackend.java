@@ -8,11 +8,12 @@ import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -60,13 +61,13 @@ final class ControlledBackend extends ForwardingLockBackend {
     // ---- the SPI: the local backend's (forwarded), renewals failing on demand ----------------
 
     @Override
-    public boolean renew(Grant grant, Duration lease) {
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         checkRenewals(grant.key());
         return super.renew(grant, lease);
     }
 
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         checkRenewals(grants.isEmpty() ? "(none)" : grants.iterator().next().key());
         return super.renewAll(grants, lease);
     }

@@ -92,7 +92,7 @@ class TickerRuleTest {
         }
 
         @Override
-        public boolean renew(Grant grant, Duration lease) {
+        public java.util.Optional<Duration> renew(Grant grant, Duration lease) {
             return inner.renew(grant, lease);
         }
 

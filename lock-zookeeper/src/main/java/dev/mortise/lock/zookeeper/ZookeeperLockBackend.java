@@ -7,6 +7,7 @@ import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.zookeeper.internal.BatchAcquire;
 import dev.mortise.lock.zookeeper.internal.KeyInspection;
 import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
@@ -29,7 +30,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -219,7 +219,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         // Confirm the node first (a linger shorter than the round trip would otherwise delete it before
         // the check and look like a loss), then give it an end of its own, as an explicit lease has.
         long from = System.nanoTime();
-        if (!renewAll(List.of(grant), linger).isEmpty()) {
+        if (!renewal.confirm(List.of(grant), linger).isEmpty()) {
             return false;
         }
         NodeRef node = grant.state();
@@ -231,40 +231,36 @@ public final class ZookeeperLockBackend implements LockBackend {
         }
     }
 
-    @Override
-    public boolean renew(Grant grant, Duration lease) {
-        // An explicit lease's end is kept here, not on the server: move it first, then confirm the node.
-        if (!expiry.extend(grant, lease, System.nanoTime())) {
-            return false;
-        }
-        return renewAll(List.of(grant), lease).isEmpty();
-    }
-
     /**
-     * The lease put in force for a grant or renewal that asked for {@code requested}: exactly
-     * that. A renewed hold's node lives as long as the session (its heartbeats; ZooKeeper has
-     * no per-node TTL) and this backend deletes it once it goes unconfirmed for
-     * {@code requested}; an explicit lease's node is deleted by this backend {@code requested}
-     * after the request, and {@link #renew} moves that deletion, so an extend applies what it
-     * asks. What the session can take away sooner (the ensemble may expire it about one
+     * Confirms the node and applies exactly {@code lease}: a renewed hold's node lives as long as
+     * the session (its heartbeats; ZooKeeper has no per-node TTL) and this backend deletes it once
+     * it goes unconfirmed for {@code lease}; an explicit lease's node is deleted by this backend
+     * {@code lease} after the request, and a renewal moves that deletion, so an extend applies
+     * what it asks. What the session can take away sooner (the ensemble may expire it about one
      * session timeout after it last heard of the client, whatever was asked) is bounded by
      * {@link #validity}, not by a shorter applied lease: an extend longer than that bound is
-     * applied, and counts locally for at most the bound after each confirmation.
+     * applied, and counts locally for at most the bound after each confirmation. Grants likewise
+     * carry no applied lease of their own: the one asked for is in force.
      */
     @Override
-    public Duration appliedLease(Grant grant, Duration requested) {
-        return requested;
+    public Optional<Duration> renew(Grant grant, Duration lease) {
+        // An explicit lease's end is kept here, not on the server: move it first, then confirm the node.
+        if (!expiry.extend(grant, lease, System.nanoTime())) {
+            return Optional.empty();
+        }
+        return renewal.confirm(List.of(grant), lease).isEmpty() ? Optional.of(lease) : Optional.empty();
     }
 
     /**
      * Confirms every hold with one request (getEphemerals; a few if the answer would not fit
      * the client's packet limit): the connection is up, the node exists and belongs to the
      * current session. Throws (so the core retries and lets leases expire locally) when the
-     * connection is suspended or a check is not answered.
+     * connection is suspended or a check is not answered. The holds confirmed keep {@code lease}
+     * (as {@link #renew} applies it).
      */
     @Override
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
-        return renewal.confirm(grants, lease);
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
+        return Renewals.of(renewal.confirm(grants, lease), lease);
     }
 
     @Override

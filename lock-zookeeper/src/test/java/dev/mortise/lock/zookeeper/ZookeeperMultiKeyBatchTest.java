@@ -220,7 +220,7 @@ class ZookeeperMultiKeyBatchTest {
             for (String key : keys) {
                 assertThat(LockPaths.sortedLockNodes(children(admin, chroot + "/ns" + parent(key)))).hasSize(1);
             }
-            assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty();
+            assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).isEmpty();
             for (Grant grant : grants) {
                 assertThat(backend.release(grant)).isTrue();
             }
@@ -363,10 +363,10 @@ class ZookeeperMultiKeyBatchTest {
             assertThat(grant.requestedAtNanos()).isBetween(sentAfter, answeredBefore);
             assertThat(grant.fencingToken()).isEqualTo(grant.<NodeRef>state().czxid()).isPositive();
         }
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty();
-        assertThat(backend.renew(grants.get(0), Duration.ofSeconds(30))).isTrue();
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).isEmpty();
+        assertThat(backend.renew(grants.get(0), Duration.ofSeconds(30))).isPresent();
         admin.delete().forPath(grants.get(1).<NodeRef>state().path());
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).containsExactly(grants.get(1));
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).containsExactly(grants.get(1));
         assertThat(backend.release(grants.get(0))).isTrue();
         assertThat(backend.release(grants.get(1))).as("already gone").isFalse();
         assertThat(backend.release(grants.get(2))).isTrue();

@@ -94,12 +94,12 @@ class ZookeeperRequestsTest {
     void renewingManyHoldsIsOneRequestAndStillFindsADeletedNode() throws Exception {
         try (ZookeeperLockBackend backend = backend(server.getConnectString())) {
             List<Grant> grants = hold(backend, "requests:renew:");
-            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty()))
+            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).isEmpty()))
                     .as("requests to renew %d holds", HOLDS).isLessThanOrEqualTo(1 + 1);
 
             Grant broken = grants.get(HOLDS / 2);
             admin.delete().forPath(broken.<NodeRef>state().path());
-            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)))
+            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone())
                     .containsExactly(broken)))
                     .as("one listing plus one exists for the node it left out").isLessThanOrEqualTo(2 + 1);
         }
@@ -117,7 +117,7 @@ class ZookeeperRequestsTest {
                 grants.add(backend.tryAcquire(new LockRequest(key, "owner-" + i, Duration.ofSeconds(30), true))
                         .grant().orElseThrow());
             }
-            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty()))
+            assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).isEmpty()))
                     .as("requests to renew %d holds with keys starting anywhere", HOLDS).isLessThanOrEqualTo(1 + 1);
             for (Grant grant : grants) {
                 assertThat(backend.release(grant)).isTrue();
@@ -135,12 +135,12 @@ class ZookeeperRequestsTest {
             try (ZookeeperLockBackend backend = ZookeeperLockBackend.builder().client(client).build()) {
                 List<Grant> grants = hold(backend, "requests:chroot:");
                 // Were the listing's paths misread, every hold would be checked once more with exists.
-                assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30))).isEmpty()))
+                assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone()).isEmpty()))
                         .isLessThanOrEqualTo(1 + 1);
 
                 Grant broken = grants.get(0);
                 admin.delete().forPath("/app/ns" + broken.<NodeRef>state().path());
-                assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)))
+                assertThat(requestsFor(() -> assertThat(backend.renewAll(grants, Duration.ofSeconds(30)).gone())
                         .containsExactly(broken))).isLessThanOrEqualTo(2 + 1);
                 for (Grant grant : grants.subList(1, grants.size())) {
                     assertThat(backend.release(grant)).isTrue();

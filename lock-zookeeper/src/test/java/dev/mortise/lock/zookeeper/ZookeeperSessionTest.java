@@ -296,13 +296,13 @@ class ZookeeperSessionTest {
         await(Duration.ofSeconds(20), () -> listener.restored.size() == 3, "every hold reported restored");
         assertThat(listener.restored).containsExactlyInAnyOrderElementsOf(grants);
         assertThat(listener.lost).isEmpty();
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(10))).as("holds gone after reconnecting").isEmpty();
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(10)).gone()).as("holds gone after reconnecting").isEmpty();
 
         KillSession.kill(curator.getZookeeperClient().getZooKeeper());
         await(Duration.ofSeconds(10), () -> listener.lost.size() == 3, "every hold reported lost");
         assertThat(listener.lost).containsExactlyInAnyOrderElementsOf(grants);
         await(Duration.ofSeconds(10), curator.getZookeeperClient()::isConnected, "a new session");
-        assertThat(backend.renewAll(grants, Duration.ofSeconds(10))).as("holds of the dead session")
+        assertThat(backend.renewAll(grants, Duration.ofSeconds(10)).gone()).as("holds of the dead session")
                 .containsExactlyInAnyOrderElementsOf(grants);
     }
 

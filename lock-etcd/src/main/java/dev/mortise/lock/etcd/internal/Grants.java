@@ -8,7 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import java.time.Duration;
 
 /**
- * How a request's key is written, how its grant is made and what it is worth on the server,
+ * How a request's key is written, how its grant is made and what lease etcd keeps it for,
  * the same for a single acquire, a waiter and a batch part, so that release, renewal, moves
  * and inspection treat every grant alike. Stateless.
  */
@@ -34,18 +34,17 @@ final class Grants {
         if (request.takesPermits()) {
             state.value(valueOf(request)); // a move must keep it (LeaseMove)
         }
-        Grant grant = new Grant(request.key(), request.owner(), revision, from, state);
+        Grant grant = new Grant(request.key(), request.owner(), revision, from, appliedLease(lease), state);
         lease.grants().add(grant);
         return grant;
     }
 
     /**
-     * The TTL etcd keeps the hold's key for, as of the last grant or renewal etcd confirmed:
-     * the granted TTL of the lease the key is on (whole seconds, at least etcd's minimum TTL).
-     * After a renewal that asked for {@code requested}, the key is on a lease asked with
-     * {@code requested} rounded up, so this is never less than {@code requested}.
+     * The TTL etcd keeps a key on {@code lease} for: the granted TTL of the lease (whole seconds,
+     * at least etcd's minimum TTL, never less than asked). What a grant on it carries, and what a
+     * renewal that left (or moved) the key on it answers.
      */
-    static Duration appliedLease(Grant grant) {
-        return Duration.ofSeconds(((HoldState) grant.state()).lease().ttlSeconds());
+    static Duration appliedLease(EtcdLease lease) {
+        return Duration.ofSeconds(lease.ttlSeconds());
     }
 }

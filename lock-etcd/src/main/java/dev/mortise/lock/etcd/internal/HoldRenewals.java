@@ -1,12 +1,16 @@
 package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.Renewals;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -28,15 +32,17 @@ final class HoldRenewals {
     /**
      * Renews one hold with {@code lease}.
      *
-     * @return false if the hold is gone
+     * @return the TTL etcd now keeps the hold's key for ({@link Grants#appliedLease}); empty if the hold is gone
      */
-    boolean renew(Grant grant, Duration lease) {
+    Optional<Duration> renew(Grant grant, Duration lease) {
         HoldState state = grant.state();
         synchronized (state) {
-            if (state.lease().askedTtlSeconds() == LeaseKeeper.ttlSeconds(lease)) {
-                return renewal.renewAll(List.of(grant)).isEmpty();
+            EtcdLease current = state.lease();
+            if (current.askedTtlSeconds() == LeaseKeeper.ttlSeconds(lease)) {
+                return renewal.renewAll(List.of(grant)).isEmpty() ? Optional.of(Grants.appliedLease(current))
+                        : Optional.empty();
             }
-            return moves.move(grant, lease);
+            return moves.move(grant, lease) ? Optional.of(Grants.appliedLease(state.lease())) : Optional.empty();
         }
     }
 
@@ -45,9 +51,10 @@ final class HoldRenewals {
      * common case: every renewed hold on the session of the default lease) are renewed
      * together, one keep-alive and one check per lease as before; the others are moved one
      * by one. A hold moved by a concurrent {@link #renew} while it was renewed together is
-     * renewed again on its new lease, so what is reported is true of the lease it is on.
+     * renewed again on its new lease, so what is reported is true of the lease it is on:
+     * each renewed hold answers the TTL of the lease it was renewed (or moved) on.
      */
-    Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    Renewals renewAll(Collection<Grant> grants, Duration lease) {
         long ttl = LeaseKeeper.ttlSeconds(lease);
         List<Grant> together = new ArrayList<>(grants.size());
         List<EtcdLease> leaseOf = new ArrayList<>(grants.size());
@@ -62,22 +69,31 @@ final class HoldRenewals {
             }
         }
         Set<Grant> gone = new HashSet<>(together.isEmpty() ? Set.of() : renewal.renewAll(together));
+        Map<Grant, Duration> applied = new HashMap<>();
         for (int i = 0; i < together.size(); i++) {
             Grant grant = together.get(i);
-            if (!gone.contains(grant) && ((HoldState) grant.state()).lease() != leaseOf.get(i)) {
+            if (gone.contains(grant)) {
+                continue;
+            }
+            if (((HoldState) grant.state()).lease() != leaseOf.get(i)) {
                 oneByOne.add(grant);
+            } else {
+                applied.put(grant, Grants.appliedLease(leaseOf.get(i)));
             }
         }
-        renewEach(oneByOne, lease, gone);
-        return gone;
+        renewEach(oneByOne, lease, gone, applied);
+        return Renewals.of(gone, applied);
     }
 
-    /** {@link #renew} for each of {@code grants}, adding those gone to {@code gone}; the first failure is thrown last. */
-    private void renewEach(List<Grant> grants, Duration lease, Set<Grant> gone) {
+    /** {@link #renew} for each of {@code grants}, into {@code gone} or {@code applied}; the first failure is thrown last. */
+    private void renewEach(List<Grant> grants, Duration lease, Set<Grant> gone, Map<Grant, Duration> applied) {
         RuntimeException failure = null;
         for (Grant grant : grants) {
             try {
-                if (!renew(grant, lease)) {
+                Optional<Duration> renewed = renew(grant, lease);
+                if (renewed.isPresent()) {
+                    applied.put(grant, renewed.get());
+                } else {
                     gone.add(grant);
                 }
             } catch (RuntimeException e) {

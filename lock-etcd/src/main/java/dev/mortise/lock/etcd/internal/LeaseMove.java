@@ -36,7 +36,7 @@ import java.util.concurrent.CompletableFuture;
  *       move proves that session alive for its TTL from before the move.</li>
  * </ul>
  * Either way the key's lease is alive, from a moment after the caller's start, for at
- * least the asked TTL, which is what {@code appliedLease} then reports.
+ * least the asked TTL, which is what the renewal then answers.
  *
  * <p>A move whose answer never came leaves the key on either lease: the old one is kept
  * (never revoked while it may still carry our key), a new per-lock lease is remembered as

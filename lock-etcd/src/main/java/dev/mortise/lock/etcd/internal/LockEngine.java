@@ -5,13 +5,13 @@ import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.Renewals;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The etcd lock protocol behind {@link dev.mortise.lock.etcd.EtcdLockBackend}, put together
@@ -78,19 +78,14 @@ public final class LockEngine implements AutoCloseable {
         return moves.linger(grant, linger);
     }
 
-    /** Renews one hold with {@code lease} ({@link HoldRenewals#renew}); false if it is gone. */
-    public boolean renew(Grant grant, Duration lease) {
+    /** Renews one hold with {@code lease} ({@link HoldRenewals#renew}): the TTL etcd now keeps it for; empty if it is gone. */
+    public Optional<Duration> renew(Grant grant, Duration lease) {
         return renewals.renew(grant, lease);
     }
 
-    /** Renews every hold with {@code lease} ({@link HoldRenewals#renewAll}); answers those gone. */
-    public Set<Grant> renewAll(Collection<Grant> grants, Duration lease) {
+    /** Renews every hold with {@code lease} ({@link HoldRenewals#renewAll}): those gone, and each other's TTL. */
+    public Renewals renewAll(Collection<Grant> grants, Duration lease) {
         return renewals.renewAll(grants, lease);
-    }
-
-    /** The TTL etcd keeps the hold's key for ({@link Grants#appliedLease}). */
-    public Duration appliedLease(Grant grant) {
-        return Grants.appliedLease(grant);
     }
 
     public boolean release(Grant grant) {
