@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -75,9 +74,7 @@ final class Hold {
     private int openLeases = 1;
     private boolean gateLeft;
     private boolean serverReleaseTaken;
-    private boolean requestInFlight;
-    /** Completed when the request in flight ends or the hold ends: what a waiting extend waits on (guarded by this). */
-    private CompletableFuture<Void> requestEnded;
+    private final RequestSlot request = new RequestSlot(); // guarded by this
     private LockLostEvent lostEvent;
     private List<Consumer<LockLostEvent>> lostListeners; // created with the first listener
 
@@ -195,7 +192,7 @@ final class Hold {
 
     private List<Consumer<LockLostEvent>> toLost(LockLostEvent event, State from) {
         List<Consumer<LockLostEvent>> toCall;
-        CompletableFuture<Void> ended;
+        CompletableFuture<Void> waking;
         synchronized (this) {
             if (state != from) {
                 return null;
@@ -204,11 +201,9 @@ final class Hold {
             lostEvent = event;
             toCall = lostListeners == null ? List.of() : lostListeners;
             lostListeners = null;
-            ended = takeRequestEnded();
+            waking = request.wakeAll();
         }
-        if (ended != null) {
-            ended.complete(null); // an extend waiting for the watchdog's request gives up
-        }
+        RequestSlot.wake(waking); // an extend waiting for the watchdog's request gives up
         leaveGateOnce();
         return toCall;
     }
@@ -269,58 +264,32 @@ final class Hold {
 
     /** For the watchdog: claims the hold for one renewal, or false if it is busy or no longer active. */
     synchronized boolean tryBeginRequest() {
-        if (requestInFlight || state != State.ACTIVE) {
-            return false;
-        }
-        requestInFlight = true;
-        return true;
+        return state == State.ACTIVE && request.tryTake();
     }
 
-    /**
-     * For {@code extend}: waits for a renewal in flight, then claims the hold; false if it ended
-     * meanwhile. Waits outside the monitor (on a future), so a virtual caller does not pin its
-     * carrier on JDK 21-23 for the renewal's round trip.
-     */
+    /** For {@code extend}: waits (outside the monitor) for a renewal in flight, then claims the hold; false if it ended. */
     boolean beginRequest() throws InterruptedException {
         while (true) {
-            CompletableFuture<Void> inFlight;
+            CompletableFuture<Void> busy;
             synchronized (this) {
                 if (state != State.ACTIVE) {
                     return false;
                 }
-                if (!requestInFlight) {
-                    requestInFlight = true;
+                if (request.tryTake()) {
                     return true;
                 }
-                if (requestEnded == null) {
-                    requestEnded = new CompletableFuture<>();
-                }
-                inFlight = requestEnded;
+                busy = request.whenFreed();
             }
-            try {
-                inFlight.get();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("never completed exceptionally", e);
-            }
+            RequestSlot.await(busy);
         }
     }
 
     void endRequest() {
-        CompletableFuture<Void> ended;
+        CompletableFuture<Void> waking;
         synchronized (this) {
-            requestInFlight = false;
-            ended = takeRequestEnded();
+            waking = request.free();
         }
-        if (ended != null) {
-            ended.complete(null);
-        }
-    }
-
-    /** The future a waiting extend waits on, now to be completed, or null if none waits (guarded by this). */
-    private CompletableFuture<Void> takeRequestEnded() {
-        CompletableFuture<Void> ended = requestEnded;
-        requestEnded = null;
-        return ended;
+        RequestSlot.wake(waking);
     }
 
     /** What a confirmation did to the hold. */

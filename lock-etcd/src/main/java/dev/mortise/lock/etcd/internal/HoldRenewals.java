@@ -36,13 +36,16 @@ final class HoldRenewals {
      */
     Optional<Duration> renew(Grant grant, Duration lease) {
         HoldState state = grant.state();
-        synchronized (state) {
+        state.moving().lock();
+        try {
             EtcdLease current = state.lease();
             if (current.askedTtlSeconds() == LeaseKeeper.ttlSeconds(lease)) {
                 return renewal.renewAll(List.of(grant)).isEmpty() ? Optional.of(Grants.appliedLease(current))
                         : Optional.empty();
             }
             return moves.move(grant, lease) ? Optional.of(Grants.appliedLease(state.lease())) : Optional.empty();
+        } finally {
+            state.moving().unlock();
         }
     }
 

@@ -2,6 +2,8 @@ package dev.mortise.lock.etcd.internal;
 
 import io.etcd.jetcd.ByteSequence;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * What a {@link dev.mortise.lock.spi.Grant} carries for etcd: our own key, its create
  * revision (the fencing token, and the owner check of every later write), the hold's mode
@@ -18,6 +20,12 @@ final class HoldState {
     private final ByteSequence ownKey;
     private final long revision;
     private final boolean shared;
+    /**
+     * Held across a renewal or move of this hold (round trips to etcd), so that a linger and a
+     * watchdog move of the same hold do not interleave. A lock, not a monitor: a virtual caller of
+     * {@code extend} or {@code closeLingering} does not pin its carrier on JDK 21-23.
+     */
+    private final ReentrantLock moving = new ReentrantLock();
     private volatile EtcdLease lease;
     private volatile EtcdLease stray;
     private volatile ByteSequence value;
@@ -79,5 +87,10 @@ final class HoldState {
     @Override
     public String toString() {
         return "HoldState[" + ownKey + ", revision=" + revision + (shared ? ", shared" : "") + ", " + lease + "]";
+    }
+
+    /** The lock held across a renewal or move of this hold ({@link HoldRenewals}, {@link LeaseMove}). */
+    ReentrantLock moving() {
+        return moving;
     }
 }

@@ -65,14 +65,17 @@ final class LeaseMove {
      */
     boolean linger(Grant grant, Duration linger) {
         HoldState state = grant.state();
-        synchronized (state) {
+        state.moving().lock();
+        try {
             return move(grant, linger, true);
+        } finally {
+            state.moving().unlock();
         }
     }
 
     /**
      * Moves {@code grant}'s key to a lease of {@code lease}'s TTL (rounded up to seconds).
-     * The caller holds the monitor of {@code grant.state()}.
+     * The caller holds {@code grant.state()}'s {@link HoldState#moving()} lock.
      *
      * @return false if the hold is gone (our key does not exist with its create revision)
      * @throws LockBackendException if etcd could not be asked, or did not answer
