@@ -77,10 +77,18 @@ final class WireHolds {
         };
     }
 
-    /** B's hold that excludes A's: the same key exclusively (a leadership key too), a permit of the same semaphore, one of A's keys. */
+    /**
+     * B's hold that excludes A's: the same key exclusively (a leadership key too), a permit of the
+     * same semaphore, one of A's keys. On an explicit lease of a minute: B is the other holder, not
+     * what is tested, and a renewed one-second lease can run out on a starved machine before its
+     * watchdog renews it (ci17: B lost while two test JVMs shared two cores with the servers).
+     */
     static Held takeB(LockClient client, Mode mode, String name, Duration wait) {
-        return takeB(client, mode, name, wait, null);
+        return takeB(client, mode, name, wait, B_LEASE);
     }
+
+    /** B's explicit lease where a case does not give one. */
+    private static final Duration B_LEASE = Duration.ofMinutes(1);
 
     /** As {@link #takeB(LockClient, Mode, String, Duration)}, on an explicit {@code lease} unless null. */
     static Held takeB(LockClient client, Mode mode, String name, Duration wait, Duration lease) {
