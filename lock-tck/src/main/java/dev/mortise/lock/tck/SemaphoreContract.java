@@ -168,7 +168,18 @@ public abstract class SemaphoreContract {
             assertThat(freed.count()).isEqualTo(2);
             assertThat(freed.isValid()).isTrue();
         }
-        assertThat(residue(survivor, 2)).isZero();
+        // The dead holder's records end with their leases: on a quorum backend (Redlock) the survivor
+        // is granted once a majority dropped them, a minority may drop theirs a moment later.
+        LockBackendContractSuite.await(test.watchdogLease().plus(SLACK), () -> residueOrMinusOne(survivor) == 0,
+                "nothing left of the dead holder or the survivor on the server");
+    }
+
+    private int residueOrMinusOne(LockSemaphore semaphore) {
+        try {
+            return residue(semaphore, 2);
+        } catch (Exception e) {
+            return -1;
+        }
     }
 
     @Test
