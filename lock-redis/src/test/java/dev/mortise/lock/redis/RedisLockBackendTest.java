@@ -348,6 +348,7 @@ class RedisLockBackendTest {
             closeables.add(c);
             closeables.add(w);
             w.tryAcquire(key + ":warm", Duration.ZERO).ifPresent(LockLease::close); // connected, scripts ready
+            c.tryAcquire(key + ":warm", Duration.ZERO).ifPresent(LockLease::close);
             LockLease held = a.acquire(LockSpec.of(key).lease(Duration.ofSeconds(3)));
             long before = scriptCalls();
             // The handed lease must run out before the waiter's next attempt: in fair mode that is its
@@ -358,10 +359,16 @@ class RedisLockBackendTest {
                     LockSpec.of(key).lease(handed).waitFor(Duration.ofSeconds(8))));
             await(SLACK, () -> subscribers(keys.channel()) == 1 && scriptCalls() >= before + 2,
                     "the waiter to subscribe and to be refused twice");
+            // c must take the key before the waiter's next attempt, however slow this machine: in fair
+            // mode c queues behind the waiter before the release, so the waiter, dequeued by its hand-off,
+            // can only ask again behind c (a ci22 run at load 15 saw a c that asked after the release lose
+            // the freed key to the waiter's heartbeat).
+            CompletableFuture<LockLease> taking = fair ? queueBehindWaiter(c, proxy) : null;
             proxy.holdIncoming(keys.channel()); // the next message on the key's channel comes late
             held.close(); // hands the key to the waiter: a lease it will not hear of in time
             assertThat(proxy.awaitHeld(SLACK)).as("the hand-off message held back").isTrue();
-            LockLease taken = c.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)).waitFor(Duration.ofSeconds(10)));
+            LockLease taken = fair ? taking.get(15, TimeUnit.SECONDS)
+                    : c.acquire(LockSpec.of(key).lease(Duration.ofSeconds(60)).waitFor(Duration.ofSeconds(10)));
             long afterTaken = scriptCalls();
             // The waiter's own timer (a's 3 s lease) sends an attempt, refused: c holds the key.
             await(Duration.ofSeconds(10), () -> scriptCalls() > afterTaken, "the waiter's next attempt");
@@ -380,6 +387,32 @@ class RedisLockBackendTest {
             assertThat(takenValid).isTrue();
             taken.close();
         }
+    }
+
+    /** Fair mode: how many owners wait in the key's queue. */
+    private long queued() {
+        try {
+            return Long.parseLong(server.command("HLEN", keys.waiters()).substring(1).trim());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Fair mode: starts c's acquire of the key and returns once c waits in the queue behind the
+     * waiter, right after the waiter's heartbeat was applied (so the handed lease, counted from that
+     * attempt, ends before the waiter's next one).
+     */
+    private CompletableFuture<LockLease> queueBehindWaiter(LockClient c, dev.mortise.lock.tck.server.StallingProxy proxy)
+            throws InterruptedException {
+        CompletableFuture<LockLease> taking = CompletableFuture.supplyAsync(() -> c.acquire(
+                LockSpec.of(key).lease(Duration.ofSeconds(60)).waitFor(Duration.ofSeconds(15))));
+        await(SLACK, () -> queued() == 2, "c queued behind the waiter");
+        assertThat(taking).as("c refused while a holds").isNotDone();
+        proxy.holdReply(keys.lock()); // the waiter's next heartbeat: applied, its answer held a moment
+        assertThat(proxy.awaitHeld(SLACK)).as("the waiter's heartbeat applied").isTrue();
+        proxy.letGo();
+        return taking;
     }
 
     @Test
