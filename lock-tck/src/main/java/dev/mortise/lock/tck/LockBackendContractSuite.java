@@ -312,6 +312,14 @@ public abstract class LockBackendContractSuite {
         }
     }
 
+    /** The {@link AsyncAcquireContract}. */
+    @Nested
+    class AsyncAcquire extends AsyncAcquireContract {
+        AsyncAcquire() {
+            super(LockBackendContractSuite.this);
+        }
+    }
+
     /** The {@link ClientApiContract}. */
     @Nested
     class ClientApi extends ClientApiContract {
