@@ -112,10 +112,10 @@ public interface LockClient extends AutoCloseable {
      *       server, never leaked (its lease is closed; listeners see ACQUIRED then RELEASED).</li>
      *   <li><b>Threads.</b> No thread is held per waiter: waits go through this client's queue for
      *       the key and the backend's {@link LockBackend#acquireAsync}. The future is never completed
-     *       on the calling thread; it is completed, and dependent stages added without an executor
-     *       run, on Mortise's small shared pool {@link dev.mortise.lock.spi.AsyncWaits#executor()}
-     *       (or a backend's own I/O thread where it completes waits natively), so such stages must not
-     *       block: hand long work to an executor of your own ({@code thenApplyAsync(fn, executor)}).
+     *       on the calling thread (nor on a thread calling {@link #close()} or closing a lease); it is
+     *       completed, and dependent stages added without an executor run, on Mortise's small shared
+     *       pool {@link dev.mortise.lock.spi.AsyncWaits#executor()}, so such stages must not block: hand
+     *       long work to an executor of your own ({@code thenApplyAsync(fn, executor)}).
      *       A stage added after completion runs on the thread that adds it, as always with
      *       {@link java.util.concurrent.CompletableFuture}.</li>
      * </ul>

@@ -37,8 +37,9 @@ final class AsyncAcquirer {
     /** Acquires as {@code spec} says, without a thread waiting (see {@link #attempt(String, Duration, Duration, String, LockMode, boolean)}). */
     CompletableFuture<LockLease> attempt(dev.mortise.lock.LockSpec spec, boolean throwOnTimeout) {
         if (spec == null) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("LockSpec must not be null (backend '"
-                    + backendName + "')"));
+            return CompletableFuture.supplyAsync(() -> {
+                throw new IllegalArgumentException("LockSpec must not be null (backend '" + backendName + "')");
+            }, AsyncWaits.executor());
         }
         return attempt(spec.key(), spec.waitTime(), spec.explicitLease(), spec.explicitOwner(), spec.lockMode(),
                 throwOnTimeout);
@@ -78,10 +79,14 @@ final class AsyncAcquirer {
         return answer;
     }
 
-    /** Fails every acquire under way as the client closes; each withdraws from where it waits. */
+    /**
+     * Fails every acquire under way as the client closes (on the executor, not the closing thread,
+     * which must not run the callers' stages); each withdraws from where it waits.
+     */
     void close() {
         for (AsyncAcquire acquire : running) {
-            acquire.answer.completeExceptionally(acquirer.clientClosed(acquire.key(), null));
+            AsyncWaits.executor().execute(() ->
+                    acquire.answer.completeExceptionally(acquirer.clientClosed(acquire.key(), null)));
         }
     }
 }

@@ -13,24 +13,17 @@ import java.util.concurrent.TimeUnit;
  * timed out) stops the polling; a grant whose attempt was in flight when the answer was completed
  * is released, never leaked. Creates nothing on the server between attempts.
  */
-final class AsyncPolling {
+final class AsyncPolling extends AsyncWait {
 
-    private final LockBackend backend;
-    private final LockRequest request;
-    private final long deadline;
-    private final CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
     private long ceiling = BackoffPolling.INITIAL_NANOS; // touched by one attempt at a time
     private volatile ScheduledFuture<?> next;
 
     private AsyncPolling(LockBackend backend, LockRequest request, Duration wait) {
-        this.backend = backend;
-        this.request = request;
-        this.deadline = Deadlines.after(System.nanoTime(), wait);
+        super(backend, request, wait);
     }
 
     static CompletableFuture<Optional<Grant>> start(LockBackend backend, LockRequest request, Duration wait) {
         AsyncPolling polling = new AsyncPolling(backend, request, wait);
-        polling.answer.whenComplete((grant, failure) -> polling.stop());
         AsyncWaits.executor().execute(polling::attempt);
         return polling.answer;
     }
@@ -47,10 +40,7 @@ final class AsyncPolling {
             return;
         }
         if (attempt.isGranted()) {
-            Grant grant = attempt.grant().get();
-            if (!answer.complete(Optional.of(grant))) {
-                releaseQuietly(backend, grant); // cancelled while the attempt was in flight
-            }
+            grant(attempt.grant()); // released if cancelled while the attempt was in flight
             return;
         }
         long left = deadline - System.nanoTime();
@@ -67,19 +57,11 @@ final class AsyncPolling {
         }
     }
 
-    private void stop() {
+    @Override
+    void stop() {
         ScheduledFuture<?> scheduled = next;
         if (scheduled != null) {
             scheduled.cancel(false);
-        }
-    }
-
-    /** Releases a grant no one will receive; a failure leaves it to expire with its lease. */
-    static void releaseQuietly(LockBackend backend, Grant grant) {
-        try {
-            backend.release(grant);
-        } catch (RuntimeException ignored) {
-            // The hold ends with its lease; nothing else can be done for a caller that is gone.
         }
     }
 }

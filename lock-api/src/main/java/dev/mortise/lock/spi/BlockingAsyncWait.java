@@ -12,23 +12,16 @@ import java.util.concurrent.CompletableFuture;
  * answer in any way interrupts the wait (the backend cleans up as for any interrupt); a grant that
  * arrives after that is released.
  */
-final class BlockingAsyncWait implements Runnable {
+final class BlockingAsyncWait extends AsyncWait implements Runnable {
 
-    private final LockBackend backend;
-    private final LockRequest request;
-    private final long deadline;
-    private final CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
     private Thread runner; // guarded by this: the pool thread inside acquire, or null
 
     private BlockingAsyncWait(LockBackend backend, LockRequest request, Duration wait) {
-        this.backend = backend;
-        this.request = request;
-        this.deadline = Deadlines.after(System.nanoTime(), wait);
+        super(backend, request, wait);
     }
 
     static CompletableFuture<Optional<Grant>> start(LockBackend backend, LockRequest request, Duration wait) {
         BlockingAsyncWait waiting = new BlockingAsyncWait(backend, request, wait);
-        waiting.answer.whenComplete((grant, failure) -> waiting.interrupt());
         AsyncWaits.blocking().execute(waiting);
         return waiting.answer;
     }
@@ -42,25 +35,43 @@ final class BlockingAsyncWait implements Runnable {
             runner = Thread.currentThread();
         }
         Optional<Grant> grant = Optional.empty();
-        Throwable failure = null;
-        try {
-            grant = backend.acquire(request, Duration.ofNanos(Math.max(0, Deadlines.left(deadline))));
-        } catch (Throwable e) {
-            failure = e;
-        } finally {
-            synchronized (this) {
-                runner = null;
-                Thread.interrupted(); // an interrupt sent for this wait must not reach the pool's next task
+        Throwable failure;
+        do {
+            failure = null;
+            try {
+                grant = backend.acquire(request, Duration.ofNanos(Math.max(0, Deadlines.left(deadline))));
+            } catch (Throwable e) {
+                failure = e;
             }
+            // An interrupt this wait did not send (a client library passing one caller's interrupt on to
+            // others sharing its connect) is no reason to fail: ask again while the wait lasts.
+        } while (failure != null && isInterrupt(failure) && !foreignInterruptEnds());
+        synchronized (this) {
+            runner = null;
+            Thread.interrupted(); // an interrupt sent for this wait must not reach the pool's next task
         }
         if (failure != null) {
             answer.completeExceptionally(failure);
-        } else if (!answer.complete(grant) && grant.isPresent()) {
-            AsyncPolling.releaseQuietly(backend, grant.get());
+        } else {
+            grant(grant);
         }
     }
 
-    private synchronized void interrupt() {
+    private static boolean isInterrupt(Throwable failure) {
+        return failure instanceof InterruptedException || failure instanceof dev.mortise.lock.LockInterruptedException;
+    }
+
+    /** Whether an interrupt ends the wait: stopped, or no time left; otherwise it is cleared for a retry. */
+    private synchronized boolean foreignInterruptEnds() {
+        if (answer.isDone() || Deadlines.left(deadline) == 0) {
+            return true;
+        }
+        Thread.interrupted();
+        return false;
+    }
+
+    @Override
+    synchronized void stop() {
         if (runner != null) {
             runner.interrupt();
         }

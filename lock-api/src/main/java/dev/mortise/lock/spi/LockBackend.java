@@ -158,8 +158,8 @@ public interface LockBackend extends AutoCloseable {
      * Acquires without holding a thread while the request waits: the asynchronous form of
      * {@link #acquire}, behind {@link dev.mortise.lock.LockClient#acquireAsync}. The answer is
      * completed with the grant, with empty when {@code wait} ran out (a zero wait is one attempt),
-     * or exceptionally as {@link #acquire} throws. It must not be completed on the caller's thread
-     * (the core calls this from its own threads, and may hold no lock while doing so).
+     * or exceptionally as {@link #acquire} throws; on any thread but the caller's (the core moves on
+     * to its own executor whichever thread completes it).
      *
      * <p>An override honours what {@link #acquire} honours, and:
      * <ul>
