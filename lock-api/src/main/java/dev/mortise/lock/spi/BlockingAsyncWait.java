@@ -57,8 +57,14 @@ final class BlockingAsyncWait extends AsyncWait implements Runnable {
         }
     }
 
+    /** An {@link InterruptedException}, or a backend's exception caused by one. */
     private static boolean isInterrupt(Throwable failure) {
-        return failure instanceof InterruptedException || failure instanceof dev.mortise.lock.LockInterruptedException;
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether an interrupt ends the wait: stopped, or no time left; otherwise it is cleared for a retry. */

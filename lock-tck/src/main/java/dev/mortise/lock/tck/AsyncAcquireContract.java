@@ -156,6 +156,40 @@ abstract class AsyncAcquireContract extends NestedContract {
     }
 
     @Test
+    void aWaitingExplicitOwnerNestsOnceItsOtherRequestIsGranted() throws Exception {
+        String key = key();
+        LockLease blocker = b.acquire(key, Duration.ofSeconds(5));
+        CompletableFuture<LockLease> parent = CompletableFuture.supplyAsync(
+                () -> a.acquire(LockSpec.of(key).owner("job-2").waitFor(Duration.ofSeconds(60))));
+        Thread.sleep(100);
+        CompletableFuture<LockLease> child = a.acquireAsync(LockSpec.of(key).owner("job-2").waitFor(Duration.ofSeconds(60)));
+        Thread.sleep(100);
+        assertThat(child).isNotDone();
+        blocker.close();
+        LockLease granted = done(parent);
+        LockLease nested = done(child);
+        assertThat(nested.fencingToken()).isEqualTo(granted.fencingToken());
+        nested.close();
+        granted.close();
+        await(SLACK, () -> residue(key) == 0, "nothing left on the server for " + key);
+    }
+
+    @Test
+    void closingTheClientFailsItsWaitersAndLeavesNothing() throws Exception {
+        String key = key();
+        LockClient closing = newClient();
+        try (LockLease held = a.acquire(key, Duration.ofSeconds(5))) {
+            CompletableFuture<LockLease> waiting = closing.acquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
+            Thread.sleep(200);
+            closing.close();
+            assertThat(failure(waiting)).isInstanceOf(dev.mortise.lock.LockException.class)
+                    .hasMessageContaining(key);
+        }
+        await(SLACK, () -> residue(key) == 0, "the closed client's request left nothing on the server");
+        assertThat(failure(closing.acquireAsync(LockSpec.of(key)))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void tokensIncreaseStrictlyAndLossIsReported() throws Exception {
         String key = key();
         long last = -1;
