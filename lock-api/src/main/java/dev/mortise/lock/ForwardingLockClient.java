@@ -65,6 +65,16 @@ public abstract class ForwardingLockClient implements LockClient {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<LockLease> acquireAsync(LockSpec spec) {
+        return delegate.acquireAsync(spec);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Optional<LockLease>> tryAcquireAsync(LockSpec spec) {
+        return delegate.tryAcquireAsync(spec);
+    }
+
+    @Override
     public MultiLease acquireAll(MultiLockSpec spec) {
         return delegate.acquireAll(spec);
     }

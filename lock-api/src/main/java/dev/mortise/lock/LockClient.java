@@ -90,6 +90,49 @@ public interface LockClient extends AutoCloseable {
     Optional<LockLease> tryAcquire(LockSpec spec);
 
     /**
+     * Acquires as {@code spec} says (exclusive or {@linkplain LockSpec#shared() shared}, its wait,
+     * lease and owner) without a thread waiting: the answer is a future, completed with the lease, or
+     * exceptionally with what {@link #acquire(LockSpec)} throws — {@link LockTimeoutException} when
+     * the wait ran out, {@link LockBackendException}, {@link LockException} if the client closed
+     * meanwhile, {@link IllegalStateException} for a client already closed or an upgrade,
+     * {@link IllegalArgumentException} for a bad argument (never thrown by this method itself).
+     * Leases, renewal, fencing tokens and {@link LockLease#onLost} are those of a blocking acquire;
+     * so are the events (ACQUIRED, TIMEOUT, BUSY for a zero wait, ERROR).
+     *
+     * <ul>
+     *   <li><b>Owner.</b> Reentrancy is by explicit owner only ({@link LockSpec#owner}): a request of an
+     *       owner that holds the key nests in its hold at once, and one that waits nests as soon as
+     *       that owner's hold is granted. Without an explicit owner each asynchronous acquisition is
+     *       its own owner: it does not nest in the calling thread's hold (a thread has no meaning
+     *       across callbacks), and waits for it like for any other holder. Its lease may be closed
+     *       from any thread.</li>
+     *   <li><b>Withdrawing.</b> Cancelling the future, the wait running out, or {@link #close()}
+     *       withdraws the request exactly once: from this client's queue for the key, or from the
+     *       server, which keeps nothing of it. A grant that races the cancel is released on the
+     *       server, never leaked (its lease is closed; listeners see ACQUIRED then RELEASED).</li>
+     *   <li><b>Threads.</b> No thread is held per waiter: waits go through this client's queue for
+     *       the key and the backend's {@link LockBackend#acquireAsync}. The future is never completed
+     *       on the calling thread (nor on a thread calling {@link #close()} or closing a lease); it is
+     *       completed, and dependent stages added without an executor run, on Mortise's small shared
+     *       pool {@link dev.mortise.lock.spi.AsyncWaits#executor()}, so such stages must not block: hand
+     *       long work to an executor of your own ({@code thenApplyAsync(fn, executor)}).
+     *       A stage added after completion runs on the thread that adds it, as always with
+     *       {@link java.util.concurrent.CompletableFuture}.</li>
+     * </ul>
+     *
+     * @return the lease, or a future completed exceptionally as described
+     */
+    java.util.concurrent.CompletableFuture<LockLease> acquireAsync(LockSpec spec);
+
+    /**
+     * As {@link #acquireAsync(LockSpec)}, but a wait that ran out (or, for a zero wait, a key that
+     * is busy) completes the future with empty instead of {@link LockTimeoutException}.
+     *
+     * @return the lease, or empty if not granted within the spec's wait
+     */
+    java.util.concurrent.CompletableFuture<Optional<LockLease>> tryAcquireAsync(LockSpec spec);
+
+    /**
      * Acquires every key of {@code keys} exclusively, or none, waiting up to {@code wait} for all
      * of them together. As {@link #acquireAll(MultiLockSpec)} with {@link MultiLockSpec#of}.
      *

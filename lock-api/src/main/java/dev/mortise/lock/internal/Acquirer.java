@@ -82,6 +82,27 @@ final class Acquirer {
      */
     LockLease attempt(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
                       LockMode mode, Permits permits, boolean throwOnTimeout) {
+        Acquisition acquisition = check(requestedKey, requestedWait, requestedLease, requestedOwner, mode, permits,
+                throwOnTimeout, Thread.currentThread());
+        if (!acquisition.waitTime().isZero() && Thread.interrupted()) {
+            throw messages.interrupted(acquisition.key(), new InterruptedException());
+        }
+        LockLease nested = nestIfOwned(acquisition.key(), acquisition.ownerThread(), acquisition.ownerId(), mode, 0);
+        if (nested != null) {
+            return nested;
+        }
+        return throughGate(acquisition);
+    }
+
+    /**
+     * The argument checks every acquire passes first, blocking or not: the key, the shared mode,
+     * the wait, the lease, the owner, a closed client. Starts the acquisition's clock.
+     *
+     * @param thread the thread that owns the hold when there is no explicit owner; null for none
+     *               (an asynchronous acquisition is its own owner)
+     */
+    Acquisition check(String requestedKey, Duration requestedWait, Duration requestedLease, String requestedOwner,
+                      LockMode mode, Permits permits, boolean throwOnTimeout, Thread thread) {
         String key = arguments.key(requestedKey);
         if (mode == LockMode.SHARED && !sharedSupported && permits == null) {
             throw messages.sharedUnsupported(key);
@@ -93,22 +114,13 @@ final class Acquirer {
                     "pass a lease");
         }
         String ownerId = arguments.owner(requestedOwner, key);
-        Thread ownerThread = ownerId == null ? Thread.currentThread() : null;
+        Thread ownerThread = ownerId == null ? thread : null;
         if (closed) {
             throw messages.closedClient(key);
         }
         long start = System.nanoTime();
-        if (!wait.isZero() && Thread.interrupted()) {
-            throw messages.interrupted(key, new InterruptedException());
-        }
-
-        LockLease nested = nestIfOwned(key, ownerThread, ownerId, mode, 0);
-        if (nested != null) {
-            return nested;
-        }
-        Acquisition acquisition = new Acquisition(key, mode, permits, wait, explicitLease, ownerId, ownerThread, start,
+        return new Acquisition(key, mode, permits, wait, explicitLease, ownerId, ownerThread, start,
                 Deadlines.after(start, wait), throwOnTimeout);
-        return throughGate(acquisition);
     }
 
     /** Waits for the key's local gate (nesting in the owner's hold if it is granted meanwhile), then asks. */
@@ -155,48 +167,93 @@ final class Acquirer {
             }
             Duration lease = a.lease(settings);
             Hold hold;
-            while (true) {
-                LockRequest request = new LockRequest(key, nextOwner(), lease, a.renewed(), a.mode(), a.permits());
+            do {
+                LockRequest request = request(a, lease);
                 pending = gate.expect(pending, request.owner());
                 Optional<Grant> grant = ask(request, Deadlines.left(a.deadline()));
                 if (grant.isEmpty()) {
-                    return notGranted(key, a.mode(), a.waitTime(), a.start(), a.throwOnTimeout());
+                    return notGranted(key, a.mode(), a.waitTime(), a.start(), a.throwOnTimeout(), false);
                 }
-                hold = new Hold(grant.get(), a.mode(), a.ownerThread(), a.ownerId(), lease, a.renewed(), gate,
-                        validity.deadline(grant.get(), lease), settings.ticker());
-                long now = settings.ticker().read();
-                if (grant.get().requestedAtNanos() - now > 0) {
-                    // Requested after now: the grant was stamped on another clock than this client's
-                    // (a wrapping backend that does not pass on its inner backend's ticker()).
-                    actions.clearOnServer(hold);
-                    throw messages.grantOnAnotherTicker(key, settings.ticker());
-                }
-                if (!hold.expiredAt(now)) {
-                    break;
-                }
-                actions.clearOnServer(hold);
-                // A late answer is one stalled round trip, not a refusal: while the caller's wait
-                // lasts, ask again rather than fail an acquire that still has time.
-                if (a.waitTime().isZero() || Deadlines.left(a.deadline()) == 0 || closed) {
-                    throw messages.grantedTooLate(key, lease, validity.worth(grant.get(), lease));
-                }
-            }
+                hold = holdFor(a, gate, grant.get(), lease);
+            } while (hold == null);
             KeyGates.EarlyState early = gate.publish(pending, hold);
             published = true;
             return activate(hold, early, gate, pending, key, a.start());
-        } catch (LockTimeoutException e) {
-            throw e; // already told as TIMEOUT: a wait that ran out is not also an error
-        } catch (LockException e) {
-            events.fireError(LockEvent.Operation.ACQUIRE, key, a.mode(), -1, System.nanoTime() - a.start(), e);
-            throw e;
         } catch (RuntimeException e) {
-            events.fireError(LockEvent.Operation.ACQUIRE, key, a.mode(), -1, System.nanoTime() - a.start(), e);
-            throw messages.acquireFailed(key, e);
+            throw failed(a, e);
         } finally {
             if (!published) {
                 gate.leave(a.mode(), pending, null);
             }
         }
+    }
+
+    /** The next server request of {@code a}, with a new owner string. */
+    LockRequest request(Acquisition a, Duration lease) {
+        return new LockRequest(a.key(), nextOwner(), lease, a.renewed(), a.mode(), a.permits());
+    }
+
+    /**
+     * The hold a server grant makes, or null when the grant came back after its lease ran out and
+     * the wait still lasts (it is cleared on the server; the caller asks again).
+     *
+     * @throws LockException if the grant is too late and the wait is over, or stamped on another ticker
+     */
+    Hold holdFor(Acquisition a, KeyGates.Gate gate, Grant grant, Duration lease) {
+        Hold hold = new Hold(grant, a.mode(), a.ownerThread(), a.ownerId(), lease, a.renewed(), gate,
+                validity.deadline(grant, lease), settings.ticker());
+        long now = settings.ticker().read();
+        if (grant.requestedAtNanos() - now > 0) {
+            // Requested after now: the grant was stamped on another clock than this client's
+            // (a wrapping backend that does not pass on its inner backend's ticker()).
+            actions.clearOnServer(hold);
+            throw messages.grantOnAnotherTicker(a.key(), settings.ticker());
+        }
+        if (!hold.expiredAt(now)) {
+            return hold;
+        }
+        actions.clearOnServer(hold);
+        // A late answer is one stalled round trip, not a refusal: while the caller's wait
+        // lasts, ask again rather than fail an acquire that still has time.
+        if (a.waitTime().isZero() || Deadlines.left(a.deadline()) == 0 || closed) {
+            throw messages.grantedTooLate(a.key(), lease, validity.worth(grant, lease));
+        }
+        return null;
+    }
+
+    /**
+     * What a failure on the way from the gate to a published hold becomes for the caller: a wait
+     * that ran out as it is (already told as TIMEOUT, not also an error), a {@link LockException}
+     * as it is and anything else wrapped, both told as ERROR.
+     */
+    RuntimeException failed(Acquisition a, RuntimeException e) {
+        if (e instanceof LockTimeoutException) {
+            return e;
+        }
+        events.fireError(LockEvent.Operation.ACQUIRE, a.key(), a.mode(), -1, System.nanoTime() - a.start(), e);
+        return e instanceof LockException ? e : messages.acquireFailed(a.key(), e);
+    }
+
+    /** The failure of an acquire that the client's close stopped. */
+    LockException clientClosed(String key, Throwable cause) {
+        return messages.clientClosed(key, cause);
+    }
+
+    /**
+     * What an asynchronous server request's failure becomes before {@link #failed}: the client's
+     * close if it closed meanwhile, else the backend's exception itself.
+     */
+    RuntimeException serverFailure(String key, Throwable cause) {
+        if (closed) {
+            return messages.clientClosed(key, cause);
+        }
+        if (cause instanceof RuntimeException failure) {
+            return failure;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return new java.util.concurrent.CompletionException(cause);
     }
 
     /** A new owner string for one server request: the client's id and a per-hold counter. */
@@ -248,7 +305,7 @@ final class Acquirer {
      * until every lease on that hold closes); an exclusive request in the owner's shared hold is
      * an upgrade, refused.
      */
-    private LockLease nestIfOwned(String key, Thread ownerThread, String ownerId, LockMode mode, long waitedNanos) {
+    LockLease nestIfOwned(String key, Thread ownerThread, String ownerId, LockMode mode, long waitedNanos) {
         KeyGates.Gate current = gates.get(key);
         Hold held = current == null ? null : current.holdOf(ownerThread, ownerId);
         if (held == null) {
@@ -287,13 +344,9 @@ final class Acquirer {
         }
     }
 
-    private LockLease notGranted(String key, LockMode mode, Duration wait, long start, boolean throwOnTimeout) {
-        return notGranted(key, mode, wait, start, throwOnTimeout, false);
-    }
-
     /** @param queued whether the wait ran out in this client's own queue for the key */
-    private LockLease notGranted(String key, LockMode mode, Duration wait, long start, boolean throwOnTimeout,
-                                 boolean queued) {
+    LockLease notGranted(String key, LockMode mode, Duration wait, long start, boolean throwOnTimeout,
+                         boolean queued) {
         events.fire(wait.isZero() ? LockEvent.Type.BUSY : LockEvent.Type.TIMEOUT, key, mode, -1,
                 System.nanoTime() - start, null);
         if (closed) {

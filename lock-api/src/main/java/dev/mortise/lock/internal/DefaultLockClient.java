@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -58,6 +59,7 @@ final class DefaultLockClient implements LockClient {
     private final HoldActions actions;
     private final Renewer renewer;
     private final Acquirer acquirer;
+    private final AsyncAcquirer async;
     private final MultiAcquirer multi;
     private final LockViews views;
     private final Inspector inspector;
@@ -87,6 +89,7 @@ final class DefaultLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.acquirer = new Acquirer(this, backend, settings, arguments, validity, gates, actions, events, messages,
                 HexFormat.of().formatHex(id) + ":");
+        this.async = new AsyncAcquirer(acquirer, gates, backend, settings, backendName);
         this.multi = new MultiAcquirer(this, new BatchAcquirer(acquirer, backend, settings, arguments, validity,
                 gates, actions, events, messages));
         this.views = new LockViews(acquirer, backendName);
@@ -156,6 +159,16 @@ final class DefaultLockClient implements LockClient {
         checkSpec(spec);
         return Optional.ofNullable(acquirer.attempt(spec.key(), spec.waitTime(), spec.explicitLease(),
                 spec.explicitOwner(), spec.lockMode(), false));
+    }
+
+    @Override
+    public CompletableFuture<LockLease> acquireAsync(LockSpec spec) {
+        return async.attempt(spec, true);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockLease>> tryAcquireAsync(LockSpec spec) {
+        return async.attempt(spec, false).thenApply(Optional::ofNullable);
     }
 
     @Override
@@ -339,6 +352,7 @@ final class DefaultLockClient implements LockClient {
             return;
         }
         acquirer.close();
+        async.close();
         jumpRegistration.run();
         // Every hold is marked lost first, all at once, before any listener runs or any thread stops:
         // a slow onLost listener or a renewal in flight must not leave other holds looking valid.

@@ -131,7 +131,10 @@ final class Hold {
     }
 
     String ownerDescription() {
-        return ownerThread != null ? "thread " + ownerThread.getName() : "owner " + ownerId;
+        if (ownerThread != null) {
+            return "thread " + ownerThread.getName();
+        }
+        return ownerId != null ? "owner " + ownerId : "an asynchronous acquire";
     }
 
     Instant acquiredAt() {

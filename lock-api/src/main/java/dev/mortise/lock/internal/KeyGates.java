@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.AbstractQueuedSynchronizer;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 
 /**
@@ -35,12 +37,11 @@ final class KeyGates {
     private final BiFunction<String, Gate, Gate> quit = (key, gate) -> --gate.users == 0 ? null : gate;
 
     /**
-     * A fair read-write permit for one key plus the holds it protects. Call
+     * A fair read-write permit for one key ({@link GatePermit}) plus the holds it protects. Call
      * {@link #leave} exactly once after a successful enter, with the same mode. Sized to be cheap
-     * per held key: the synchronizer is the gate. Its state is 0 when free, -1 while an
-     * exclusive caller has it, and the number of shared callers otherwise.
+     * per held key.
      */
-    static final class Gate extends AbstractQueuedSynchronizer {
+    static final class Gate extends GatePermit {
         private final KeyGates owner;
         final String key;
         private int users; // guarded by the map's bin lock (compute)
@@ -52,84 +53,14 @@ final class KeyGates {
          */
         private Pending pendingOne;
         private List<Pending> pendingMore;
-
         private Gate(KeyGates owner, String key) {
             this.owner = owner;
             this.key = key;
         }
 
-        // ---- the permit ---------------------------------------------------------------
-
         @Override
-        protected boolean tryAcquire(int ignored) {
-            return !hasQueuedPredecessors() && compareAndSetState(0, -1);
-        }
-
-        @Override
-        protected boolean tryRelease(int ignored) {
-            setState(0);
-            return true;
-        }
-
-        @Override
-        protected int tryAcquireShared(int ignored) {
-            // Fair: behind anyone queued, so a waiting writer keeps new readers out.
-            if (hasQueuedPredecessors()) {
-                return -1;
-            }
-            return addReader() ? 1 : -1;
-        }
-
-        @Override
-        protected boolean tryReleaseShared(int ignored) {
-            while (true) {
-                int c = getState();
-                if (compareAndSetState(c, c - 1)) {
-                    return c == 1;
-                }
-            }
-        }
-
-        private boolean addReader() {
-            while (true) {
-                int c = getState();
-                if (c < 0) {
-                    return false;
-                }
-                if (compareAndSetState(c, c + 1)) {
-                    return true;
-                }
-            }
-        }
-
-        /**
-         * A zero-wait try: takes a free permit even when queued callers are about to be woken,
-         * as {@code Semaphore.tryAcquire()} does — except that a shared try never passes a
-         * waiting exclusive caller.
-         */
-        boolean tryTake(LockMode mode) {
-            if (mode == LockMode.EXCLUSIVE) {
-                return compareAndSetState(0, -1);
-            }
-            if (hasQueuedThreads() && !getExclusiveQueuedThreads().isEmpty()) {
-                return false;
-            }
-            return addReader();
-        }
-
-        boolean take(LockMode mode, long waitNanos) throws InterruptedException {
-            if (waitNanos <= 0) {
-                return tryTake(mode);
-            }
-            return mode == LockMode.EXCLUSIVE ? tryAcquireNanos(1, waitNanos) : tryAcquireSharedNanos(1, waitNanos);
-        }
-
-        private void giveBack(LockMode mode) {
-            if (mode == LockMode.EXCLUSIVE) {
-                release(1);
-            } else {
-                releaseShared(1);
-            }
+        Gate self() {
+            return this;
         }
 
         // ---- the holds ----------------------------------------------------------------
@@ -277,21 +208,67 @@ final class KeyGates {
     enum EarlyState { NONE, SUSPENDED, LOST }
 
     /**
-     * Takes the permit for {@code key} in {@code mode}, waiting up to {@code waitNanos}.
+     * Takes the permit for {@code key} in {@code mode}, waiting up to {@code waitNanos}: a
+     * blocking wait on the gate's non-blocking {@link #enterAsync} answer (one gate, one queue).
+     * Interrupted, it leaves the queue (or the permit, if admitted meanwhile) before it throws.
      *
      * @return the gate, or {@code null} if the wait ran out
      */
     Gate enter(String key, LockMode mode, long waitNanos) throws InterruptedException {
-        Gate gate = gates.compute(key, join);
-        boolean entered = false;
-        try {
-            entered = gate.take(mode, waitNanos);
-            return entered ? gate : null;
-        } finally {
-            if (!entered) {
-                unregister(gate);
+        if (waitNanos <= 0) {
+            Gate gate = gates.compute(key, join);
+            if (gate.tryTake(mode)) {
+                return gate;
             }
+            unregister(gate);
+            return null;
         }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        GatePermit.Entry entry = enterAsync(key, mode);
+        Gate gate = entry.getNow(null);
+        if (gate != null) {
+            return gate;
+        }
+        try {
+            return entry.get(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return withdraw(entry) ? null : entry.join(); // admitted as the wait ran out: take it
+        } catch (InterruptedException e) {
+            if (!withdraw(entry)) {
+                Gate admitted = entry.join();
+                admitted.leave(mode, null, null);
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a gate entry never fails", e);
+        }
+    }
+
+    /**
+     * Asks for the permit for {@code key} in {@code mode} without waiting for it: the answer is
+     * completed with the gate when the permit is the caller's (at once if it is free and no one
+     * queues), in arrival order with writer preference. A caller that stops waiting calls
+     * {@link #withdraw}; if that says false the permit is the caller's and it must leave the gate.
+     */
+    GatePermit.Entry enterAsync(String key, LockMode mode) {
+        Gate gate = gates.compute(key, join);
+        return gate.request(mode);
+    }
+
+    /**
+     * Takes {@code entry} out of its gate's queue and unregisters the caller from the gate.
+     *
+     * @return true if withdrawn; false if it was admitted already (the caller has the permit and
+     *         must {@link Gate#leave} it)
+     */
+    boolean withdraw(GatePermit.Entry entry) {
+        if (entry.gate.withdraw(entry)) {
+            unregister(entry.gate.self());
+            return true;
+        }
+        return false;
     }
 
     /**

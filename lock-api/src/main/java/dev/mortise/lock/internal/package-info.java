@@ -1,7 +1,7 @@
 /**
  * The core: the one implementation of the {@link dev.mortise.lock.LockClient} contract over any
  * {@link dev.mortise.lock.spi.LockBackend} ({@code DefaultLockClient} and its parts: the acquire
- * paths, holds and what happens to them after the grant, validity, the watchdog, expiry, events
+ * paths, blocking and asynchronous through one per-key gate, holds and what happens to them after the grant, validity, the watchdog, expiry, events
  * and notifications, Lock views, inspection). Internal: no compatibility promise; users and
  * backends depend on the API and the SPI, never on this package.
  *

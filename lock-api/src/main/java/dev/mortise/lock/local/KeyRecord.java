@@ -25,8 +25,8 @@ import java.util.concurrent.locks.Condition;
  */
 final class KeyRecord {
 
-    /** One waiting request. */
-    static final class Waiter {
+    /** One waiting request: a thread in {@code acquire}, or an asynchronous one ({@link AsyncWaiter}). */
+    static class Waiter {
         final boolean shared;
 
         Waiter(boolean shared) {
@@ -50,9 +50,29 @@ final class KeyRecord {
     final Deque<Waiter> waiters = new ArrayDeque<>(2);
     int exclusiveWaiters;
     final Condition changed;
+    /** Told when waiters should look again and asynchronous ones wait here (see {@link #wake}). */
+    private final java.util.function.Consumer<KeyRecord> woken;
+    /** Asynchronous waiters in {@link #waiters}. */
+    int asyncWaiters;
+    /** Whether this record was handed to {@link #woken} since its asynchronous waiters last looked. */
+    boolean wokenPending;
 
-    KeyRecord(Condition changed) {
+    KeyRecord(Condition changed, java.util.function.Consumer<KeyRecord> woken) {
         this.changed = changed;
+        this.woken = woken;
+    }
+
+    /**
+     * Something changed that may let waiters in: threads waiting on {@link #changed} are signalled,
+     * and the asynchronous waiters, which have no thread, are handed to the server to look again
+     * before it lets go of its lock.
+     */
+    void wake() {
+        changed.signalAll();
+        if (asyncWaiters > 0 && !wokenPending) {
+            wokenPending = true;
+            woken.accept(this);
+        }
     }
 
     boolean heldAt(long now) {
@@ -88,14 +108,22 @@ final class KeyRecord {
         if (!waiter.shared) {
             exclusiveWaiters++;
         }
+        if (waiter instanceof AsyncWaiter) {
+            asyncWaiters++;
+        }
     }
 
     /** Takes {@code waiter} out of the queue (granted, timed out, interrupted or failed) and wakes the others. */
     void dequeue(Waiter waiter) {
-        if (waiters.remove(waiter) && !waiter.shared) {
-            exclusiveWaiters--;
+        if (waiters.remove(waiter)) {
+            if (!waiter.shared) {
+                exclusiveWaiters--;
+            }
+            if (waiter instanceof AsyncWaiter) {
+                asyncWaiters--;
+            }
         }
-        changed.signalAll();
+        wake();
     }
 
     /** Extends {@code owner}'s live hold to {@code leaseNanos} from {@code now}; false if it has none. */
@@ -117,7 +145,7 @@ final class KeyRecord {
         if (shared != null) {
             readerTokens.remove(owner);
             permitCounts.remove(owner);
-            changed.signalAll();
+            wake();
             return now - shared < 0;
         }
         if (!owner.equals(this.owner)) {
@@ -125,7 +153,7 @@ final class KeyRecord {
         }
         boolean wasHeld = heldAt(now);
         this.owner = null;
-        changed.signalAll();
+        wake();
         return wasHeld;
     }
 
@@ -135,7 +163,7 @@ final class KeyRecord {
         readers.clear();
         readerTokens.clear();
         permitCounts.clear();
-        changed.signalAll();
+        wake();
     }
 
     /** Drops {@code owner}'s hold as if it had expired and wakes the waiters; whether it was live. */
@@ -147,7 +175,7 @@ final class KeyRecord {
         if (owner.equals(this.owner)) {
             this.owner = null;
         }
-        changed.signalAll();
+        wake();
         return held;
     }
 
@@ -159,7 +187,7 @@ final class KeyRecord {
         this.owner = owner;
         expiresAtNanos = now + lease.toNanos();
         token++;
-        changed.signalAll();
+        wake();
         return new Grant(key, owner, token, now, null);
     }
 

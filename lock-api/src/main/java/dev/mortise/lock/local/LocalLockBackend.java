@@ -78,6 +78,16 @@ public final class LocalLockBackend implements LockBackend {
         return server.acquire(request, wait);
     }
 
+    /**
+     * Natively, without a thread per waiter: the request queues on the server with the blocking
+     * waiters, in arrival order and with writer preference, and is let in by the release, expiry or
+     * ticker jump that frees the key (see {@link LocalLockServer#acquireAsync}).
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return server.acquireAsync(request, wait);
+    }
+
     /** The server's ticker: grants are stamped, and leases judged, on it. */
     @Override
     public Ticker ticker() {

@@ -52,6 +52,7 @@ public final class LocalLockServer {
     private final Ticker ticker;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, KeyRecord> entries = new HashMap<>(); // guarded by lock
+    private final AsyncWaiters asyncWaiters = new AsyncWaiters(this);
     private volatile boolean down;
 
     public LocalLockServer() {
@@ -86,10 +87,10 @@ public final class LocalLockServer {
         lock.lock();
         try {
             for (KeyRecord entry : entries.values()) {
-                entry.changed.signalAll();
+                entry.wake();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         return Long.MAX_VALUE;
     }
@@ -101,7 +102,7 @@ public final class LocalLockServer {
             checkUp(request.key());
             return attemptLocked(entry(request.key()), request, requestedAt, null);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -130,7 +131,7 @@ public final class LocalLockServer {
             }
             return grants;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -169,12 +170,34 @@ public final class LocalLockServer {
                 entry.dequeue(me);
             }
         } finally {
+            unlock();
+        }
+    }
+
+    /** Waits for {@code request} as {@link #acquire} does, with no thread: see {@link AsyncWaiters}. */
+    java.util.concurrent.CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return asyncWaiters.acquire(request, wait);
+    }
+
+    /** Lets the asynchronous waiters of changed records look again, then lets go of the lock. */
+    void unlock() {
+        try {
+            asyncWaiters.serveWoken();
+        } finally {
             lock.unlock();
         }
     }
 
-    private KeyRecord entry(String key) {
-        return entries.computeIfAbsent(key, k -> new KeyRecord(lock.newCondition()));
+    ReentrantLock lock() {
+        return lock;
+    }
+
+    boolean isDown() {
+        return down;
+    }
+
+    KeyRecord entry(String key) {
+        return entries.computeIfAbsent(key, k -> new KeyRecord(lock.newCondition(), asyncWaiters::woken));
     }
 
     /** One attempt by {@link Admission}'s rules, at the ticker's time now. */
@@ -198,9 +221,9 @@ public final class LocalLockServer {
             if (!entry.permitCounts.isEmpty()) {
                 entry.permitLimit = limit;
             }
-            entry.changed.signalAll();
+            entry.wake();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -215,7 +238,7 @@ public final class LocalLockServer {
             }
             return entry.renew(grant.owner(), now, lease.toNanos());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -231,7 +254,7 @@ public final class LocalLockServer {
             }
             return gone;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -245,7 +268,7 @@ public final class LocalLockServer {
             }
             return entry.release(grant.owner(), ticker.read());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -265,7 +288,7 @@ public final class LocalLockServer {
             }
             return entry.state(ticker.read());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -282,7 +305,7 @@ public final class LocalLockServer {
                 entry.dropAll();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -301,7 +324,7 @@ public final class LocalLockServer {
             }
             return entry.drop(owner, ticker.read());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -319,7 +342,7 @@ public final class LocalLockServer {
             checkUp(key);
             return entry(key).seize(key, owner, ticker.read(), lease);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -331,7 +354,7 @@ public final class LocalLockServer {
             long now = ticker.read();
             return entry != null && (entry.heldAt(now) || entry.pruneReaders(now) > 0);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -348,7 +371,7 @@ public final class LocalLockServer {
             }
             return entry.records(ticker.read());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -362,7 +385,7 @@ public final class LocalLockServer {
         down = false;
     }
 
-    private void checkUp(String key) {
+    void checkUp(String key) {
         if (down) {
             throw new LockBackendException("Local lock server '" + name + "' is stopped (lock '" + key
                     + "', backend 'local'); call LocalLockServer.start()", key, "local", null);

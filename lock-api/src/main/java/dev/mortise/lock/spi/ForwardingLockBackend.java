@@ -73,6 +73,15 @@ public abstract class ForwardingLockBackend implements LockBackend {
         return delegate.acquire(request, wait);
     }
 
+    /**
+     * The wrapped backend's asynchronous wait. A decorator that overrides {@link #acquire} or
+     * {@link #tryAcquire} overrides this too when asynchronous waits must pass through its versions.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return delegate.acquireAsync(request, wait);
+    }
+
     @Override
     public Optional<Duration> renew(Grant grant, Duration lease) {
         return delegate.renew(grant, lease);

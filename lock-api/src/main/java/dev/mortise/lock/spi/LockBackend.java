@@ -155,6 +155,41 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * Acquires without holding a thread while the request waits: the asynchronous form of
+     * {@link #acquire}, behind {@link dev.mortise.lock.LockClient#acquireAsync}. The answer is
+     * completed with the grant, with empty when {@code wait} ran out (a zero wait is one attempt),
+     * or exceptionally as {@link #acquire} throws; on any thread but the caller's (the core moves on
+     * to its own executor whichever thread completes it).
+     *
+     * <p>An override honours what {@link #acquire} honours, and:
+     * <ul>
+     *   <li>when the answer is completed by anyone else (the core cancels it when its caller cancels,
+     *       its wait runs out in the client, or the client closes), the wait stops and nothing this
+     *       request created remains on the server; a grant that arrives after that is released, never
+     *       left to expire;</li>
+     *   <li>the grant's {@link Grant#requestedAtNanos()} is taken before the request that granted it
+     *       was sent (not when the wait began);</li>
+     *   <li>on a backend whose {@link #supportsSharedMode()} is true, a waiting exclusive request holds
+     *       new shared requests back exactly as in {@link #acquire} (no writer starvation).</li>
+     * </ul>
+     *
+     * <p>The default parks no thread per waiter on a backend without shared mode: it polls
+     * {@link #tryAcquire} as {@link BackoffPolling} does (the same backoff, each sleep bounded by the
+     * holder's remaining lease), each attempt on the shared bounded {@link AsyncWaits#executor()},
+     * the sleeps on its {@link AsyncWaits#scheduler()}. Polling cannot leave the writer's marker that
+     * the shared-mode rule needs, so on a backend whose {@link #supportsSharedMode()} is true the
+     * default runs this backend's blocking {@link #acquire} on a bounded pool of
+     * {@value AsyncWaits#BLOCKING_THREADS} shared threads instead (the time a request queues for one
+     * counts against its wait): such a backend overrides this method to wait without a thread.
+     *
+     * @return the grant, or empty when {@code wait} ran out
+     */
+    default java.util.concurrent.CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return supportsSharedMode() ? BlockingAsyncWait.start(this, request, wait)
+                : AsyncPolling.start(this, request, wait);
+    }
+
+    /**
      * Extends the hold to {@code lease} from now, if it is still {@code grant.owner()}'s, and says
      * what the server put in force. Most servers apply the lease they are sent; a server that keeps
      * its own TTL (an etcd lease keeps the TTL it was granted with, whatever a keep-alive asks for)

@@ -1,7 +1,8 @@
 /**
  * The SPI: what a backend implements ({@link dev.mortise.lock.spi.LockBackend}) and the helpers
  * backend writers use (requests, grants, attempts, renewal answers, deadlines, key encoding,
- * polling, the ticker, {@link dev.mortise.lock.spi.ForwardingLockBackend} for decorators). SPI:
+ * polling and its asynchronous form on the JVM's shared {@link dev.mortise.lock.spi.AsyncWaits} threads,
+ * the ticker, {@link dev.mortise.lock.spi.ForwardingLockBackend} for decorators). SPI:
  * backend writers depend on it; users meet only {@code LockBackend} and {@code BackendGuarantees}.
  *
  * <p>Everything the contract can say once (reentrancy, the watchdog, local validity and queuing,

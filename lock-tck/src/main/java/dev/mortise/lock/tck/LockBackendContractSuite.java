@@ -15,13 +15,10 @@ import org.junit.jupiter.api.function.Executable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -55,15 +52,12 @@ public abstract class LockBackendContractSuite {
     /** A new backend against the shared test server, independent of earlier ones (as another process). */
     protected abstract LockBackend newBackend() throws Exception;
 
-    private static final Map<Class<?>, Boolean> SHARED_MODE = new ConcurrentHashMap<>();
-    private static final Map<Class<?>, Boolean> PERMITS = new ConcurrentHashMap<>();
-
     /**
      * Whether the backend under test grants shared (read) requests: asked of a fresh backend once
      * per test class, for every suite that has shared cases.
      */
     protected final boolean supportsSharedMode() {
-        return SHARED_MODE.computeIfAbsent(getClass(), c -> probe("supportsSharedMode()", LockBackend::supportsSharedMode));
+        return BackendCapabilities.SHARED_MODE.ask(getClass(), this::newBackend);
     }
 
     /**
@@ -71,15 +65,7 @@ public abstract class LockBackendContractSuite {
      * asked of a fresh backend once per test class; selects the semaphore tests that apply.
      */
     protected final boolean supportsPermits() {
-        return PERMITS.computeIfAbsent(getClass(), c -> probe("supportsPermits()", LockBackend::supportsPermits));
-    }
-
-    private boolean probe(String what, Predicate<LockBackend> capability) {
-        try (LockBackend probe = newBackend()) {
-            return capability.test(probe);
-        } catch (Exception e) {
-            throw new IllegalStateException("Could not create a backend to ask " + what, e);
-        }
+        return BackendCapabilities.PERMITS.ask(getClass(), this::newBackend);
     }
 
     /** Makes the server drop the hold behind {@code lease}, as a server-side expiry or delete would. */
@@ -308,6 +294,14 @@ public abstract class LockBackendContractSuite {
     @Nested
     class BackendFailure extends BackendFailureContract {
         BackendFailure() {
+            super(LockBackendContractSuite.this);
+        }
+    }
+
+    /** The {@link AsyncAcquireContract}. */
+    @Nested
+    class AsyncAcquire extends AsyncAcquireContract {
+        AsyncAcquire() {
             super(LockBackendContractSuite.this);
         }
     }

@@ -1,0 +1,111 @@
+package dev.mortise.lock.spi;
+
+import dev.mortise.lock.LockMode;
+import dev.mortise.lock.local.LocalLockBackend;
+import dev.mortise.lock.local.LocalLockServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The defaults of {@link LockBackend#acquireAsync}: polling on a backend without shared mode, its
+ * blocking {@code acquire} on the bounded pool on one with it. Both are granted when the holder
+ * releases, answer empty when the wait runs out, stop when cancelled, and release a grant that
+ * raced the cancel. Against a {@link LocalLockServer} reached only through the defaults.
+ */
+class AsyncWaitDefaultsTest {
+
+    private final LocalLockServer server = new LocalLockServer("async-defaults");
+    private final LocalLockBackend local = new LocalLockBackend(server);
+    private final AtomicInteger attempts = new AtomicInteger();
+
+    /** The local backend without its native async wait, with or without shared mode. */
+    private LockBackend viaDefault(boolean shared) {
+        return new LockBackend() {
+            @Override public String name() { return "defaults"; }
+            @Override public BackendGuarantees guarantees() { return local.guarantees(); }
+            @Override public boolean supportsSharedMode() { return shared; }
+            @Override public Attempt tryAcquire(LockRequest request) {
+                attempts.incrementAndGet();
+                return local.tryAcquire(request);
+            }
+            @Override public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+                return local.acquire(request, wait);
+            }
+            @Override public Optional<Duration> renew(Grant grant, Duration lease) { return local.renew(grant, lease); }
+            @Override public boolean release(Grant grant) { return local.release(grant); }
+            @Override public void ping() { }
+            @Override public void close() { }
+        };
+    }
+
+    private static LockRequest request(String key, String owner) {
+        return new LockRequest(key, owner, Duration.ofSeconds(30), false, LockMode.EXCLUSIVE, null);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void grantedOnReleaseEmptyWhenTheWaitRunsOut(boolean shared) throws Exception {
+        LockBackend backend = viaDefault(shared);
+        Grant held = local.tryAcquire(request("k", "holder")).grant().orElseThrow();
+        assertThat(backend.acquireAsync(request("k", "late"), Duration.ofMillis(200)).get(30, TimeUnit.SECONDS)).isEmpty();
+        CompletableFuture<Optional<Grant>> waiting = backend.acquireAsync(request("k", "next"), Duration.ofSeconds(30));
+        Thread.sleep(100);
+        assertThat(waiting).isNotDone();
+        local.release(held);
+        Grant granted = waiting.get(30, TimeUnit.SECONDS).orElseThrow();
+        assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+        local.release(granted);
+        assertThat(server.records("k")).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aCancelledWaitStopsAndLeavesNothing(boolean shared) throws Exception {
+        LockBackend backend = viaDefault(shared);
+        Grant held = local.tryAcquire(request("k", "holder")).grant().orElseThrow();
+        CompletableFuture<Optional<Grant>> waiting = backend.acquireAsync(request("k", "w"), Duration.ofSeconds(30));
+        Thread.sleep(100);
+        assertThat(waiting.cancel(true)).isTrue();
+        awaitZeroWaiters("k");
+        int after = attempts.get();
+        Thread.sleep(200);
+        assertThat(attempts.get()).as("no attempt after the cancel").isLessThanOrEqualTo(after + 1);
+        local.release(held);
+        assertThat(server.isHeld("k")).isFalse();
+    }
+
+    @Test
+    void aGrantRacingTheCancelIsReleased() throws Exception {
+        for (boolean shared : new boolean[] {false, true}) {
+            LockBackend backend = viaDefault(shared);
+            for (int i = 0; i < 300; i++) {
+                CompletableFuture<Optional<Grant>> asked = backend.acquireAsync(request("r", "o" + i), Duration.ofSeconds(5));
+                if (!asked.cancel(true)) {
+                    asked.get().ifPresent(local::release);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (server.isHeld("r") && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(1);
+                }
+                assertThat(server.isHeld("r")).as("round " + i + " left the key held").isFalse();
+            }
+        }
+    }
+
+    private void awaitZeroWaiters(String key) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.records(key) > 1 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(server.records(key)).as("only the holder's record").isEqualTo(1);
+    }
+}
