@@ -13,11 +13,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The threads every asynchronous wait of this JVM shares ({@link LockBackend#acquireAsync}, and the
  * core's {@code acquireAsync} continuations): a small bounded pool that runs attempts and
  * completions (which may block on I/O up to a backend's operation timeout), one timer thread that
- * schedules retries and deadlines, and a bounded pool for backends whose wait can only be a blocking
+ * schedules retries and deadlines, and a pool for backends whose wait can only be a blocking
  * {@link LockBackend#acquire} (see {@link LockBackend#acquireAsync}). All are daemon threads, started
  * on first use and ended again after a minute idle, so neither a client nor its backend owns them
- * and none keeps the JVM alive. The number of threads does not grow with the number of waiters:
- * work beyond the bounds queues.
+ * and none keeps the JVM alive. The executor and the timer do not grow with the number of waiters
+ * (work beyond them queues). The blocking pool does: one thread per blocking server wait under way,
+ * because a request queued behind other requests' waits would not reach the server at all — a free
+ * key would time out behind busy ones. The core's key gate keeps that to one exclusive request per
+ * key per client; a backend with a native asynchronous wait uses none.
  *
  * <p>Backend writers use {@link #executor()} for the work of an asynchronous wait and
  * {@link #scheduler()} only to schedule it (a task on the timer thread hands its work to the
@@ -27,11 +30,9 @@ public final class AsyncWaits {
 
     /** Threads that run attempts and completions. */
     public static final int EXECUTOR_THREADS = 4;
-    /** Threads that may sit in a backend's blocking {@link LockBackend#acquire} for an async caller. */
-    public static final int BLOCKING_THREADS = 32;
-
     private static final ThreadPoolExecutor EXECUTOR = pool("mortise-async-", EXECUTOR_THREADS);
-    private static final ThreadPoolExecutor BLOCKING = pool("mortise-async-wait-", BLOCKING_THREADS);
+    private static final ThreadPoolExecutor BLOCKING = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            new java.util.concurrent.SynchronousQueue<>(), daemons("mortise-async-wait-"));
     private static final ScheduledThreadPoolExecutor SCHEDULER = timer();
 
     private AsyncWaits() {
@@ -47,7 +48,7 @@ public final class AsyncWaits {
         return SCHEDULER;
     }
 
-    /** The bounded pool for blocking {@link LockBackend#acquire} calls made for async callers. */
+    /** The pool for blocking {@link LockBackend#acquire} calls made for async callers: a thread per call under way. */
     static Executor blocking() {
         return BLOCKING;
     }

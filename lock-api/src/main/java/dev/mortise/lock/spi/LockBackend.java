@@ -178,9 +178,9 @@ public interface LockBackend extends AutoCloseable {
      * holder's remaining lease), each attempt on the shared bounded {@link AsyncWaits#executor()},
      * the sleeps on its {@link AsyncWaits#scheduler()}. Polling cannot leave the writer's marker that
      * the shared-mode rule needs, so on a backend whose {@link #supportsSharedMode()} is true the
-     * default runs this backend's blocking {@link #acquire} on a bounded pool of
-     * {@value AsyncWaits#BLOCKING_THREADS} shared threads instead (the time a request queues for one
-     * counts against its wait): such a backend overrides this method to wait without a thread.
+     * default runs this backend's blocking {@link #acquire} on a shared pool instead, one thread per
+     * server wait under way (never queued behind other waits, which would let a free key time out
+     * behind busy ones): such a backend overrides this method to wait without a thread.
      *
      * @return the grant, or empty when {@code wait} ran out
      */

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The defaults of {@link LockBackend#acquireAsync}: polling on a backend without shared mode, its
- * blocking {@code acquire} on the bounded pool on one with it. Both are granted when the holder
+ * blocking {@code acquire} on its pool (a thread per server wait) on one with it. Both are granted when the holder
  * releases, answer empty when the wait runs out, stop when cancelled, and release a grant that
  * raced the cancel. Against a {@link LocalLockServer} reached only through the defaults.
  */
@@ -101,11 +101,46 @@ class AsyncWaitDefaultsTest {
         }
     }
 
+    private void awaitWaiting(String key) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.records(key) < 2 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(server.records(key)).as("the holder and a request waiting at the server for " + key).isEqualTo(2);
+    }
+
     private void awaitZeroWaiters(String key) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (server.records(key) > 1 && System.nanoTime() - deadline < 0) {
             Thread.sleep(5);
         }
         assertThat(server.records(key)).as("only the holder's record").isEqualTo(1);
+    }
+
+    /**
+     * A request for a free key is never held up behind other requests' server waits: with more
+     * blocking waits under way than any fixed pool would have threads, it is still granted.
+     */
+    @Test
+    void aFreeKeyIsGrantedWhileManyOtherKeysWaitOnTheBlockingDefault() throws Exception {
+        LockBackend backend = viaDefault(true);
+        int busy = 40;
+        java.util.List<Grant> holders = new java.util.ArrayList<>();
+        java.util.List<CompletableFuture<Optional<Grant>>> waits = new java.util.ArrayList<>();
+        for (int i = 0; i < busy; i++) {
+            holders.add(local.tryAcquire(request("busy-" + i, "holder")).grant().orElseThrow());
+            waits.add(backend.acquireAsync(request("busy-" + i, "w"), Duration.ofSeconds(60)));
+        }
+        for (int i = 0; i < busy; i++) {
+            awaitWaiting("busy-" + i);
+        }
+        Grant free = backend.acquireAsync(request("free", "f"), Duration.ofSeconds(60)).get(30, TimeUnit.SECONDS)
+                .orElseThrow();
+        local.release(free);
+        waits.forEach(w -> w.cancel(true));
+        for (int i = 0; i < busy; i++) {
+            awaitZeroWaiters("busy-" + i);
+            local.release(holders.get(i));
+        }
     }
 }
