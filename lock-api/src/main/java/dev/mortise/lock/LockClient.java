@@ -110,8 +110,10 @@ public interface LockClient extends AutoCloseable {
      *       withdraws the request exactly once: from this client's queue for the key, or from the
      *       server, which keeps nothing of it. A grant that races the cancel is released on the
      *       server, never leaked (its lease is closed; listeners see ACQUIRED then RELEASED).</li>
-     *   <li><b>Threads.</b> No thread is held per waiter: waits go through this client's queue for
-     *       the key and the backend's {@link LockBackend#acquireAsync}. The future is never completed
+     *   <li><b>Threads.</b> No thread is held per waiter in this client: waits go through its queue
+     *       for the key and the backend's {@link LockBackend#acquireAsync}. A backend without a native
+     *       asynchronous wait holds one pool thread per request waiting at its server (one per contended
+     *       key per client for exclusive requests); its documentation says whether it has one. The future is never completed
      *       on the calling thread (nor on a thread calling {@link #close()} or closing a lease); it is
      *       completed, and dependent stages added without an executor run, on Mortise's small shared
      *       pool {@link dev.mortise.lock.spi.AsyncWaits#executor()}, so such stages must not block: hand
