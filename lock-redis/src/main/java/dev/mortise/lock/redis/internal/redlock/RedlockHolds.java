@@ -1,7 +1,7 @@
 package dev.mortise.lock.redis.internal.redlock;
 
 import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.MaybeResent;
 import dev.mortise.lock.spi.Grant;
 
 import java.time.Duration;
@@ -65,24 +65,20 @@ public final class RedlockHolds {
      *
      * <p>A node's "not there" counts as "had" when its release may have reached it twice (a Lettuce
      * connection that broke with the first send's answer and resent it on reconnecting): the first
-     * send took the hold, as on a single server ({@code HoldCommands.release}); otherwise a release
-     * whose answers were cut off would be told to its owner as a loss.
+     * send took the hold, as on a single server ({@link MaybeResent}, node by node); otherwise a
+     * release whose answers were cut off would be told to its owner as a loss.
      *
      * @return true if a majority still had the hold
      */
     public boolean release(Grant grant) {
         RedlockHold hold = grant.state();
-        List<LockCommands> all = nodes.all();
-        long[] resendsBefore = new long[all.size()];
-        for (int i = 0; i < all.size(); i++) {
-            resendsBefore[i] = all.get(i).deployment().runner().transport().resends();
-        }
+        List<MaybeResent> resends = nodes.all().stream()
+                .map(n -> MaybeResent.watch(n.deployment().runner().transport())).toList();
         NodeReplies<Long> released = nodes.gather(
                 n -> n.holds().releaseOrCancelAsync(hold.keys(), hold.serverOwner(), hold.lease()));
         int had = 0;
         for (int i = 0; i < released.size(); i++) {
-            boolean maybeResent = all.get(i).deployment().runner().transport().resends() != resendsBefore[i];
-            if (released.answered(i) && (released.value(i) == 1 || maybeResent)) {
+            if (released.answered(i) && MaybeResent.had(released.value(i), resends.get(i).resent())) {
                 had++;
             }
         }
