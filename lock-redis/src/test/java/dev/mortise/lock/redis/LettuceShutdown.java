@@ -1,6 +1,8 @@
 package dev.mortise.lock.redis;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.resource.ClientResources;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,6 +20,22 @@ final class LettuceShutdown {
         }
         try {
             client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // its event loops end on their own
+        }
+    }
+
+    /**
+     * The client, then the resources it was created on: a client does not shut down resources it was
+     * given ({@code ClientResources} passed to {@code create}), whose event loops and timer would
+     * otherwise outlive it.
+     */
+    static void quietly(AbstractRedisClient client, ClientResources resources) {
+        quietly(client);
+        try {
+            resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {

@@ -1,11 +1,16 @@
 package dev.mortise.lock.redis;
 
 import dev.mortise.lock.redis.internal.RedisKeys;
+import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.tck.server.FreePorts;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.internal.HostAndPort;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DnsResolvers;
+import io.lettuce.core.resource.MappingSocketAddressResolver;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.junit.jupiter.api.Test;
 
@@ -35,27 +40,36 @@ class RedisLettuceClusterContractTest extends RedisClusterContractTest {
                 .driver(RedisDriver.LETTUCE).operationTimeout(operationTimeout).build();
     }
 
-    /** The cluster clients made for {@link #backendThrough}, which a backend leaves open: shut down after the class. */
-    private static final List<RedisClusterClient> THROUGH_PROXIES = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    @org.junit.jupiter.api.AfterAll
-    static void shutDownClientsThroughProxies() {
-        THROUGH_PROXIES.forEach(LettuceShutdown::quietly);
-        THROUGH_PROXIES.clear();
-    }
-
-    /** Lettuce maps each address the nodes announce to the node's proxy by a socket address resolver. */
+    /**
+     * Lettuce maps each address the nodes announce to the node's proxy by a socket address resolver,
+     * on client resources of the backend's own. A supplied client is left open by its backend, and
+     * resources given to a client outlive it: the backend returned shuts both down when it closes.
+     */
     @Override
     protected LockBackend backendThrough(java.util.Map<Integer, Integer> proxyPortByNodePort) {
-        io.lettuce.core.resource.ClientResources resources = io.lettuce.core.resource.ClientResources.builder()
-                .socketAddressResolver(io.lettuce.core.resource.MappingSocketAddressResolver.create(
-                        io.lettuce.core.resource.DnsResolvers.UNRESOLVED,
-                        address -> io.lettuce.core.internal.HostAndPort.of(address.getHostText(),
+        ClientResources resources = ClientResources.builder()
+                .socketAddressResolver(MappingSocketAddressResolver.create(DnsResolvers.UNRESOLVED,
+                        address -> HostAndPort.of(address.getHostText(),
                                 proxyPortByNodePort.getOrDefault(address.getPort(), address.getPort()))))
                 .build();
         RedisClusterClient client = RedisClusterClient.create(resources, cluster.addresses()[0]);
-        THROUGH_PROXIES.add(client);
-        return RedisLockBackend.builder().lettuce(client).build();
+        LockBackend backend;
+        try {
+            backend = RedisLockBackend.builder().lettuce(client).build();
+        } catch (RuntimeException e) {
+            LettuceShutdown.quietly(client, resources);
+            throw e;
+        }
+        return new ForwardingLockBackend(backend) {
+            @Override
+            public void close() {
+                try {
+                    super.close();
+                } finally {
+                    LettuceShutdown.quietly(client, resources);
+                }
+            }
+        };
     }
 
     @Test

@@ -52,8 +52,13 @@ final class WireWaiterCases {
         // On a long explicit lease: a waiter that retries when the holder's lease would end stays quiet.
         Held first = WireHolds.takeB(test.b, mode, name, SLACK, long_.multipliedBy(2));
         proxies.count(marker(name));
+        // A cut waiter on an explicit lease (in every mode that takes one), left to run out in settle():
+        // a grant counted from later than the server set its lease (a hand-off whose message was lost,
+        // then read by an attempt that does not re-apply the lease) is not hidden by a watchdog that
+        // renews it in time, nor by a close before the server's lease ends.
+        Duration aLease = cut && mode.takesExplicitLeases() ? lease : null;
         CompletableFuture<Held> waiter = CompletableFuture.supplyAsync(
-                () -> WireHolds.takeA(wire.viaProxy(), mode, name, long_, null), EXECUTOR);
+                () -> WireHolds.takeA(wire.viaProxy(), mode, name, long_, aLease), EXECUTOR);
         // A has queued, subscribed or watched, and now waits to be woken (a poller never goes quiet).
         proxies.awaitQuiet(SLACK, Duration.ofMillis(500), lease.multipliedBy(2));
         assertThat(waiter).as("A waits while B holds").isNotDone();
@@ -74,7 +79,7 @@ final class WireWaiterCases {
                         "B or A to be granted while A's answer is held");
                 proxies.letGo(); // A reads its stale answer now
             }
-            settle(waiter, next, long_, lease);
+            settle(waiter, next, long_, lease, aLease);
         } finally {
             overlaps.stop();
         }
@@ -85,10 +90,12 @@ final class WireWaiterCases {
     /**
      * Waits for both A and B to be granted or to give up; whichever holds while the other still waits
      * is closed after a while (half a lease, for the sampler), so the other can be granted after it,
-     * with a later token. Closes both.
+     * with a later token. A's grant on an explicit lease ({@code aLease}) is not closed but left to run
+     * out: the other is then granted when the server ends it, so a grant that A counts from later than
+     * the server applied its lease shows as A and B valid at once. Closes both.
      */
-    private void settle(CompletableFuture<Held> waiter, CompletableFuture<Held> next, Duration max, Duration lease)
-            throws Exception {
+    private void settle(CompletableFuture<Held> waiter, CompletableFuture<Held> next, Duration max, Duration lease,
+                        Duration aLease) throws Exception {
         Held closed = null;
         long closedToken = Long.MIN_VALUE;
         long deadline = System.nanoTime() + max.multipliedBy(2).toNanos();
@@ -101,7 +108,13 @@ final class WireWaiterCases {
                 granted = WireFaultCases.awaitOrNull(next, Duration.ZERO);
             }
             if (granted != null && granted != closed) {
-                Thread.sleep(lease.toMillis() / 2);
+                Held held = granted;
+                if (aLease != null && held == WireFaultCases.awaitOrNull(waiter, Duration.ZERO)) {
+                    LockBackendContractSuite.await(aLease.plus(SLACK), () -> !held.isValid(),
+                            "A's explicit lease to run out");
+                } else {
+                    Thread.sleep(lease.toMillis() / 2);
+                }
                 if (!(waiter.isDone() && next.isDone())) {
                     closed = granted;
                     closedToken = granted.token();

@@ -61,15 +61,13 @@ public final class HoldCommands {
     /**
      * Releases a grant: true if it was ours and is gone now. An answer "not ours" to a release that
      * may have reached the server twice (its first answer lost with the connection, then sent again)
-     * counts as released: the first send took it, and reporting the hold missing would tell its owner
-     * of a loss that never happened ({@code WireFaultContract}'s release cut). A hold that was in fact
-     * gone before, in a release whose answer was also lost, is the one loss this cannot tell.
+     * counts as released ({@link MaybeResent}: the first send took it).
      */
     public boolean release(Grant grant) {
         Object state = grant.state();
         ScriptRunner.Answer<Long> released = deployment.runner().callNoticingResends(
                 releaseHold(ReadHold.keysOf(state), grant.owner(), ReadHold.isShared(state)), grant.key(), "release");
-        return released.value() == 1 || released.maybeResent();
+        return MaybeResent.had(released.value(), released.maybeResent());
     }
 
     /**

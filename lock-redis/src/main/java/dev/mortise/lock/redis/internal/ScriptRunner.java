@@ -174,13 +174,13 @@ public final class ScriptRunner {
      * have been applied all the same) the call is sent once more and that answer counts. A Lettuce
      * reconnect while it was out counts as a second send too ({@link RedisTransport#resends()}).
      * The caller reads an answer that says "not there" with that in mind: its own first send may have
-     * taken it.
+     * taken it ({@link MaybeResent#had}).
      */
     public <T> Answer<T> callNoticingResends(ScriptCall call, String key, String what) {
-        long resendsBefore = transport.resends();
+        MaybeResent resends = MaybeResent.watch(transport);
         try {
             T value = await(transport.sendOnce(call, false), () -> transport.sendOnce(call, true), timeout, key, what);
-            return new Answer<>(value, transport.resends() != resendsBefore);
+            return new Answer<>(value, resends.resent());
         } catch (LockBackendException first) {
             try {
                 return new Answer<>(call(call, key, what), true);

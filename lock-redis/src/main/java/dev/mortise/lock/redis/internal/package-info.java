@@ -19,7 +19,8 @@
  *   <li>Below the commands: {@link dev.mortise.lock.redis.internal.ScriptRunner} (timeouts, {@code NOSCRIPT},
  *       messages) over the {@link dev.mortise.lock.redis.internal.RedisTransport} seam, which the driver
  *       packages {@code internal.redisson} and {@code internal.lettuce} implement; key names
- *       ({@link dev.mortise.lock.redis.internal.RedisKeys}).</li>
+ *       ({@link dev.mortise.lock.redis.internal.RedisKeys}); how a release that may have reached a
+ *       server twice is read ({@link dev.mortise.lock.redis.internal.MaybeResent}, also Redlock's).</li>
  * </ul>
  *
  * <p>This package depends on neither client library; the driver packages and {@code internal.redlock}

@@ -1,7 +1,7 @@
 package dev.mortise.lock.redis.internal.redlock;
 
 import dev.mortise.lock.LockBackendException;
-import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.MaybeResent;
 import dev.mortise.lock.spi.Grant;
 
 import java.time.Duration;
@@ -65,32 +65,39 @@ public final class RedlockHolds {
      *
      * <p>A node's "not there" counts as "had" when its release may have reached it twice (a Lettuce
      * connection that broke with the first send's answer and resent it on reconnecting): the first
-     * send took the hold, as on a single server ({@code HoldCommands.release}); otherwise a release
-     * whose answers were cut off would be told to its owner as a loss.
+     * send took the hold, as on a single server ({@link MaybeResent}, node by node); otherwise a
+     * release whose answers were cut off would be told to its owner as a loss. A loss is told only
+     * when a majority said "not there": a node that did not answer may have had it (its answer cut
+     * off, a driver that does not resend), so without a majority either way the release is
+     * unconfirmed.
      *
-     * @return true if a majority still had the hold
+     * @return true if a majority still had the hold, false if a majority no longer had it
+     * @throws LockBackendException if neither is known: too few nodes answered either way
      */
     public boolean release(Grant grant) {
         RedlockHold hold = grant.state();
-        List<LockCommands> all = nodes.all();
-        long[] resendsBefore = new long[all.size()];
-        for (int i = 0; i < all.size(); i++) {
-            resendsBefore[i] = all.get(i).deployment().runner().transport().resends();
-        }
+        List<MaybeResent> resends = nodes.all().stream()
+                .map(n -> MaybeResent.watch(n.deployment().runner().transport())).toList();
         NodeReplies<Long> released = nodes.gather(
                 n -> n.holds().releaseOrCancelAsync(hold.keys(), hold.serverOwner(), hold.lease()));
         int had = 0;
+        int missing = 0;
         for (int i = 0; i < released.size(); i++) {
-            boolean maybeResent = all.get(i).deployment().runner().transport().resends() != resendsBefore[i];
-            if (released.answered(i) && (released.value(i) == 1 || maybeResent)) {
+            if (!released.answered(i)) {
+                continue;
+            }
+            if (MaybeResent.had(released.value(i), resends.get(i).resent())) {
                 had++;
+            } else {
+                missing++;
             }
         }
-        if (had < nodes.quorum() && released.answeredCount() < nodes.quorum()) {
-            throw new LockBackendException("Backend 'redlock' could not release lock '" + grant.key() + "': only "
-                    + released.answeredCount() + " of " + nodes.size() + " nodes answered (first failure: "
-                    + released.firstFailure() + "); the hold ends when its lease runs out.", grant.key(),
-                    RedlockNodes.NAME, released.firstFailure());
+        if (had < nodes.quorum() && missing < nodes.quorum()) {
+            throw new LockBackendException("Backend 'redlock' could not release lock '" + grant.key() + "': "
+                    + had + " of " + nodes.size() + " nodes had it, " + missing + " no longer had it and "
+                    + (nodes.size() - had - missing) + " did not answer (first failure: " + released.firstFailure()
+                    + "); the hold ends when its lease runs out.", grant.key(), RedlockNodes.NAME,
+                    released.firstFailure());
         }
         return had >= nodes.quorum();
     }
