@@ -1,7 +1,8 @@
 package dev.mortise.lock.chaos;
 
-import static dev.mortise.lock.chaos.ChaosWorker.log;
-import static dev.mortise.lock.chaos.ChaosWorker.sample;
+import static dev.mortise.lock.chaos.WorkerLog.log;
+import static dev.mortise.lock.chaos.WorkerLog.sample;
+import static dev.mortise.lock.chaos.WorkerLog.sleepSampled;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
@@ -15,7 +16,7 @@ import java.util.List;
 
 /**
  * The worker cycles of the {@link Workload#SHARED} readers and the {@link Workload#PERMITS}
- * holders, next to {@link ChaosWorker}'s exclusive cycle, in its line format. Each logs the
+ * holders, next to the exclusive cycle ({@link ExclusiveCycle}), in its line format. Each logs the
  * hold's mode right after ACQUIRED ({@link HoldModes}), so the checker knows which holds may
  * coexist.
  */
@@ -50,7 +51,7 @@ final class ModeCycles {
         long token = granted.fencingToken();
         log("ACQUIRED", key, token, 0);
         log(HoldModes.SHARED, key, token, 0);
-        List<ChaosWorker.Held> held = List.of(new ChaosWorker.Held(key, granted, token, ChaosWorker.LeaseMode.RENEWED));
+        List<Held> held = List.of(new Held(key, granted, token, LeaseMode.RENEWED));
         try {
             sample(held);
             granted.onLost(event -> log("LOST", key, token, 0));
@@ -90,7 +91,7 @@ final class ModeCycles {
         long token = part.fencingToken();
         log("ACQUIRED", key, token, 0);
         log(HoldModes.PERMIT, key, token, permits);
-        List<ChaosWorker.Held> held = List.of(new ChaosWorker.Held(key, part, token, ChaosWorker.LeaseMode.RENEWED));
+        List<Held> held = List.of(new Held(key, part, token, LeaseMode.RENEWED));
         try {
             sample(held);
             lease.onLost(event -> log("LOST", key, token, 0));
@@ -103,18 +104,10 @@ final class ModeCycles {
         }
     }
 
-    /** The critical section: {@code csMillis} of sleep, sampled every {@value ChaosWorker#SAMPLE_EVERY_MS} ms. */
-    private static void sleepSampled(List<ChaosWorker.Held> held, long csMillis) throws InterruptedException {
-        long until = System.nanoTime() + csMillis * 1_000_000;
-        for (long left = csMillis; left > 0; left = (until - System.nanoTime()) / 1_000_000) {
-            Thread.sleep(Math.min(ChaosWorker.SAMPLE_EVERY_MS, left));
-            sample(held);
-        }
-    }
-
-    /** As the exclusive cycle releases: a sample, RELEASING, the close, RELEASED or (a lost hold) RELEASE_FAILED. */
-    private static void release(String key, long token, List<ChaosWorker.Held> held, Runnable close) {
+    /** A release, as every cycle makes it: a sample, RELEASING, the close, RELEASED or (a lost hold) RELEASE_FAILED. */
+    static void release(String key, long token, List<Held> held, Runnable close) {
         sample(held);
+        // RELEASING tells the controller the release request is about to go out (release-kill).
         log("RELEASING", key, token, 0);
         try {
             close.run();
