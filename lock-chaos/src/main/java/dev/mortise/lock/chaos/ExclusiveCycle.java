@@ -6,7 +6,6 @@ import static dev.mortise.lock.chaos.WorkerLog.sample;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
-import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +47,7 @@ final class ExclusiveCycle {
         this.random = random;
     }
 
-    /** One cycle on {@code keys} (in the order given); a {@link LockTimeoutException} once WAIT_TIMEOUT is logged. */
+    /** One cycle on {@code keys} (in the order given); a {@link dev.mortise.lock.LockTimeoutException} once WAIT_TIMEOUT is logged. */
     void run(List<String> keys) throws Exception {
         List<Held> held = new ArrayList<>();
         try {
@@ -84,21 +83,8 @@ final class ExclusiveCycle {
     private void acquire(String key, List<Held> held) {
         LeaseMode mode = workload != Workload.MIXED ? LeaseMode.RENEWED
                 : LeaseMode.values()[random.nextInt(LeaseMode.values().length)];
-        LockSpec spec = LockSpec.of(key).waitFor(Duration.ofSeconds(10));
-        if (mode == LeaseMode.EXPLICIT_SHORTER) {
-            spec = spec.lease(LeaseMode.shorter(lease));
-        } else if (mode == LeaseMode.EXPLICIT_LONGER) {
-            spec = spec.lease(lease.multipliedBy(2));
-        }
-        // WAIT tells the controller this worker is blocked in acquire: the victim of the waiter faults.
-        log("WAIT", key, 0, 0);
-        LockLease granted;
-        try {
-            granted = locks.acquire(spec);
-        } catch (LockTimeoutException e) {
-            log("WAIT_TIMEOUT", key, 0, 0);
-            throw e;
-        }
+        LockSpec spec = spec(key, mode);
+        LockLease granted = ModeCycles.awaited(key, () -> locks.acquire(spec));
         long token = granted.fencingToken();
         log("ACQUIRED", key, token, 0);
         if (mode != LeaseMode.RENEWED) {
@@ -112,6 +98,17 @@ final class ExclusiveCycle {
                 SlowListener.block(lease);
             }
         });
+    }
+
+    /** What a hold of {@code key} in {@code mode} asks for: a 10 s wait, and an explicit lease where the mode has one. */
+    private LockSpec spec(String key, LeaseMode mode) {
+        LockSpec spec = LockSpec.of(key).waitFor(Duration.ofSeconds(10));
+        if (mode == LeaseMode.EXPLICIT_SHORTER) {
+            spec = spec.lease(LeaseMode.shorter(lease));
+        } else if (mode == LeaseMode.EXPLICIT_LONGER) {
+            spec = spec.lease(lease.multipliedBy(2));
+        }
+        return spec;
     }
 
     /** The extend of an EXTEND_* hold; a refused extend is logged and the cycle goes on. */

@@ -13,6 +13,7 @@ import dev.mortise.lock.PermitLease;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The worker cycles of the {@link Workload#SHARED} readers and the {@link Workload#PERMITS}
@@ -40,14 +41,7 @@ final class ModeCycles {
      */
     static void read(LockClient locks, Ledger ledger, JdbcFenceGuard guard, String key, long csMillis)
             throws Exception {
-        log("WAIT", key, 0, 0);
-        LockLease granted;
-        try {
-            granted = locks.acquire(LockSpec.of(key).shared().waitFor(WAIT));
-        } catch (LockTimeoutException e) {
-            log("WAIT_TIMEOUT", key, 0, 0);
-            throw e;
-        }
+        LockLease granted = awaited(key, () -> locks.acquire(LockSpec.of(key).shared().waitFor(WAIT)));
         long token = granted.fencingToken();
         log("ACQUIRED", key, token, 0);
         log(HoldModes.SHARED, key, token, 0);
@@ -77,14 +71,7 @@ final class ModeCycles {
             throws Exception {
         LockSemaphore semaphore = locks.semaphore(name, permits);
         String waitKey = semaphore.isNative() ? semaphore.permitsKey() : name;
-        log("WAIT", waitKey, 0, 0);
-        PermitLease lease;
-        try {
-            lease = semaphore.acquire(WAIT);
-        } catch (LockTimeoutException e) {
-            log("WAIT_TIMEOUT", waitKey, 0, 0);
-            throw e;
-        }
+        PermitLease lease = awaited(waitKey, () -> semaphore.acquire(WAIT));
         // One permit: one part, natively the semaphore's key, else its slot's.
         LockLease part = lease.parts().get(0);
         String key = part.key();
@@ -101,6 +88,21 @@ final class ModeCycles {
             sample(held);
         } finally {
             release(key, token, held, lease::close);
+        }
+    }
+
+    /**
+     * A wait, as every cycle makes it: WAIT on {@code key} (it tells the controller this worker is
+     * blocked in acquire: the victim of the waiter faults), then {@code acquire}; on a timeout
+     * WAIT_TIMEOUT, and the {@link LockTimeoutException} is rethrown.
+     */
+    static <T> T awaited(String key, Supplier<T> acquire) {
+        log("WAIT", key, 0, 0);
+        try {
+            return acquire.get();
+        } catch (LockTimeoutException e) {
+            log("WAIT_TIMEOUT", key, 0, 0);
+            throw e;
         }
     }
 

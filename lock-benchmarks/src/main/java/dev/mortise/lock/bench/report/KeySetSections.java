@@ -52,20 +52,13 @@ final class KeySetSections {
         page.line("| backend | library | ops/s | reads | read p50 µs | read p99 µs | writes | write p50 µs "
                 + "| write p99 µs | timeouts | server requests / op | ops/s ÷ peer | read p50 ÷ peer | write p50 ÷ peer |");
         page.line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (String group : Page.groups(report)) {
-            List<KeySetResult> cell = readWrite.stream().filter(r -> r.group().equals(group)).toList();
-            Optional<KeySetResult> peer = bestPeer(cell);
-            for (KeySetResult r : cell) {
-                boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
-                page.line(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
-                        title(group), name(r.label(), r.role()), grouped(r.opsPerSecond()), count(r.reads()),
-                        decimal(r.readP50()), decimal(r.readP99()), count(r.writes()), decimal(r.writeP50()),
-                        decimal(r.writeP99()), count(r.timeouts()), requests(r),
-                        mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
-                        mortise ? Ratios.ratio(r.readP50(), peer.get().readP50()) : "—",
-                        mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
-            }
-        }
+        rows(report, page, readWrite, (group, r, peer, mortise) -> String.format(
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", title(group), name(r.label(), r.role()), grouped(r.opsPerSecond()), count(r.reads()),
+                decimal(r.readP50()), decimal(r.readP99()), count(r.writes()), decimal(r.writeP50()),
+                decimal(r.writeP99()), count(r.timeouts()), requests(r),
+                mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
+                mortise ? Ratios.ratio(r.readP50(), peer.get().readP50()) : "—",
+                mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
         page.line("");
     }
 
@@ -85,19 +78,31 @@ final class KeySetSections {
         page.line("| backend | library | ops/s | ops | p50 µs | p99 µs | timeouts | server requests / op | ops/s ÷ peer "
                 + "| p50 ÷ peer |");
         page.line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        rows(report, page, multiKey, (group, r, peer, mortise) -> String.format(
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", title(group),
+                name(r.label(), r.role()), grouped(r.opsPerSecond()), count(r.writes()),
+                decimal(r.writeP50()), decimal(r.writeP99()), count(r.timeouts()), requests(r),
+                mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
+                mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
+        page.line("");
+    }
+
+    /** One table row of a result, beside the best peer of its backend's rows (if any). */
+    @FunctionalInterface
+    private interface Row {
+        /** @param mortise whether {@code r} is Mortise's row and there is a peer to compare it with */
+        String format(String group, KeySetResult r, Optional<KeySetResult> peer, boolean mortise);
+    }
+
+    /** The rows of {@code results}, a backend at a time in the report's order, each compared with the backend's best peer. */
+    private static void rows(RunReport report, Page page, List<KeySetResult> results, Row row) {
         for (String group : Page.groups(report)) {
-            List<KeySetResult> cell = multiKey.stream().filter(r -> r.group().equals(group)).toList();
+            List<KeySetResult> cell = results.stream().filter(r -> r.group().equals(group)).toList();
             Optional<KeySetResult> peer = bestPeer(cell);
             for (KeySetResult r : cell) {
-                boolean mortise = r.role() == Role.MORTISE && peer.isPresent();
-                page.line(String.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", title(group),
-                        name(r.label(), r.role()), grouped(r.opsPerSecond()), count(r.writes()),
-                        decimal(r.writeP50()), decimal(r.writeP99()), count(r.timeouts()), requests(r),
-                        mortise ? Ratios.ratio(r.opsPerSecond(), peer.get().opsPerSecond()) : "—",
-                        mortise ? Ratios.ratio(r.writeP50(), peer.get().writeP50()) : "—"));
+                page.line(row.format(group, r, peer, r.role() == Role.MORTISE && peer.isPresent()));
             }
         }
-        page.line("");
     }
 
     /** Server requests per op, where counted (ZooKeeper, etcd). */
