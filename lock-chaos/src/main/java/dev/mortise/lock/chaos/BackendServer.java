@@ -5,18 +5,8 @@ import dev.mortise.lock.tck.server.EtcdServer;
 import dev.mortise.lock.tck.server.PostgresServer;
 import dev.mortise.lock.tck.server.RedisServer;
 import dev.mortise.lock.tck.server.ServerProcess;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -32,8 +22,6 @@ import org.apache.curator.test.TestingServer;
  * servers otherwise.
  */
 public final class BackendServer implements AutoCloseable {
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     static {
         // The leader of a ZooKeeper ensemble is found with the 'srvr' four-letter word, which
@@ -261,70 +249,20 @@ public final class BackendServer implements AutoCloseable {
      */
     public String killLeaderAndRestart(long downMillis) throws Exception {
         if (server instanceof EtcdCluster etcd) {
-            EtcdServer leader = etcdLeader(etcd);
+            EtcdServer leader = EtcdGateway.leader(etcd);
             leader.kill();
             Thread.sleep(downMillis);
             leader.start();
             return leader.memberName();
         }
         if (server instanceof TestingCluster ensemble) {
-            InstanceSpec leader = zookeeperLeader(ensemble);
+            InstanceSpec leader = ZooKeeperProbe.leader(ensemble);
             ensemble.killServer(leader);
             Thread.sleep(downMillis);
             ensemble.restartServer(leader);
             return "zk" + leader.getServerId();
         }
         throw new IllegalStateException("leader-kill needs a cluster, not " + description);
-    }
-
-    private static final Pattern MEMBER_ID = Pattern.compile("\"member_id\":\"(\\d+)\"");
-    private static final Pattern LEADER = Pattern.compile("\"leader\":\"(\\d+)\"");
-
-    /** The member whose /v3/maintenance/status says it is the leader (waits up to 10 s for one). */
-    private static EtcdServer etcdLeader(EtcdCluster etcd) throws Exception {
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (System.currentTimeMillis() < deadline) {
-            for (EtcdServer member : etcd.members()) {
-                String status = etcdPost(member.endpoint(), "/v3/maintenance/status", "{}");
-                if (status == null) {
-                    continue;
-                }
-                Matcher id = MEMBER_ID.matcher(status);
-                Matcher leader = LEADER.matcher(status);
-                if (id.find() && leader.find() && id.group(1).equals(leader.group(1))) {
-                    return member;
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("no etcd member reports itself leader within 10 s");
-    }
-
-    /** The ensemble member whose 'srvr' answer says {@code Mode: leader} (waits up to 10 s for one). */
-    private static InstanceSpec zookeeperLeader(TestingCluster ensemble) throws Exception {
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (System.currentTimeMillis() < deadline) {
-            for (InstanceSpec spec : ensemble.getInstances()) {
-                if (ZooKeeperJvm.fourLetterWord(spec.getPort(), "srvr").contains("Mode: leader")) {
-                    return spec;
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("no ZooKeeper server says 'Mode: leader' within 10 s (is the 'srvr' "
-                + "four-letter word whitelisted? zookeeper.4lw.commands.whitelist)");
-    }
-
-    /** POSTs JSON to etcd's gRPC gateway; null when the member does not answer. */
-    private static String etcdPost(String endpoint, String path, String json) throws InterruptedException {
-        try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(endpoint + path))
-                            .timeout(Duration.ofSeconds(2)).POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? response.body() : null;
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     /**
@@ -352,45 +290,9 @@ public final class BackendServer implements AutoCloseable {
             }
         }
         if (server instanceof EtcdServer || server instanceof EtcdCluster) {
-            return etcdKeys(endpoints());
+            return EtcdGateway.lockKeys(endpoints());
         }
-        return zookeeperHolds(target());
-    }
-
-    private static final Pattern COUNT = Pattern.compile("\"count\":\"(\\d+)\"");
-
-    /** Keys under the etcd backend's default namespace, asked of the first member that answers. */
-    private static long etcdKeys(List<String> hostPorts) throws Exception {
-        Base64.Encoder b64 = Base64.getEncoder();
-        // Range [mortise/locks/, mortise/locks0): every key with the prefix ('0' follows '/').
-        String body = "{\"key\":\"" + b64.encodeToString("mortise/locks/".getBytes(StandardCharsets.UTF_8))
-                + "\",\"range_end\":\"" + b64.encodeToString("mortise/locks0".getBytes(StandardCharsets.UTF_8))
-                + "\",\"count_only\":true}";
-        for (String hostPort : hostPorts) {
-            String reply = etcdPost("http://" + hostPort, "/v3/kv/range", body);
-            if (reply != null) {
-                Matcher count = COUNT.matcher(reply);
-                // The gateway leaves a zero count out of the JSON.
-                return count.find() ? Long.parseLong(count.group(1)) : 0;
-            }
-        }
-        throw new IllegalStateException("no etcd member answered the orphan check at " + hostPorts);
-    }
-
-    /** Lock nodes (children of each key's node) under the backend's default root path. */
-    private static long zookeeperHolds(String connectString) throws Exception {
-        try (org.apache.curator.framework.CuratorFramework client = org.apache.curator.framework.CuratorFrameworkFactory
-                .newClient(connectString, new org.apache.curator.retry.RetryOneTime(100))) {
-            client.start();
-            if (client.checkExists().forPath("/mortise/locks") == null) {
-                return 0;
-            }
-            long nodes = 0;
-            for (String key : client.getChildren().forPath("/mortise/locks")) {
-                nodes += client.getChildren().forPath("/mortise/locks/" + key).size();
-            }
-            return nodes;
-        }
+        return ZooKeeperProbe.lockNodes(target());
     }
 
     @Override

@@ -16,9 +16,9 @@ import java.util.List;
  * @param elections        leader workload: terms the candidates saw themselves elected in (ACQUIRED
  *                         events, token = epoch); must be positive ({@link Workload#LEADER}), else 0
  * @param epochRegressions leader workload: elections whose epoch was not above that of an election
- *                         seen before them ({@link LedgerChecker#epochRegressions}; must be 0)
+ *                         seen before them ({@link ElectionRules#epochRegressions}; must be 0)
  * @param writesOutOfEpochOrder leader workload: writes the ledger accepted with an epoch below one
- *                         it had accepted before ({@link LedgerChecker#writesOutOfEpochOrder}; must be 0)
+ *                         it had accepted before ({@link ElectionRules#writesOutOfEpochOrder}; must be 0)
  */
 public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis,
                            long elections, long epochRegressions, long writesOutOfEpochOrder) {

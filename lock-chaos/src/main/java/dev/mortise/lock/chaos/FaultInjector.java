@@ -64,27 +64,14 @@ final class FaultInjector {
         String who = worker.id();
         switch (fault) {
             case PAUSE, WAITER_PAUSE, CLOCK_SKEW -> {
-                worker.signal("STOP");
-                try {
-                    if (fault != Fault.WAITER_PAUSE && (worker.leftCriticalSection(state)
-                            || ledger.writeLogged(worker.id(), state.key(), state.token()))) {
-                        // Stopped too late, after its write: not the fault asked for. No record;
-                        // the round looks for another victim.
-                        return null;
-                    }
-                    Thread.sleep(settings.pauseMs());
-                } finally {
-                    worker.signal("CONT");
+                if (!pause(fault, worker, state, settings, ledger)) {
+                    return null;
                 }
             }
             case KILL -> worker.signal("KILL");
             case NET_CUT, WAITER_CUT -> {
                 worker.proxies().forEach(ChaosProxy::cut);
-                try {
-                    Thread.sleep(settings.pauseMs());
-                } finally {
-                    worker.proxies().forEach(ChaosProxy::heal);
-                }
+                healAfterPause(worker, settings);
             }
             case NET_DELAY -> {
                 worker.proxies().forEach(p -> p.delay(settings.leaseMs() * 3 / 4));
@@ -101,32 +88,15 @@ final class FaultInjector {
             case LEADER_KILL -> who = "leader " + server.killLeaderAndRestart(1000);
             case SILENT_PARTITION -> {
                 worker.proxies().forEach(ChaosProxy::silence);
-                try {
-                    Thread.sleep(settings.pauseMs());
-                } finally {
-                    // TCP recovers: the held bytes go out late, in order, on the same connections.
-                    worker.proxies().forEach(ChaosProxy::heal);
-                }
+                // TCP recovers: the held bytes go out late, in order, on the same connections.
+                healAfterPause(worker, settings);
             }
             case RELEASE_KILL -> {
-                worker.proxies().forEach(ChaosProxy::holdReplies);
-                try {
-                    WorkerEvent releasing = awaitReleasing(worker, state, 3000);
-                    if (releasing == null) {
-                        return null;
-                    }
-                    // The release request goes out right after the line: wait until the proxy forwarded one.
-                    long seen = requestsForwarded(worker);
-                    long deadline = System.nanoTime() + 500_000_000L;
-                    while (requestsForwarded(worker) == seen && System.nanoTime() - deadline < 0) {
-                        Thread.sleep(1);
-                    }
-                    at = System.currentTimeMillis();
-                    worker.signal("KILL");
-                } finally {
-                    // The victim is dead: the held replies die with its connections.
-                    worker.proxies().forEach(ChaosProxy::heal);
+                Long killedAt = killInRelease(worker, state);
+                if (killedAt == null) {
+                    return null;
                 }
+                at = killedAt;
             }
             case RENEW_STOP -> {
                 if (!stopDuringRenewal(worker, state, settings)) {
@@ -139,36 +109,100 @@ final class FaultInjector {
                     worker.signal("CONT");
                 }
             }
-            case SERVER_CLOCK_JUMP -> {
-                long jump = round % 2 == 0 ? ChaosRun.SERVER_CLOCK_JUMP_MS : -ChaosRun.SERVER_CLOCK_JUMP_MS;
-                server.jumpClock(jump);
-                try {
-                    Thread.sleep(settings.pauseMs() / 2);
-                } finally {
-                    server.jumpClock(0);
-                }
-                who = "server clock " + (jump > 0 ? "+" : "-") + jump / 1000 * Long.signum(jump) + " s and back";
-            }
+            case SERVER_CLOCK_JUMP -> who = jumpServerClock(server, settings, round);
             case FAILOVER, FAILOVER_WAIT -> {
                 long[] promotedAt = new long[1];
                 who = server.failover(ChaosRun.FAILOVER_LAG_MS, promotedAt);
                 // Recovery is timed from the promotion, not from the old master's rejoin.
                 return new InjectedFault(fault, who, state.key(), state.token(), at, promotedAt[0]);
             }
-            case CLIENT_CLOCK_JUMP -> {
-                try {
-                    clientClock.set(ChaosRun.CLIENT_CLOCK_JUMP_MS);
-                    Thread.sleep(settings.pauseMs() / 2);
-                    clientClock.set(-ChaosRun.CLIENT_CLOCK_JUMP_MS);
-                    Thread.sleep(settings.pauseMs() / 2);
-                } finally {
-                    clientClock.set(0);
-                }
-                who = "every worker's clock";
-            }
+            case CLIENT_CLOCK_JUMP -> who = jumpClientClocks(clientClock, settings);
             default -> throw new IllegalArgumentException("nothing to inject for " + fault);
         }
         return new InjectedFault(fault, who, state.key(), state.token(), at, System.currentTimeMillis());
+    }
+
+    /**
+     * SIGSTOP of the victim for the pause, then SIGCONT; false (continued at once) when a holder
+     * was stopped too late, after its write.
+     */
+    private static boolean pause(Fault fault, WorkerProcess worker, WorkerEvent state, ChaosRun.Settings settings,
+                                 Ledger ledger) throws Exception {
+        worker.signal("STOP");
+        try {
+            if (fault != Fault.WAITER_PAUSE && (worker.leftCriticalSection(state)
+                    || ledger.writeLogged(worker.id(), state.key(), state.token()))) {
+                // Stopped too late, after its write: not the fault asked for. No record;
+                // the round looks for another victim.
+                return false;
+            }
+            Thread.sleep(settings.pauseMs());
+            return true;
+        } finally {
+            worker.signal("CONT");
+        }
+    }
+
+    /** Waits out the pause with the victim's proxies cut or silent, then heals them. */
+    private static void healAfterPause(WorkerProcess worker, ChaosRun.Settings settings) throws InterruptedException {
+        try {
+            Thread.sleep(settings.pauseMs());
+        } finally {
+            worker.proxies().forEach(ChaosProxy::heal);
+        }
+    }
+
+    /**
+     * kill -9 of the victim right after its release request went out, with the reply held back;
+     * the time of the kill, or null when the release never came.
+     */
+    private static Long killInRelease(WorkerProcess worker, WorkerEvent state) throws Exception {
+        worker.proxies().forEach(ChaosProxy::holdReplies);
+        try {
+            WorkerEvent releasing = awaitReleasing(worker, state, 3000);
+            if (releasing == null) {
+                return null;
+            }
+            // The release request goes out right after the line: wait until the proxy forwarded one.
+            long seen = requestsForwarded(worker);
+            long deadline = System.nanoTime() + 500_000_000L;
+            while (requestsForwarded(worker) == seen && System.nanoTime() - deadline < 0) {
+                Thread.sleep(1);
+            }
+            long at = System.currentTimeMillis();
+            worker.signal("KILL");
+            return at;
+        } finally {
+            // The victim is dead: the held replies die with its connections.
+            worker.proxies().forEach(ChaosProxy::heal);
+        }
+    }
+
+    /** The server's wall clock off by {@link ChaosRun#SERVER_CLOCK_JUMP_MS} (forward in even rounds, backward in odd) for half the pause, then back; names the jump. */
+    private static String jumpServerClock(BackendServer server, ChaosRun.Settings settings, int round)
+            throws InterruptedException {
+        long jump = round % 2 == 0 ? ChaosRun.SERVER_CLOCK_JUMP_MS : -ChaosRun.SERVER_CLOCK_JUMP_MS;
+        server.jumpClock(jump);
+        try {
+            Thread.sleep(settings.pauseMs() / 2);
+        } finally {
+            server.jumpClock(0);
+        }
+        return "server clock " + (jump > 0 ? "+" : "-") + jump / 1000 * Long.signum(jump) + " s and back";
+    }
+
+    /** Every worker's wall clock forward, then back, then to the machine's; names the victims. */
+    private static String jumpClientClocks(FakeClock.OffsetFile clientClock, ChaosRun.Settings settings)
+            throws InterruptedException {
+        try {
+            clientClock.set(ChaosRun.CLIENT_CLOCK_JUMP_MS);
+            Thread.sleep(settings.pauseMs() / 2);
+            clientClock.set(-ChaosRun.CLIENT_CLOCK_JUMP_MS);
+            Thread.sleep(settings.pauseMs() / 2);
+        } finally {
+            clientClock.set(0);
+        }
+        return "every worker's clock";
     }
 
     private static long requestsForwarded(WorkerProcess worker) {

@@ -1,7 +1,8 @@
 package dev.mortise.lock.chaos;
 
-import static dev.mortise.lock.chaos.ChaosWorker.log;
-import static dev.mortise.lock.chaos.ChaosWorker.sample;
+import static dev.mortise.lock.chaos.WorkerLog.log;
+import static dev.mortise.lock.chaos.WorkerLog.sample;
+import static dev.mortise.lock.chaos.WorkerLog.sleepSampled;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
@@ -12,10 +13,11 @@ import dev.mortise.lock.PermitLease;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The worker cycles of the {@link Workload#SHARED} readers and the {@link Workload#PERMITS}
- * holders, next to {@link ChaosWorker}'s exclusive cycle, in its line format. Each logs the
+ * holders, next to the exclusive cycle ({@link ExclusiveCycle}), in its line format. Each logs the
  * hold's mode right after ACQUIRED ({@link HoldModes}), so the checker knows which holds may
  * coexist.
  */
@@ -39,18 +41,11 @@ final class ModeCycles {
      */
     static void read(LockClient locks, Ledger ledger, JdbcFenceGuard guard, String key, long csMillis)
             throws Exception {
-        log("WAIT", key, 0, 0);
-        LockLease granted;
-        try {
-            granted = locks.acquire(LockSpec.of(key).shared().waitFor(WAIT));
-        } catch (LockTimeoutException e) {
-            log("WAIT_TIMEOUT", key, 0, 0);
-            throw e;
-        }
+        LockLease granted = awaited(key, () -> locks.acquire(LockSpec.of(key).shared().waitFor(WAIT)));
         long token = granted.fencingToken();
         log("ACQUIRED", key, token, 0);
         log(HoldModes.SHARED, key, token, 0);
-        List<ChaosWorker.Held> held = List.of(new ChaosWorker.Held(key, granted, token, ChaosWorker.LeaseMode.RENEWED));
+        List<Held> held = List.of(new Held(key, granted, token, LeaseMode.RENEWED));
         try {
             sample(held);
             granted.onLost(event -> log("LOST", key, token, 0));
@@ -76,21 +71,14 @@ final class ModeCycles {
             throws Exception {
         LockSemaphore semaphore = locks.semaphore(name, permits);
         String waitKey = semaphore.isNative() ? semaphore.permitsKey() : name;
-        log("WAIT", waitKey, 0, 0);
-        PermitLease lease;
-        try {
-            lease = semaphore.acquire(WAIT);
-        } catch (LockTimeoutException e) {
-            log("WAIT_TIMEOUT", waitKey, 0, 0);
-            throw e;
-        }
+        PermitLease lease = awaited(waitKey, () -> semaphore.acquire(WAIT));
         // One permit: one part, natively the semaphore's key, else its slot's.
         LockLease part = lease.parts().get(0);
         String key = part.key();
         long token = part.fencingToken();
         log("ACQUIRED", key, token, 0);
         log(HoldModes.PERMIT, key, token, permits);
-        List<ChaosWorker.Held> held = List.of(new ChaosWorker.Held(key, part, token, ChaosWorker.LeaseMode.RENEWED));
+        List<Held> held = List.of(new Held(key, part, token, LeaseMode.RENEWED));
         try {
             sample(held);
             lease.onLost(event -> log("LOST", key, token, 0));
@@ -103,18 +91,25 @@ final class ModeCycles {
         }
     }
 
-    /** The critical section: {@code csMillis} of sleep, sampled every {@value ChaosWorker#SAMPLE_EVERY_MS} ms. */
-    private static void sleepSampled(List<ChaosWorker.Held> held, long csMillis) throws InterruptedException {
-        long until = System.nanoTime() + csMillis * 1_000_000;
-        for (long left = csMillis; left > 0; left = (until - System.nanoTime()) / 1_000_000) {
-            Thread.sleep(Math.min(ChaosWorker.SAMPLE_EVERY_MS, left));
-            sample(held);
+    /**
+     * A wait, as every cycle makes it: WAIT on {@code key} (it tells the controller this worker is
+     * blocked in acquire: the victim of the waiter faults), then {@code acquire}; on a timeout
+     * WAIT_TIMEOUT, and the {@link LockTimeoutException} is rethrown.
+     */
+    static <T> T awaited(String key, Supplier<T> acquire) {
+        log("WAIT", key, 0, 0);
+        try {
+            return acquire.get();
+        } catch (LockTimeoutException e) {
+            log("WAIT_TIMEOUT", key, 0, 0);
+            throw e;
         }
     }
 
-    /** As the exclusive cycle releases: a sample, RELEASING, the close, RELEASED or (a lost hold) RELEASE_FAILED. */
-    private static void release(String key, long token, List<ChaosWorker.Held> held, Runnable close) {
+    /** A release, as every cycle makes it: a sample, RELEASING, the close, RELEASED or (a lost hold) RELEASE_FAILED. */
+    static void release(String key, long token, List<Held> held, Runnable close) {
         sample(held);
+        // RELEASING tells the controller the release request is about to go out (release-kill).
         log("RELEASING", key, token, 0);
         try {
             close.run();

@@ -27,7 +27,7 @@ final class ModeRules {
      * False grants: a grant made while more conflicting holds of its resource than its mode
      * allows were held - their grants logged before it, their critical sections (to their write
      * outcome or release) not yet ended - by holders struck by no fault during the hold that
-     * never learned they had lost it (as {@link LedgerChecker#falseGrants}, whose timing
+     * never learned they had lost it (as {@link HoldRules#falseGrants}, whose timing
      * argument holds here too).
      */
     static List<String> falseGrants(List<WorkerEvent> events, List<InjectedFault> faults) {
@@ -44,15 +44,15 @@ final class ModeRules {
         return beyondCapacity(events, o -> true, "overlap").size();
     }
 
-    private static List<String> beyondCapacity(List<WorkerEvent> events, Predicate<LedgerChecker.Hold> counts,
+    private static List<String> beyondCapacity(List<WorkerEvent> events, Predicate<HoldRules.Hold> counts,
                                                String what) {
         HoldModes modes = HoldModes.of(events);
-        List<LedgerChecker.Hold> holds = holds(events);
+        List<HoldRules.Hold> holds = holds(events);
         List<String> found = new ArrayList<>();
-        for (LedgerChecker.Hold grant : holds) {
+        for (HoldRules.Hold grant : holds) {
             Mode mode = modes.of(grant.worker(), grant.key(), grant.token());
             String resource = HoldModes.resource(grant.key(), mode);
-            List<LedgerChecker.Hold> beside = holds.stream().filter(o -> {
+            List<HoldRules.Hold> beside = holds.stream().filter(o -> {
                 Mode other = modes.of(o.worker(), o.key(), o.token());
                 return !o.worker().equals(grant.worker()) && o.from() < grant.from() && grant.from() < o.to()
                         && HoldModes.resource(o.key(), other).equals(resource) && HoldModes.conflict(mode, other)
@@ -70,20 +70,20 @@ final class ModeRules {
     }
 
     /**
-     * {@link LedgerChecker#holds}, each ended no later than its RELEASING line. A reader or a
+     * {@link HoldRules#holds}, each ended no later than its RELEASING line. A reader or a
      * permit holder writes nothing, so its hold would end at RELEASED, logged after the release
      * returned - after the server had freed the key and maybe granted it to the next worker,
      * whose ACQUIRED can carry an earlier time (seen on Redis: a writer's grant 1 ms before its
      * reader's RELEASED line). RELEASING is logged before the release is sent, so a correct grant
      * happens after it, as after an exclusive holder's write outcome.
      */
-    static List<LedgerChecker.Hold> holds(List<WorkerEvent> events) {
-        List<LedgerChecker.Hold> holds = new ArrayList<>();
-        for (LedgerChecker.Hold h : LedgerChecker.holds(events)) {
+    static List<HoldRules.Hold> holds(List<WorkerEvent> events) {
+        List<HoldRules.Hold> holds = new ArrayList<>();
+        for (HoldRules.Hold h : HoldRules.holds(events)) {
             long releasing = events.stream().filter(e -> e.type().equals("RELEASING") && e.worker().equals(h.worker())
                             && e.key().equals(h.key()) && e.token() == h.token() && e.at() >= h.from())
                     .mapToLong(WorkerEvent::at).min().orElse(Long.MAX_VALUE);
-            holds.add(new LedgerChecker.Hold(h.worker(), h.key(), h.token(), h.from(), Math.min(h.to(), releasing),
+            holds.add(new HoldRules.Hold(h.worker(), h.key(), h.token(), h.from(), Math.min(h.to(), releasing),
                     h.lost()));
         }
         return holds;
@@ -97,7 +97,7 @@ final class ModeRules {
      * Validity overlaps: a grant confirmed (its acquire returned) while more conflicting holders
      * than its mode allows were valid - each granted before it and seen {@code isValid()} true
      * after it. A lease valid at a sample was valid since its grant (validity only ends), so each
-     * such holder was valid at the grant's instant. As in {@link LedgerChecker#validityOverlaps},
+     * such holder was valid at the grant's instant. As in {@link HoldRules#validityOverlaps},
      * a sample's time is read before {@code isValid()} and a grant's after the acquire returned,
      * so the timing can hide an overlap but never invent one. One line per grant.
      */

@@ -36,7 +36,7 @@ public final class Soak {
     public record Tolerance(double relative, long absolute) {
     }
 
-    /** Per resource line ({@link ChaosWorker#RESOURCES}): heap +50 % and 8 MiB, threads, fds and sockets a few. */
+    /** Per resource line ({@link ResourceSampler#RESOURCES}): heap +50 % and 8 MiB, threads, fds and sockets a few. */
     static final Map<String, Tolerance> TOLERANCES = Map.of(
             "HEAP_BYTES", new Tolerance(0.5, 8L << 20), "THREADS", new Tolerance(0.2, 4),
             "FDS", new Tolerance(0.2, 8), "SOCKETS", new Tolerance(0.2, 4));
@@ -76,7 +76,7 @@ public final class Soak {
     /** Resource → worker → samples, in the order logged. */
     static Map<String, Map<String, List<Long>>> series(List<WorkerEvent> events) {
         Map<String, Map<String, List<Long>>> series = new LinkedHashMap<>();
-        for (String resource : ChaosWorker.RESOURCES) {
+        for (String resource : ResourceSampler.RESOURCES) {
             series.put(resource, new TreeMap<>());
         }
         for (WorkerEvent e : events) {
@@ -140,7 +140,7 @@ public final class Soak {
                     RunResult result;
                     try (BackendServer server = BackendServer.start(backend, Fault.NONE)) {
                         result = ChaosRun.run(backend, server, ledger, ledgerServer.jdbcUrl(), Fault.NONE, mix,
-                                List.of("-D" + ChaosWorker.RESOURCE_EVERY_MS + "=" + sampleEvery.toMillis()),
+                                List.of("-D" + ResourceSampler.RESOURCE_EVERY_MS + "=" + sampleEvery.toMillis()),
                                 Workload.MIXED, seed, settings, out.resolve("soak-" + backend),
                                 ChaosRun.workerClasspath(), events);
                     }

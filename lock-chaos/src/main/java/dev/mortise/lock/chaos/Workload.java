@@ -26,7 +26,7 @@ public enum Workload {
      * Leader election (issue 18): every worker JVM runs one candidate of one group
      * ({@code LockClient.leadership}) on the run's one key; while it leads it loops read, critical
      * section, write on the ledger, every read and write fenced by its epoch (the leadership
-     * lease's fencing token). A leader steps down after {@value ChaosWorker#LEADER_WRITES_PER_TERM}
+     * lease's fencing token). A leader steps down after {@value LeaderCycles#LEADER_WRITES_PER_TERM}
      * writes, so elections happen without faults too. The holder faults strike the leader (the
      * only worker ever inside a critical section). Events: ACQUIRED when a worker sees itself
      * elected (token = epoch), LOST / RELEASED when its term ends (lost / stepped down or

@@ -36,9 +36,9 @@ class LeaderCheckerTest {
                 // The ledger took the deposed leader's write: what fencing by epoch must prevent.
                 row(2, "w0", 1, 0, true, 5100));
 
-        assertThat(LedgerChecker.staleWritesAccepted(log, FAILOVER)).hasSize(1)
+        assertThat(LedgerLogRules.staleWritesAccepted(log, FAILOVER)).hasSize(1)
                 .first().asString().contains("ledger_log id 2");
-        assertThat(LedgerChecker.writesOutOfEpochOrder(log)).hasSize(1)
+        assertThat(ElectionRules.writesOutOfEpochOrder(log)).hasSize(1)
                 .first().asString().contains("w0's epoch 1 (ledger_log id 2) after w1's epoch 2");
         RunResult result = result(1, new FaultFigures(0, 1, List.of(), 0, 2, 0, 1));
         assertThat(result.safe()).isFalse();
@@ -50,9 +50,9 @@ class LeaderCheckerTest {
     void aDeposedLeadersWriteRejectedByTheLedgerBreaksNothing() {
         List<LedgerChecker.LogRow> log = List.of(row(1, "w1", 2, 0, true, 3300), row(2, "w0", 1, 0, false, 5100));
 
-        assertThat(LedgerChecker.staleWritesAccepted(log, FAILOVER)).isEmpty();
-        assertThat(LedgerChecker.writesOutOfEpochOrder(log)).isEmpty();
-        assertThat(LedgerChecker.epochRegressions(FAILOVER)).isEmpty();
+        assertThat(LedgerLogRules.staleWritesAccepted(log, FAILOVER)).isEmpty();
+        assertThat(ElectionRules.writesOutOfEpochOrder(log)).isEmpty();
+        assertThat(ElectionRules.epochRegressions(FAILOVER)).isEmpty();
         assertThat(result(0, new FaultFigures(0, 1, List.of(), 0, 2, 0, 0)).passed()).isTrue();
     }
 
@@ -61,7 +61,7 @@ class LeaderCheckerTest {
         List<WorkerEvent> events = List.of(ev("w0", 100, "ACQUIRED", 5), ev("w0", 900, "LOST", 5),
                 ev("w1", 1000, "ACQUIRED", 5), ev("w2", 2000, "ACQUIRED", 4), ev("w0", 3000, "ACQUIRED", 6));
 
-        assertThat(LedgerChecker.epochRegressions(events)).hasSize(2)
+        assertThat(ElectionRules.epochRegressions(events)).hasSize(2)
                 .anySatisfy(e -> assertThat(e).contains("w1 elected with epoch 5"))
                 .anySatisfy(e -> assertThat(e).contains("w2 elected with epoch 4"));
     }
@@ -71,7 +71,7 @@ class LeaderCheckerTest {
         // w0 asked at 99 ms but was stopped before it logged (at 5000 ms): its window spans w1's
         // election, so which came first is unknown and nothing is claimed.
         WorkerEvent late = new WorkerEvent("w0", 5000, "ACQUIRED", "k", 1, 99_000_000L, 5_000_000_000L, 5_000_000);
-        assertThat(LedgerChecker.epochRegressions(List.of(late, ev("w1", 3000, "ACQUIRED", 2)))).isEmpty();
+        assertThat(ElectionRules.epochRegressions(List.of(late, ev("w1", 3000, "ACQUIRED", 2)))).isEmpty();
     }
 
     @Test

@@ -23,7 +23,7 @@ class LedgerCheckerTest {
                 // Later on k, after both ended: not an overlap.
                 ev("w1", 200, "ACQUIRED", "k", 3), ev("w1", 300, "WRITE_OK", "k", 3));
 
-        assertThat(LedgerChecker.overlaps(events)).isEqualTo(1);
+        assertThat(HoldRules.overlaps(events)).isEqualTo(1);
     }
 
     @Test
@@ -32,7 +32,7 @@ class LedgerCheckerTest {
                 ev("w0", 0, "ACQUIRED", "k", 1), ev("w1", 10, "ACQUIRED", "k", 2),
                 ev("w2", 20, "ACQUIRED", "k", 2), ev("w2", 30, "ACQUIRED", "j", 2));
 
-        assertThat(LedgerChecker.reusedTokens(events)).isEqualTo(1);
+        assertThat(HoldRules.reusedTokens(events)).isEqualTo(1);
     }
 
     @Test
@@ -59,7 +59,7 @@ class LedgerCheckerTest {
                 // After w1's hold ended: a normal handover.
                 ev("w0", 200, "ACQUIRED", "k", 3), ev("w0", 300, "WRITE_OK", "k", 3));
 
-        assertThat(LedgerChecker.falseGrants(events, List.of())).hasSize(1)
+        assertThat(HoldRules.falseGrants(events, List.of())).hasSize(1)
                 .first().asString().contains("w1 granted k token 2");
     }
 
@@ -68,24 +68,24 @@ class LedgerCheckerTest {
         List<WorkerEvent> lost = List.of(
                 ev("w0", 0, "ACQUIRED", "k", 1), ev("w0", 90, "LOST", "k", 1), ev("w0", 100, "WRITE_REJECTED", "k", 1),
                 ev("w1", 50, "ACQUIRED", "k", 2), ev("w1", 150, "WRITE_OK", "k", 2));
-        assertThat(LedgerChecker.falseGrants(lost, List.of())).isEmpty();
+        assertThat(HoldRules.falseGrants(lost, List.of())).isEmpty();
 
         List<WorkerEvent> paused = List.of(
                 ev("w0", 0, "ACQUIRED", "k", 1), ev("w0", 100, "WRITE_REJECTED", "k", 1),
                 ev("w1", 50, "ACQUIRED", "k", 2), ev("w1", 150, "WRITE_OK", "k", 2));
         InjectedFault pause = new InjectedFault(Fault.PAUSE, "w0", "k", 1, 10, 90);
-        assertThat(LedgerChecker.falseGrants(paused, List.of(pause))).isEmpty();
+        assertThat(HoldRules.falseGrants(paused, List.of(pause))).isEmpty();
     }
 
     @Test
     void takeoverIsMeasuredOnlyToAGranteeThatWasAlreadyWaiting() {
         InjectedFault kill = new InjectedFault(Fault.KILL, "w0", "k", 1, 1000, 1000);
         List<WorkerEvent> waiting = List.of(ev("w1", 500, "WAIT", "k", 0), ev("w1", 3000, "ACQUIRED", "k", 2));
-        assertThat(LedgerChecker.takeovers(waiting, List.of(kill), 2000)).containsExactly(2000L);
+        assertThat(VictimRules.takeovers(waiting, List.of(kill), 2000)).containsExactly(2000L);
 
         // w1 came for the key after w0's lease had run out: when it came is not how long the key stayed locked.
         List<WorkerEvent> late = List.of(ev("w1", 3500, "WAIT", "k", 0), ev("w1", 3510, "ACQUIRED", "k", 2));
-        assertThat(LedgerChecker.takeovers(late, List.of(kill), 2000)).isEmpty();
+        assertThat(VictimRules.takeovers(late, List.of(kill), 2000)).isEmpty();
     }
 
     @Test
@@ -130,7 +130,7 @@ class LedgerCheckerTest {
                 // Another key at the same time: not an overlap.
                 at("w2", 6_000, 6, "VALID", "j", 3, 1), at("w2", 500, 0, "ACQUIRED", "j", 3, 0));
 
-        List<String> found = LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC);
+        List<String> found = HoldRules.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC);
 
         assertThat(found).hasSize(1);
         assertThat(found.get(0)).contains("w0 saw isValid() true for \"k\" token 1 0.000 ms after w1's grant of token 2");
@@ -143,7 +143,7 @@ class LedgerCheckerTest {
                 at("w0", 3_000, 3, "ACQUIRED", "k", 2, 0), at("w0", 4_000, 4, "VALID", "k", 2, 1),
                 at("w2", 5_000, 5, "ACQUIRED", "k", 3, 0), at("w0", 6_000, 6, "VALID", "k", 2, 0));
 
-        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
+        assertThat(HoldRules.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
     }
 
     @Test
@@ -154,7 +154,7 @@ class LedgerCheckerTest {
                 at("w1", 5_000_000, 2_000, "ACQUIRED", "k", 2, 0),
                 at("w0", 1_795_000_000_000_000_001L, 3_000, "VALID", "k", 1, 1));
 
-        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.WALL_MINUS_OFFSET)).hasSize(1);
+        assertThat(HoldRules.validityOverlaps(events, LedgerChecker.Clock.WALL_MINUS_OFFSET)).hasSize(1);
         assertThat(LedgerChecker.Clock.forRun(Fault.CLOCK_SKEW)).isEqualTo(LedgerChecker.Clock.WALL_MINUS_OFFSET);
         assertThat(LedgerChecker.Clock.forRun(Fault.PAUSE)).isEqualTo(LedgerChecker.Clock.MONOTONIC);
     }
@@ -177,8 +177,8 @@ class LedgerCheckerTest {
                 // Granted b while w0 still held it, and w0 never lost it: a false grant.
                 ev("w1", 150, "ACQUIRED", "b", 2), ev("w1", 300, "WRITE_OK", "b", 2));
 
-        assertThat(LedgerChecker.holds(events)).extracting(LedgerChecker.Hold::to).containsExactly(100L, 200L, 300L);
-        assertThat(LedgerChecker.falseGrants(events, List.of())).hasSize(1);
+        assertThat(HoldRules.holds(events)).extracting(HoldRules.Hold::to).containsExactly(100L, 200L, 300L);
+        assertThat(HoldRules.falseGrants(events, List.of())).hasSize(1);
     }
 
     @Test
@@ -256,12 +256,12 @@ class LedgerCheckerTest {
                 ev("w0", 0, "ACQUIRED", "k", 1), new WorkerEvent("w0", 500, "EXTENDED", "k", 1, 4000),
                 ev("w1", 800, "WAIT", "k", 0), ev("w1", 4800, "ACQUIRED", "k", 2));
 
-        assertThat(LedgerChecker.measuredTakeovers(events, List.of(pause), 2000))
+        assertThat(VictimRules.measuredTakeovers(events, List.of(pause), 2000))
                 .containsExactly(new LedgerChecker.Takeover(3800, 4000));
         // Without the extend the same takeover is slow for a 2 s lease.
         RunResult slow = result(Fault.PAUSE, 0, 0, 0, List.of(3800L), 0);
         assertThat(slow.otherViolations()).containsExactly("takeover 3800 ms > the victim's lease 1000 ms + 1 s");
-        assertThat(LedgerChecker.victimLeaseMs(List.of(new WorkerEvent("w0", 0, "EXTENDED", "k", 1, 1000)), pause,
+        assertThat(VictimRules.victimLeaseMs(List.of(new WorkerEvent("w0", 0, "EXTENDED", "k", 1, 1000)), pause,
                 2000)).as("a shorter extend does not lower the bound").isEqualTo(2000);
     }
 
@@ -273,7 +273,7 @@ class LedgerCheckerTest {
                 // The server restarted without its state: token 2 again, a hold after w0's.
                 at("w1", 5_000, 5, "ACQUIRED", "k", 2, 0), at("w1", 6_000, 6, "VALID", "k", 2, 1));
 
-        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
+        assertThat(HoldRules.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).isEmpty();
     }
 
     /**
@@ -293,13 +293,13 @@ class LedgerCheckerTest {
         InjectedFault pause = new InjectedFault(Fault.WAITER_PAUSE, "w1", key, 0, 1795842361005L, 1795842365005L);
 
         // What CI reported, judging the grant by its line.
-        assertThat(LedgerChecker.falseGrants(events, List.of(pause))).singleElement().asString()
+        assertThat(HoldRules.falseGrants(events, List.of(pause))).singleElement().asString()
                 .contains("w1 granted").contains("token 7");
-        assertThat(LedgerChecker.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).hasSize(1);
+        assertThat(HoldRules.validityOverlaps(events, LedgerChecker.Clock.MONOTONIC)).hasSize(1);
 
         List<WorkerEvent> placed = PausedGrants.placed(events, List.of(pause));
-        assertThat(LedgerChecker.falseGrants(placed, List.of(pause))).isEmpty();
-        assertThat(LedgerChecker.validityOverlaps(placed, LedgerChecker.Clock.MONOTONIC)).isEmpty();
+        assertThat(HoldRules.falseGrants(placed, List.of(pause))).isEmpty();
+        assertThat(HoldRules.validityOverlaps(placed, LedgerChecker.Clock.MONOTONIC)).isEmpty();
     }
 
     /** The same run, but w1 saw token 7 valid once after the pause: a grant on stale evidence, judged by its line. */
@@ -314,7 +314,7 @@ class LedgerCheckerTest {
                 1795842365005L);
 
         List<WorkerEvent> placed = PausedGrants.placed(events, List.of(pause));
-        assertThat(LedgerChecker.falseGrants(placed, List.of(pause))).singleElement().asString()
+        assertThat(HoldRules.falseGrants(placed, List.of(pause))).singleElement().asString()
                 .contains("w1 granted").contains("token 7");
         // A pause that ended after the grant's line did not separate them: nothing is moved.
         InjectedFault later = new InjectedFault(Fault.WAITER_PAUSE, "w1", grant.key(), 0, 1795842361005L,

@@ -25,11 +25,11 @@ class NewFaultRulesTest {
         List<WorkerEvent> before = List.of(ev("w0", 0, "ACQUIRED", "k", 1), ev("w0", 3000, "RELEASE_FAILED", "k", 1),
                 // Granted during the partition (a request delivered before it): not a recovery.
                 ev("w0", 5000, "ACQUIRED", "j", 2), ev("w1", 7000, "ACQUIRED", "k", 3));
-        assertThat(LedgerChecker.victimsRecovered(before, List.of(silence))).isZero();
+        assertThat(VictimRules.victimsRecovered(before, List.of(silence))).isZero();
 
         List<WorkerEvent> after = new java.util.ArrayList<>(before);
         after.add(ev("w0", 6500, "ACQUIRED", "j", 4));
-        assertThat(LedgerChecker.victimsRecovered(after, List.of(silence))).isEqualTo(1);
+        assertThat(VictimRules.victimsRecovered(after, List.of(silence))).isEqualTo(1);
     }
 
     @Test
@@ -37,14 +37,14 @@ class NewFaultRulesTest {
         InjectedFault cut = new InjectedFault(Fault.NET_CUT, "w0", "k", 7, 1000, 6000);
         List<WorkerEvent> steppedDown = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 7),
                 ev("w0", 4200, "RELEASED", "k", 7), ev("w1", 4300, "ACQUIRED", "k", 9));
-        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.LEADER, steppedDown, List.of(cut))).isEqualTo(1);
+        assertThat(VictimRules.onLostFired(Fault.NET_CUT, Workload.LEADER, steppedDown, List.of(cut))).isEqualTo(1);
         // Only a leader's own step-down counts, and only for the term the fault struck.
         List<WorkerEvent> stepDownOnly = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 7));
-        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.BASIC, stepDownOnly, List.of(cut))).isZero();
-        assertThat(LedgerChecker.onLostFired(Fault.PAUSE, Workload.LEADER, steppedDown,
+        assertThat(VictimRules.onLostFired(Fault.NET_CUT, Workload.BASIC, stepDownOnly, List.of(cut))).isZero();
+        assertThat(VictimRules.onLostFired(Fault.PAUSE, Workload.LEADER, steppedDown,
                 List.of(new InjectedFault(Fault.PAUSE, "w0", "k", 7, 1000, 6000)))).isZero();
         List<WorkerEvent> otherTerm = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1200, "STEP_DOWN", "k", 5));
-        assertThat(LedgerChecker.onLostFired(Fault.NET_CUT, Workload.LEADER, otherTerm, List.of(cut))).isZero();
+        assertThat(VictimRules.onLostFired(Fault.NET_CUT, Workload.LEADER, otherTerm, List.of(cut))).isZero();
     }
 
     /**
@@ -57,12 +57,12 @@ class NewFaultRulesTest {
         InjectedFault silence = new InjectedFault(Fault.SILENT_PARTITION, "w0", "k", 7, 1000, 5000);
         List<WorkerEvent> closedInTheCut = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 1300, "RELEASING", "k", 7),
                 ev("w0", 5200, "RELEASED", "k", 7), ev("w1", 2600, "ACQUIRED", "k", 9));
-        assertThat(LedgerChecker.onLostFired(Fault.SILENT_PARTITION, Workload.BASIC, closedInTheCut, List.of(silence)))
+        assertThat(VictimRules.onLostFired(Fault.SILENT_PARTITION, Workload.BASIC, closedInTheCut, List.of(silence)))
                 .isEqualTo(1);
-        assertThat(LedgerChecker.onLostFired(Fault.PAUSE, Workload.BASIC, closedInTheCut,
+        assertThat(VictimRules.onLostFired(Fault.PAUSE, Workload.BASIC, closedInTheCut,
                 List.of(new InjectedFault(Fault.PAUSE, "w0", "k", 7, 1000, 5000)))).isZero();
         List<WorkerEvent> closedBefore = List.of(ev("w0", 0, "ACQUIRED", "k", 7), ev("w0", 900, "RELEASED", "k", 7));
-        assertThat(LedgerChecker.onLostFired(Fault.SILENT_PARTITION, Workload.BASIC, closedBefore, List.of(silence)))
+        assertThat(VictimRules.onLostFired(Fault.SILENT_PARTITION, Workload.BASIC, closedBefore, List.of(silence)))
                 .isZero();
     }
 
@@ -104,7 +104,7 @@ class NewFaultRulesTest {
                 new WorkerEvent("w1", 0, "WAIT", "k", 0, 0, 3_000_000_000L, 0),
                 new WorkerEvent("w1", 0, "ACQUIRED", "k", 2, 0, 3_007_000_000L, 0));
 
-        List<Long> millis = LedgerChecker.acquireMillis(events);
+        List<Long> millis = VictimRules.acquireMillis(events);
         assertThat(millis).containsExactly(250L, 7L);
         assertThat(new FaultFigures(0, 0, millis).acquirePercentile(50)).isEqualTo(7);
         assertThat(new FaultFigures(0, 0, millis).acquirePercentile(99)).isEqualTo(250);

@@ -55,7 +55,7 @@ class SoakTest {
         }
         Map<String, Map<String, List<Long>>> series = Soak.series(events);
 
-        assertThat(series.keySet()).containsExactlyElementsOf(ChaosWorker.RESOURCES);
+        assertThat(series.keySet()).containsExactlyElementsOf(ResourceSampler.RESOURCES);
         assertThat(series.get("THREADS").get("w0")).hasSize(10).containsOnly(30L);
         assertThat(Soak.leaks(series)).singleElement().asString().startsWith("w1 THREADS grew");
         assertThat(Soak.judged(series)).isEqualTo(2);

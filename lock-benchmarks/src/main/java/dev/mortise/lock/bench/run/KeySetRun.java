@@ -77,20 +77,10 @@ public final class KeySetRun {
     }
 
     public List<KeySetResult> run(String group, Endpoints endpoints) {
-        List<String> ids = readWrite() ? SubjectCatalog.readWriteIds(group) : SubjectCatalog.multiKeyIds(group);
         Map<String, LockSubject> subjects = new LinkedHashMap<>();
         List<KeySetResult> results = new ArrayList<>();
         try {
-            for (String id : ids) {
-                if (!include.test(id)) {
-                    continue;
-                }
-                try {
-                    subjects.put(id, SubjectCatalog.create(id, endpoints));
-                } catch (Exception | LinkageError e) {
-                    notes.finding(scenario + " " + id + ": could not be set up: " + e);
-                }
-            }
+            setUp(group, endpoints, subjects);
             Map<String, Tally> tallies = new LinkedHashMap<>();
             List<LockSubject> order = new ArrayList<>(subjects.values());
             for (LockSubject subject : order) {
@@ -103,49 +93,14 @@ public final class KeySetRun {
                 }
             }
             for (int round = 0; round < timing.rounds(); round++) {
-                for (int i = 0; i < order.size(); i++) {
-                    LockSubject subject = order.get((i + round) % order.size());
-                    Tally tally = tallies.get(subject.id());
-                    if (tally.failed) {
-                        continue;
-                    }
-                    try (ServerRequests counter = counter(group, endpoints)) {
-                        measure(subject, "m", timing.keySetMeasure().dividedBy(timing.rounds()), tally);
-                        if (counter != null) {
-                            tally.requests += counter.stop();
-                        } else {
-                            tally.requests = -1;
-                        }
-                    } catch (Exception e) {
-                        tally.failed = true;
-                        notes.finding(scenario + " " + subject.id() + " failed: " + e);
-                    }
-                }
+                measureRound(group, endpoints, order, round, tallies);
             }
             for (LockSubject subject : subjects.values()) {
                 Tally t = tallies.get(subject.id());
                 if (t.failed || t.reads.size() + t.writes.size() == 0) {
                     continue;
                 }
-                if (t.violations.get() > 0) {
-                    notes.finding(scenario + " " + subject.id() + ": " + t.violations.get()
-                            + " grant(s) overlapped a conflicting hold in this JVM: the lock did not exclude");
-                }
-                if (t.timeouts.get() > 0) {
-                    notes.finding(scenario + " " + subject.id() + ": " + t.timeouts.get()
-                            + " op(s) not granted within " + WAIT.toSeconds() + " s");
-                }
-                long ops = t.reads.size() + t.writes.size();
-                KeySetResult result = new KeySetResult(scenario, group, subject.id(), subject.label(), subject.role(),
-                        readWrite() ? RW_THREADS : MULTI_THREADS, readWrite() ? RW_KEYS : MULTI_KEYS,
-                        readWrite() ? 1 : KEYS_PER_OP, readWrite() ? READ_PERCENT : 0, t.seconds, ops,
-                        ops / t.seconds, t.reads.size(), t.reads.percentileMicros(50), t.reads.percentileMicros(99),
-                        t.writes.size(), t.writes.percentileMicros(50), t.writes.percentileMicros(99),
-                        t.timeouts.get(), t.requests < 0 ? Double.NaN : t.requests / (double) ops);
-                results.add(result);
-                notes.progress(String.format("  %-28s %9.0f ops/s  read p50 %8.1f p99 %8.1f µs  write p50 %8.1f p99 %8.1f µs"
-                        + "  %.2f requests/op", subject.id(), result.opsPerSecond(), result.readP50(), result.readP99(),
-                        result.writeP50(), result.writeP99(), result.serverRequestsPerOp()));
+                results.add(result(group, subject, t));
             }
         } finally {
             for (LockSubject subject : subjects.values()) {
@@ -157,6 +112,67 @@ public final class KeySetRun {
             }
         }
         return results;
+    }
+
+    /** Creates the included subjects of {@code group} into {@code subjects}; one that cannot be set up is a finding. */
+    private void setUp(String group, Endpoints endpoints, Map<String, LockSubject> subjects) {
+        List<String> ids = readWrite() ? SubjectCatalog.readWriteIds(group) : SubjectCatalog.multiKeyIds(group);
+        for (String id : ids) {
+            if (!include.test(id)) {
+                continue;
+            }
+            try {
+                subjects.put(id, SubjectCatalog.create(id, endpoints));
+            } catch (Exception | LinkageError e) {
+                notes.finding(scenario + " " + id + ": could not be set up: " + e);
+            }
+        }
+    }
+
+    /** One measured round: every subject not yet failed in turn, starting {@code round} places further along. */
+    private void measureRound(String group, Endpoints endpoints, List<LockSubject> order, int round,
+                              Map<String, Tally> tallies) {
+        for (int i = 0; i < order.size(); i++) {
+            LockSubject subject = order.get((i + round) % order.size());
+            Tally tally = tallies.get(subject.id());
+            if (tally.failed) {
+                continue;
+            }
+            try (ServerRequests counter = counter(group, endpoints)) {
+                measure(subject, "m", timing.keySetMeasure().dividedBy(timing.rounds()), tally);
+                if (counter != null) {
+                    tally.requests += counter.stop();
+                } else {
+                    tally.requests = -1;
+                }
+            } catch (Exception e) {
+                tally.failed = true;
+                notes.finding(scenario + " " + subject.id() + " failed: " + e);
+            }
+        }
+    }
+
+    /** The subject's result from its tally, its violations and timeouts as findings, its line as progress. */
+    private KeySetResult result(String group, LockSubject subject, Tally t) {
+        if (t.violations.get() > 0) {
+            notes.finding(scenario + " " + subject.id() + ": " + t.violations.get()
+                    + " grant(s) overlapped a conflicting hold in this JVM: the lock did not exclude");
+        }
+        if (t.timeouts.get() > 0) {
+            notes.finding(scenario + " " + subject.id() + ": " + t.timeouts.get()
+                    + " op(s) not granted within " + WAIT.toSeconds() + " s");
+        }
+        long ops = t.reads.size() + t.writes.size();
+        KeySetResult result = new KeySetResult(scenario, group, subject.id(), subject.label(), subject.role(),
+                readWrite() ? RW_THREADS : MULTI_THREADS, readWrite() ? RW_KEYS : MULTI_KEYS,
+                readWrite() ? 1 : KEYS_PER_OP, readWrite() ? READ_PERCENT : 0, t.seconds, ops,
+                ops / t.seconds, t.reads.size(), t.reads.percentileMicros(50), t.reads.percentileMicros(99),
+                t.writes.size(), t.writes.percentileMicros(50), t.writes.percentileMicros(99),
+                t.timeouts.get(), t.requests < 0 ? Double.NaN : t.requests / (double) ops);
+        notes.progress(String.format("  %-28s %9.0f ops/s  read p50 %8.1f p99 %8.1f µs  write p50 %8.1f p99 %8.1f µs"
+                + "  %.2f requests/op", subject.id(), result.opsPerSecond(), result.readP50(), result.readP99(),
+                result.writeP50(), result.writeP99(), result.serverRequestsPerOp()));
+        return result;
     }
 
     private static final class Tally {
