@@ -9,5 +9,10 @@ module dev.mortise.lock.fencing {
     requires static transitive redisson;
 
     exports dev.mortise.lock.fencing;
+
+    // The DDL resources (fences-*.sql) live in this package, and a module's resources are found by a
+    // class loader (the backend's own reading, and schema tools given FenceDialect.schemaResource())
+    // only in packages open to every module.
+    opens dev.mortise.lock.fencing;
     exports dev.mortise.lock.fencing.redis;
 }

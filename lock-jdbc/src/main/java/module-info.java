@@ -11,4 +11,9 @@ module dev.mortise.lock.jdbc {
     requires org.slf4j;
 
     exports dev.mortise.lock.jdbc;
+
+    // The DDL resources (schema-*.sql) live in this package, and a module's resources are found by a
+    // class loader (the backend's own reading, and schema tools given JdbcDialect.schemaResource())
+    // only in packages open to every module.
+    opens dev.mortise.lock.jdbc;
 }

@@ -35,20 +35,20 @@ final class ModulePath {
     }
 
     /**
-     * The locations of {@code root} (found in {@code own} or on the test class path) and the modules
-     * it needs, in the order found.
+     * The locations of the {@code roots} (found in {@code own}, then on the test class path) and of
+     * the modules they need, in the order found.
      *
-     * @throws AssertionError if a required module is neither on the class path nor in the JDK
+     * @throws AssertionError if a required module is neither there nor in the JDK
      */
-    static List<Path> of(String root, Path own) {
+    static List<Path> of(List<String> roots, List<Path> own) {
         Map<String, Path> candidates = new LinkedHashMap<>();
-        candidates.putAll(modulesIn(own));
+        own.forEach(location -> modulesIn(location).forEach(candidates::putIfAbsent));
         for (String entry : testClassPath()) {
             modulesIn(Path.of(entry)).forEach(candidates::putIfAbsent);
         }
         Set<String> needed = new LinkedHashSet<>();
         List<String> missing = new ArrayList<>();
-        Deque<String> toVisit = new ArrayDeque<>(List.of(root));
+        Deque<String> toVisit = new ArrayDeque<>(roots);
         while (!toVisit.isEmpty()) {
             String name = toVisit.pop();
             if (!needed.add(name)) {
@@ -70,7 +70,7 @@ final class ModulePath {
             }
         }
         if (!missing.isEmpty()) {
-            throw new AssertionError("modules needed by " + root + " not found on the test class path: " + missing);
+            throw new AssertionError("modules needed by " + roots + " not found on the test class path: " + missing);
         }
         return needed.stream().map(candidates::get).toList();
     }

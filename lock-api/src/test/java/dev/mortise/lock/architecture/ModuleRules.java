@@ -3,7 +3,9 @@ package dev.mortise.lock.architecture;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.module.Configuration;
 import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
 import java.net.URISyntaxException;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -11,9 +13,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -36,7 +40,9 @@ import java.util.stream.Stream;
  * its {@code package-info.java} must say so. Every other package is API or SPI and its
  * {@code package-info.java} must say which. {@link #assertExportsApiAndSpiOnly} reads the
  * descriptor; {@link #assertConsumerSeesApiOnly} compiles a consumer module against it, which is
- * what a user on the module path meets. Not thread-safe; build one per test.
+ * what a user on the module path meets. {@link #layer} runs the module on a module path, for tests
+ * of what only the module path shows (resources, services, reflection).
+ * Not thread-safe; build one per test.
  */
 public final class ModuleRules {
 
@@ -159,11 +165,11 @@ public final class ModuleRules {
     /**
      * A consumer module that {@code requires} this one, on a module path of this module and what
      * it requires (from the test class path), compiles with an import of a public type of every
-     * exported package, and fails with "not visible" on an import of a public type of each internal
-     * package.
+     * package that is not internal, and fails with "not visible" on an import of a public type of
+     * each internal package.
      */
     public void assertConsumerSeesApiOnly() {
-        assertConsumerSeesApiOnly(ModulePath.of(name(), classes));
+        assertConsumerSeesApiOnly(ModulePath.of(List.of(name()), List.of(classes)));
     }
 
     /** {@link #assertConsumerSeesApiOnly()} on the given module path (which must hold this module). */
@@ -176,12 +182,13 @@ public final class ModuleRules {
                 (isInternal(pkg) ? internal : api).add(types.get(0));
             }
         });
-        ConsumerModule.Result apiUse = ConsumerModule.compile(name(), api, modulePath);
+        ConsumerModule.Result apiUse = ConsumerModule.compileAndForget(ConsumerModule.importing(name(), api), modulePath);
         if (!apiUse.compiled()) {
             violations.add("a consumer importing " + api + " does not compile:\n" + apiUse.messages());
         }
         if (!internal.isEmpty()) {
-            ConsumerModule.Result internalUse = ConsumerModule.compile(name(), internal, modulePath);
+            ConsumerModule.Result internalUse =
+                    ConsumerModule.compileAndForget(ConsumerModule.importing(name(), internal), modulePath);
             for (String type : internal) {
                 String pkg = ClassReferences.packageOf(type);
                 if (internalUse.errors().stream().noneMatch(e -> e.contains("package " + pkg + " is not visible"))) {
@@ -192,6 +199,42 @@ public final class ModuleRules {
                     .forEach(e -> violations.add("a consumer importing internal types fails for another reason: " + e));
         }
         fail("a consumer of module " + name() + " sees its API and SPI only", violations);
+    }
+
+    /**
+     * Compiles an application module from {@code sources} (file path under the source root → text, a
+     * {@code module-info.java} among them) into {@code dir/classes}, on a module path of this module,
+     * the {@code alsoNeeded} modules and what they all require, and returns {@code dir/classes}.
+     *
+     * @throws AssertionError if it does not compile
+     */
+    public Path compileApplication(Path dir, Map<String, String> sources, String... alsoNeeded) {
+        List<String> roots = new ArrayList<>(List.of(name()));
+        roots.addAll(List.of(alsoNeeded));
+        ConsumerModule.Result result = ConsumerModule.compile(dir, sources, ModulePath.of(roots, List.of(classes)));
+        if (!result.compiled()) {
+            throw new AssertionError("the application module does not compile:\n" + result.messages());
+        }
+        return dir.resolve("classes");
+    }
+
+    /**
+     * This module, the modules in {@code applications} (directories or jars), the {@code alsoNeeded}
+     * modules and what they all require (from the test class path), resolved and defined with one
+     * class loader in a layer over the boot layer: the module as it runs on a module path, away from
+     * the test's class path. Name in {@code alsoNeeded} what automatic modules need at run time
+     * (they declare no requirements).
+     */
+    public ModuleLayer layer(List<Path> applications, String... alsoNeeded) {
+        List<Path> own = new ArrayList<>(List.of(classes));
+        own.addAll(applications);
+        Set<String> roots = new LinkedHashSet<>(List.of(name()));
+        applications.forEach(a -> ModuleFinder.of(a).findAll().forEach(m -> roots.add(m.descriptor().name())));
+        roots.addAll(List.of(alsoNeeded));
+        List<Path> path = ModulePath.of(List.copyOf(roots), own);
+        Configuration configuration = ModuleLayer.boot().configuration()
+                .resolve(ModuleFinder.of(path.toArray(Path[]::new)), ModuleFinder.of(), roots);
+        return ModuleLayer.boot().defineModulesWithOneLoader(configuration, ClassLoader.getPlatformClassLoader());
     }
 
     /** Each package of the Java sources under {@code sourceRoot} → its package-info.java's description, if it has one. */
@@ -218,7 +261,7 @@ public final class ModuleRules {
         return packages;
     }
 
-    private static String to(java.util.Set<String> targets) {
+    private static String to(Set<String> targets) {
         return targets.isEmpty() ? "" : " to " + new TreeSet<>(targets);
     }
 
