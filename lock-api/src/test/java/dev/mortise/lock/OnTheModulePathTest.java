@@ -43,7 +43,7 @@ class OnTheModulePathTest {
                         """));
 
         ModuleLayer layer = module.layer(List.of(application));
-        Object answer = layer.findLoader("mortise.app").loadClass("app.App").getMethod("run").invoke(null);
+        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
 
         assertThat(answer).isEqualTo("orders held by dev.mortise.lock");
         assertThat(layer.findModule("dev.mortise.lock")).get()

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.module.Configuration;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.net.URISyntaxException;
@@ -235,6 +236,29 @@ public final class ModuleRules {
         Configuration configuration = ModuleLayer.boot().configuration()
                 .resolve(ModuleFinder.of(path.toArray(Path[]::new)), ModuleFinder.of(), roots);
         return ModuleLayer.boot().defineModulesWithOneLoader(configuration, ClassLoader.getPlatformClassLoader());
+    }
+
+    /**
+     * Calls the public static no-argument method {@code className.method} of {@code module} in
+     * {@code layer} with the module's class loader as the thread's context class loader (as the
+     * application class loader is on a module path; Spring, for one, loads through it), and
+     * returns what it returns. What the method throws is thrown as it is.
+     */
+    public static Object call(ModuleLayer layer, String module, String className, String method) throws Exception {
+        ClassLoader loader = layer.findLoader(module);
+        Thread thread = Thread.currentThread();
+        ClassLoader context = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            return loader.loadClass(className).getMethod(method).invoke(null);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        } finally {
+            thread.setContextClassLoader(context);
+        }
     }
 
     /** Each package of the Java sources under {@code sourceRoot} → its package-info.java's description, if it has one. */

@@ -38,7 +38,7 @@ class OnTheModulePathTest {
                         """));
 
         ModuleLayer layer = module.layer(List.of(application));
-        Object answer = layer.findLoader("mortise.app").loadClass("app.App").getMethod("run").invoke(null);
+        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
 
         assertThat(answer).asString().startsWith("CREATE TABLE IF NOT EXISTS fences");
     }

@@ -62,7 +62,7 @@ class OnTheModulePathTest {
                         """), "com.h2database");
 
         ModuleLayer layer = module.layer(List.of(application), "com.h2database");
-        Object answer = layer.findLoader("mortise.app").loadClass("app.App").getMethod("run").invoke(null);
+        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
 
         assertThat(answer).isEqualTo("schema resource found, orders held");
     }
