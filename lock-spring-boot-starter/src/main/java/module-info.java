@@ -6,8 +6,10 @@
  * <p>Spring builds the auto-configuration, binds the properties and runs the engine's beans by
  * reflection, so those packages are open to Spring's modules (deep reflection at run time only:
  * opening gives no compile-time access). Everything a backend or feature needs beyond Spring's core
- * is optional ({@code requires static}; {@code transitive} where the API's signatures show its
- * types): an application on the module path requires the backend modules it configures.
+ * is optional ({@code requires static}, never {@code transitive}, which would make every
+ * application compile against it): an application on the module path requires the backend and
+ * feature modules it uses (a type of one shows in an API signature only where that feature is
+ * used: the actuator endpoints, Micrometer meters, Reactor, AspectJ, fencing).
  *
  * <p>The ZooKeeper backend is the exception: ZooKeeper's jars cannot be modules (its two jars share
  * packages), so lock-zookeeper, Curator and ZooKeeper stay on the class path, which this module
@@ -27,28 +29,28 @@ module dev.mortise.lock.spring {
     requires transitive java.sql;
     requires java.desktop; // java.beans (property and key checks)
     requires org.slf4j;
-    requires static transitive org.jspecify;
+    requires static org.jspecify;
 
     // Backends and features, each used only when the application has it.
     requires static dev.mortise.lock.redis;
     requires static dev.mortise.lock.etcd;
     requires static dev.mortise.lock.jdbc;
-    requires static transitive dev.mortise.lock.fencing;
+    requires static dev.mortise.lock.fencing;
     requires static redisson;
     requires static lettuce.core;
     requires static spring.data.redis;
     requires static jetcd.core;
     requires static spring.jdbc;
     requires static spring.tx;
-    requires static transitive org.aspectj.weaver;
-    requires static transitive reactor.core;
+    requires static org.aspectj.weaver;
+    requires static reactor.core;
     requires static org.reactivestreams;
-    requires static transitive micrometer.core;
-    requires static transitive micrometer.observation;
+    requires static micrometer.core;
+    requires static micrometer.observation;
     requires static micrometer.commons;
-    requires static transitive spring.boot.actuator;
+    requires static spring.boot.actuator;
     requires static spring.boot.actuator.autoconfigure;
-    requires static transitive spring.boot.health;
+    requires static spring.boot.health;
     requires static com.fasterxml.jackson.annotation;
 
     exports dev.mortise.lock.spring;

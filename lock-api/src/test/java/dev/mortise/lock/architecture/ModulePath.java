@@ -51,8 +51,8 @@ final class ModulePath {
         Deque<String> toVisit = new ArrayDeque<>(roots);
         while (!toVisit.isEmpty()) {
             String name = toVisit.pop();
-            if (!needed.add(name)) {
-                continue;
+            if (ModuleFinder.ofSystem().find(name).isPresent() || !needed.add(name)) {
+                continue; // the JDK's modules are there already
             }
             Optional<ModuleDescriptor> descriptor = describe(candidates.get(name));
             if (descriptor.isEmpty()) {
@@ -64,7 +64,7 @@ final class ModulePath {
                 // javac wants a static requirement present when it is also transitive (JUnit's apiguardian).
                 boolean compiledAgainst = !modifiers.contains(ModuleDescriptor.Requires.Modifier.STATIC)
                         || modifiers.contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE);
-                if (compiledAgainst && ModuleFinder.ofSystem().find(requires.name()).isEmpty()) {
+                if (compiledAgainst) {
                     toVisit.add(requires.name());
                 }
             }

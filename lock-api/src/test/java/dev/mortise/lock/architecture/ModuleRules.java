@@ -21,6 +21,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -46,6 +48,16 @@ import java.util.stream.Stream;
  * Not thread-safe; build one per test.
  */
 public final class ModuleRules {
+
+    /**
+     * What a Spring Boot application needs at run time from Spring's own jars, which are automatic
+     * modules and so declare no requirements: name them as {@code alsoNeeded} to {@link #layer}.
+     */
+    public static final List<String> SPRING_BOOT = List.of("spring.boot", "spring.boot.autoconfigure",
+            "spring.context", "spring.aop", "spring.expression", "org.apache.commons.logging",
+            "micrometer.observation", "micrometer.commons");
+
+    private static final Pattern REQUIRES = Pattern.compile("requires\\s+(?:(?:static|transitive)\\s+)*([\\w.]+)\\s*;");
 
     private final Path classes;
     private final ModuleDescriptor descriptor;
@@ -205,13 +217,19 @@ public final class ModuleRules {
     /**
      * Compiles an application module from {@code sources} (file path under the source root → text, a
      * {@code module-info.java} among them) into {@code dir/classes}, on a module path of this module,
-     * the {@code alsoNeeded} modules and what they all require, and returns {@code dir/classes}.
+     * the modules the application requires, the {@code alsoNeeded} modules and what they all
+     * require, and returns {@code dir/classes}.
      *
      * @throws AssertionError if it does not compile
      */
     public Path compileApplication(Path dir, Map<String, String> sources, String... alsoNeeded) {
         List<String> roots = new ArrayList<>(List.of(name()));
         roots.addAll(List.of(alsoNeeded));
+        // What the application requires besides this module (e.g. another Mortise module) goes on the path too.
+        Matcher requires = REQUIRES.matcher(sources.getOrDefault("module-info.java", ""));
+        while (requires.find()) {
+            roots.add(requires.group(1));
+        }
         ConsumerModule.Result result = ConsumerModule.compile(dir, sources, ModulePath.of(roots, List.of(classes)));
         if (!result.compiled()) {
             throw new AssertionError("the application module does not compile:\n" + result.messages());

@@ -18,10 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OnTheModulePathTest {
 
-    /** What Spring's own jars (automatic modules, which declare no requirements) need at run time. */
-    private static final String[] SPRING_AT_RUN_TIME = {"spring.boot", "spring.boot.autoconfigure",
-            "spring.context", "spring.aop", "spring.expression", "org.apache.commons.logging",
-            "micrometer.observation", "micrometer.commons"};
+    private static final String[] SPRING_AT_RUN_TIME = ModuleRules.SPRING_BOOT.toArray(String[]::new);
 
     @TempDir
     Path dir;
