@@ -1,11 +1,10 @@
 package dev.mortise.lock;
 
-import dev.mortise.lock.architecture.ModuleRules;
+import dev.mortise.lock.architecture.ModuleApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +21,7 @@ class OnTheModulePathTest {
 
     @Test
     void anApplicationModuleTakesALockOverTheInProcessBackend() throws Exception {
-        ModuleRules module = ModuleRules.of(LockClient.class);
-        Path application = module.compileApplication(dir, Map.of(
+        Object answer = ModuleApplication.over(LockClient.class).run(dir, Map.of(
                 "module-info.java", "module mortise.app { requires dev.mortise.lock; exports app; }",
                 "app/App.java", """
                         package app;
@@ -36,17 +34,14 @@ class OnTheModulePathTest {
                             public static String run() {
                                 try (LockClient client = LockClient.builder(LocalLockBackend.create()).build();
                                      LockLease lease = client.tryAcquire("orders").orElseThrow()) {
-                                    return lease.key() + " held by " + client.getClass().getModule().getName();
+                                    return lease.key() + " held by " + client.getClass().getModule().getName()
+                                            + (client.getClass().getModule().isExported("dev.mortise.lock.internal")
+                                                    ? ", which exports its core" : "");
                                 }
                             }
                         }
                         """));
 
-        ModuleLayer layer = module.layer(List.of(application));
-        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
-
         assertThat(answer).isEqualTo("orders held by dev.mortise.lock");
-        assertThat(layer.findModule("dev.mortise.lock")).get()
-                .satisfies(m -> assertThat(m.isExported("dev.mortise.lock.internal")).isFalse());
     }
 }

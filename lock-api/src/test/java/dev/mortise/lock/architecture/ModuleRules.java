@@ -3,10 +3,7 @@ package dev.mortise.lock.architecture;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.module.Configuration;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
 import java.net.URISyntaxException;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -14,15 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -43,21 +38,10 @@ import java.util.stream.Stream;
  * its {@code package-info.java} must say so. Every other package is API or SPI and its
  * {@code package-info.java} must say which. {@link #assertExportsApiAndSpiOnly} reads the
  * descriptor; {@link #assertConsumerSeesApiOnly} compiles a consumer module against it, which is
- * what a user on the module path meets. {@link #layer} runs the module on a module path, for tests
- * of what only the module path shows (resources, services, reflection).
- * Not thread-safe; build one per test.
+ * what a user on the module path meets ({@link ModuleApplication} runs one). Not thread-safe;
+ * build one per test.
  */
 public final class ModuleRules {
-
-    /**
-     * What a Spring Boot application needs at run time from Spring's own jars, which are automatic
-     * modules and so declare no requirements: name them as {@code alsoNeeded} to {@link #layer}.
-     */
-    public static final List<String> SPRING_BOOT = List.of("spring.boot", "spring.boot.autoconfigure",
-            "spring.context", "spring.aop", "spring.expression", "org.apache.commons.logging",
-            "micrometer.observation", "micrometer.commons");
-
-    private static final Pattern REQUIRES = Pattern.compile("requires\\s+(?:(?:static|transitive)\\s+)*([\\w.]+)\\s*;");
 
     private final Path classes;
     private final ModuleDescriptor descriptor;
@@ -131,6 +115,11 @@ public final class ModuleRules {
     /** The module's name. */
     public String name() {
         return descriptor.name();
+    }
+
+    /** Where the module's classes are (a directory or a jar). */
+    Path classes() {
+        return classes;
     }
 
     private static boolean isInternal(String pkg) {
@@ -214,77 +203,12 @@ public final class ModuleRules {
         fail("a consumer of module " + name() + " sees its API and SPI only", violations);
     }
 
-    /**
-     * Compiles an application module from {@code sources} (file path under the source root → text, a
-     * {@code module-info.java} among them) into {@code dir/classes}, on a module path of this module,
-     * the modules the application requires, the {@code alsoNeeded} modules and what they all
-     * require, and returns {@code dir/classes}.
-     *
-     * @throws AssertionError if it does not compile
-     */
-    public Path compileApplication(Path dir, Map<String, String> sources, String... alsoNeeded) {
-        List<String> roots = new ArrayList<>(List.of(name()));
-        roots.addAll(List.of(alsoNeeded));
-        // What the application requires besides this module (e.g. another Mortise module) goes on the path too.
-        Matcher requires = REQUIRES.matcher(sources.getOrDefault("module-info.java", ""));
-        while (requires.find()) {
-            roots.add(requires.group(1));
-        }
-        ConsumerModule.Result result = ConsumerModule.compile(dir, sources, ModulePath.of(roots, List.of(classes)));
-        if (!result.compiled()) {
-            throw new AssertionError("the application module does not compile:\n" + result.messages());
-        }
-        return dir.resolve("classes");
-    }
-
-    /**
-     * This module, the modules in {@code applications} (directories or jars), the {@code alsoNeeded}
-     * modules and what they all require (from the test class path), resolved and defined with one
-     * class loader in a layer over the boot layer: the module as it runs on a module path, away from
-     * the test's class path. Name in {@code alsoNeeded} what automatic modules need at run time
-     * (they declare no requirements).
-     */
-    public ModuleLayer layer(List<Path> applications, String... alsoNeeded) {
-        List<Path> own = new ArrayList<>(List.of(classes));
-        own.addAll(applications);
-        Set<String> roots = new LinkedHashSet<>(List.of(name()));
-        applications.forEach(a -> ModuleFinder.of(a).findAll().forEach(m -> roots.add(m.descriptor().name())));
-        roots.addAll(List.of(alsoNeeded));
-        List<Path> path = ModulePath.of(List.copyOf(roots), own);
-        Configuration configuration = ModuleLayer.boot().configuration()
-                .resolve(ModuleFinder.of(path.toArray(Path[]::new)), ModuleFinder.of(), roots);
-        return ModuleLayer.boot().defineModulesWithOneLoader(configuration, ClassLoader.getPlatformClassLoader());
-    }
-
-    /**
-     * Calls the public static no-argument method {@code className.method} of {@code module} in
-     * {@code layer} with the module's class loader as the thread's context class loader (as the
-     * application class loader is on a module path; Spring, for one, loads through it), and
-     * returns what it returns. What the method throws is thrown as it is.
-     */
-    public static Object call(ModuleLayer layer, String module, String className, String method) throws Exception {
-        ClassLoader loader = layer.findLoader(module);
-        Thread thread = Thread.currentThread();
-        ClassLoader context = thread.getContextClassLoader();
-        thread.setContextClassLoader(loader);
-        try {
-            return loader.loadClass(className).getMethod(method).invoke(null);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof Exception cause) {
-                throw cause;
-            }
-            throw e;
-        } finally {
-            thread.setContextClassLoader(context);
-        }
-    }
-
     /** Each package of the Java sources under {@code sourceRoot} → its package-info.java's description, if it has one. */
     private static Map<String, Optional<String>> sourcePackages(Path sourceRoot) {
         Map<String, Optional<String>> packages = new TreeMap<>();
         try (Stream<Path> walk = Files.walk(sourceRoot)) {
             for (Path directory : walk.filter(p -> p.toString().endsWith(".java")).map(Path::getParent)
-                    .collect(java.util.stream.Collectors.toCollection(TreeSet::new))) {
+                    .collect(Collectors.toCollection(TreeSet::new))) {
                 String pkg = sourceRoot.relativize(directory).toString().replace('\\', '/').replace('/', '.');
                 Path info = directory.resolve("package-info.java");
                 if (!pkg.isEmpty()) {

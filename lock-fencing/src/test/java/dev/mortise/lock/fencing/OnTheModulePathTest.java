@@ -1,11 +1,10 @@
 package dev.mortise.lock.fencing;
 
-import dev.mortise.lock.architecture.ModuleRules;
+import dev.mortise.lock.architecture.ModuleApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +21,7 @@ class OnTheModulePathTest {
 
     @Test
     void anApplicationModuleReadsTheFenceTablesDdl() throws Exception {
-        ModuleRules module = ModuleRules.of(FenceDialect.class);
-        Path application = module.compileApplication(dir, Map.of(
+        Object answer = ModuleApplication.over(FenceDialect.class).run(dir, Map.of(
                 "module-info.java", "module mortise.app { requires dev.mortise.lock.fencing; exports app; }",
                 "app/App.java", """
                         package app;
@@ -36,9 +34,6 @@ class OnTheModulePathTest {
                             }
                         }
                         """));
-
-        ModuleLayer layer = module.layer(List.of(application));
-        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
 
         assertThat(answer).asString().startsWith("CREATE TABLE IF NOT EXISTS fences");
     }

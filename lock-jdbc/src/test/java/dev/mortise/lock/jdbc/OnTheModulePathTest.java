@@ -1,11 +1,10 @@
 package dev.mortise.lock.jdbc;
 
-import dev.mortise.lock.architecture.ModuleRules;
+import dev.mortise.lock.architecture.ModuleApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,8 +22,7 @@ class OnTheModulePathTest {
 
     @Test
     void anApplicationModuleCreatesTheTableAndTakesALockOnH2() throws Exception {
-        ModuleRules module = ModuleRules.of(JdbcLockBackend.class);
-        Path application = module.compileApplication(dir, Map.of(
+        Object answer = ModuleApplication.over(JdbcLockBackend.class).run(dir, Map.of(
                 "module-info.java", """
                         module mortise.app {
                             requires dev.mortise.lock.jdbc;
@@ -59,10 +57,7 @@ class OnTheModulePathTest {
                                 }
                             }
                         }
-                        """), "com.h2database");
-
-        ModuleLayer layer = module.layer(List.of(application), "com.h2database");
-        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
+                        """));
 
         assertThat(answer).isEqualTo("schema resource found, orders held");
     }

@@ -1,12 +1,11 @@
 package dev.mortise.lock.shedlock;
 
-import dev.mortise.lock.architecture.ModuleRules;
+import dev.mortise.lock.architecture.ModuleApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,25 +16,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OnTheModulePathTest {
 
-    private static final String[] SPRING_AT_RUN_TIME = ModuleRules.SPRING_BOOT.toArray(String[]::new);
-
     @TempDir
     Path dir;
 
     @Test
     void aSpringBootApplicationModuleTakesAShedLockLock() throws Exception {
-        ModuleRules module = ModuleRules.of(MortiseLockProvider.class);
-        Path application = module.compileApplication(dir, Map.of(
-                "module-info.java", """
-                        module mortise.app {
-                            requires dev.mortise.lock.shedlock;
-                            requires dev.mortise.lock.spring;
-                            opens app; // Spring builds the application's beans
-                        }
-                        """,
-                "app/App.java", """
-                        package app;
-
+        Object answer = ModuleApplication.over(MortiseLockProvider.class).run(dir, ModuleApplication.springBoot(
+                List.of("dev.mortise.lock.shedlock", "dev.mortise.lock.spring"), """
                         import dev.mortise.lock.HeldLock;
                         import dev.mortise.lock.LockClient;
                         import java.time.Duration;
@@ -43,18 +30,7 @@ class OnTheModulePathTest {
                         import net.javacrumbs.shedlock.core.LockConfiguration;
                         import net.javacrumbs.shedlock.core.LockProvider;
                         import net.javacrumbs.shedlock.core.SimpleLock;
-                        import org.springframework.boot.SpringApplication;
-                        import org.springframework.boot.autoconfigure.SpringBootApplication;
-                        import org.springframework.context.ConfigurableApplicationContext;
-
-                        @SpringBootApplication(proxyBeanMethods = false)
-                        public class App {
-
-                            public static String run() {
-                                SpringApplication application = new SpringApplication(App.class);
-                                try (ConfigurableApplicationContext context = application.run(
-                                        "--mortise.lock.backend=local", "--mortise.shedlock.key-prefix=shedlock:",
-                                        "--spring.main.banner-mode=off")) {
+                        """, "", """
                                     LockProvider provider = context.getBean(LockProvider.class);
                                     SimpleLock lock = provider.lock(new LockConfiguration(Instant.now(), "report",
                                             Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
@@ -62,13 +38,8 @@ class OnTheModulePathTest {
                                             .map(HeldLock::key).toList().toString();
                                     lock.unlock();
                                     return held + " held through " + provider.getClass().getSimpleName();
-                                }
-                            }
-                        }
-                        """), SPRING_AT_RUN_TIME);
-
-        ModuleLayer layer = module.layer(List.of(application), SPRING_AT_RUN_TIME);
-        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
+                        """, "--mortise.lock.backend=local", "--mortise.shedlock.key-prefix=shedlock:"),
+                ModuleApplication.SPRING_BOOT.toArray(String[]::new));
 
         assertThat(answer).isEqualTo("[shedlock:report] held through MortiseLockProvider");
     }

@@ -1,12 +1,11 @@
 package dev.mortise.lock.spring;
 
-import dev.mortise.lock.architecture.ModuleRules;
+import dev.mortise.lock.architecture.ModuleApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,35 +17,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OnTheModulePathTest {
 
-    private static final String[] SPRING_AT_RUN_TIME = ModuleRules.SPRING_BOOT.toArray(String[]::new);
-
     @TempDir
     Path dir;
 
     @Test
     void aSpringBootApplicationModuleRunsALockedMethodOnTheInProcessBackend() throws Exception {
-        ModuleRules module = ModuleRules.of(LockClients.class);
-        Path application = module.compileApplication(dir, Map.of(
-                "module-info.java", """
-                        module mortise.app {
-                            requires dev.mortise.lock.spring;
-                            opens app; // Spring builds and proxies the application's beans
-                        }
-                        """,
-                "app/App.java", """
-                        package app;
-
+        Object answer = ModuleApplication.over(LockClients.class).run(dir, ModuleApplication.springBoot(
+                List.of("dev.mortise.lock.spring"), """
                         import dev.mortise.lock.LockContext;
                         import dev.mortise.lock.LockLease;
                         import dev.mortise.lock.spring.DistributedLock;
-                        import org.springframework.boot.SpringApplication;
-                        import org.springframework.boot.autoconfigure.SpringBootApplication;
-                        import org.springframework.context.ConfigurableApplicationContext;
                         import org.springframework.context.annotation.Bean;
-
-                        @SpringBootApplication(proxyBeanMethods = false)
-                        public class App {
-
+                        """, """
                             public record Order(String id) {
                             }
 
@@ -62,20 +44,10 @@ class OnTheModulePathTest {
                             Orders orders() {
                                 return new Orders();
                             }
-
-                            public static String run() {
-                                SpringApplication application = new SpringApplication(App.class);
-                                try (ConfigurableApplicationContext context = application.run(
-                                        "--mortise.lock.backend=local", "--mortise.lock.wait-for=2s",
-                                        "--spring.main.banner-mode=off")) {
+                        """, """
                                     return context.getBean(Orders.class).place(new Order("42"));
-                                }
-                            }
-                        }
-                        """), SPRING_AT_RUN_TIME);
-
-        ModuleLayer layer = module.layer(List.of(application), SPRING_AT_RUN_TIME);
-        Object answer = ModuleRules.call(layer, "mortise.app", "app.App", "run");
+                        """, "--mortise.lock.backend=local", "--mortise.lock.wait-for=2s"),
+                ModuleApplication.SPRING_BOOT.toArray(String[]::new));
 
         assertThat(answer).isEqualTo("placed 42 under order:42");
     }
