@@ -21,8 +21,8 @@ class OnTheModulePathTest {
      * no requirements, so an application on the module path names these (here, as root modules).
      */
     private static final String[] CLIENTS_AT_RUN_TIME = {"lettuce.core", "redis.clients.authentication.core",
-            "io.netty.codec", "io.netty.codec.compression", "io.netty.codec.dns", "io.netty.codec.marshalling",
-            "io.netty.codec.protobuf", "io.netty.handler", "io.netty.resolver", "io.netty.resolver.dns",
+            "io.netty.codec", "io.netty.codec.compression", "io.netty.codec.dns",
+            "io.netty.handler", "io.netty.resolver", "io.netty.resolver.dns",
             "io.netty.transport", "io.netty.transport.unix.common", "cache.api", "reactor.core",
             "org.reactivestreams", "io.reactivex.rxjava3", "com.esotericsoftware.kryo", "jodd.util",
             "net.bytebuddy", "org.yaml.snakeyaml", "org.objenesis"};
