@@ -5,6 +5,7 @@ import java.lang.module.ModuleFinder;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,8 @@ import java.util.stream.Stream;
  * }</pre>
  *
  * <p>The module path is the Mortise module, the modules the application requires, the ones named
- * as {@code alsoNeeded}, and what they all require, found on the test class path. Thread-safe.
+ * as {@code alsoNeeded}, and what they all require, found on the test class path. Immutable; a run
+ * sets system properties and the thread's context class loader, so runs are not to overlap.
  */
 public final class ModuleApplication {
 
@@ -46,14 +48,24 @@ public final class ModuleApplication {
     private static final Pattern REQUIRES = Pattern.compile("requires\\s+(?:(?:static|transitive)\\s+)*([\\w.]+)\\s*;");
 
     private final ModuleRules module;
+    /** System properties set while the application runs (e.g. a test server's address). */
+    private final Map<String, String> properties;
 
-    private ModuleApplication(ModuleRules module) {
+    private ModuleApplication(ModuleRules module, Map<String, String> properties) {
         this.module = module;
+        this.properties = properties;
     }
 
     /** Applications over the module whose classes {@code anchor} was loaded from. */
     public static ModuleApplication over(Class<?> anchor) {
-        return new ModuleApplication(ModuleRules.of(anchor));
+        return new ModuleApplication(ModuleRules.of(anchor), Map.of());
+    }
+
+    /** The same, with the system property {@code key} set to {@code value} while the application runs. */
+    public ModuleApplication withProperty(String key, String value) {
+        Map<String, String> more = new HashMap<>(properties);
+        more.put(key, value);
+        return new ModuleApplication(module, Map.copyOf(more));
     }
 
     /**
@@ -61,7 +73,8 @@ public final class ModuleApplication {
      * {@code module-info.java} among them) into {@code dir}, runs it in a new {@link ModuleLayer}
      * with the layer's class loader as the thread's context class loader (as the application class
      * loader is on a module path; Spring loads through it), and returns what {@code app.App.run()}
-     * returns. What {@code run()} throws is thrown as it is.
+     * returns. What {@code run()} throws is thrown as it is. The {@link #withProperty} system
+     * properties are set while it runs.
      *
      * @throws AssertionError if the application does not compile
      */
@@ -87,10 +100,11 @@ public final class ModuleApplication {
         return call(layer.findLoader(NAME), "app.App", "run");
     }
 
-    private static Object call(ClassLoader loader, String className, String method) throws Exception {
+    private Object call(ClassLoader loader, String className, String method) throws Exception {
         Thread thread = Thread.currentThread();
         ClassLoader context = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
+        properties.forEach(System::setProperty);
         try {
             return loader.loadClass(className).getMethod(method).invoke(null);
         } catch (InvocationTargetException e) {
@@ -100,6 +114,7 @@ public final class ModuleApplication {
             throw e;
         } finally {
             thread.setContextClassLoader(context);
+            properties.keySet().forEach(System::clearProperty);
         }
     }
 

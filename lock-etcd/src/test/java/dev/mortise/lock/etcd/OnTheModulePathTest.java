@@ -34,8 +34,8 @@ class OnTheModulePathTest {
     void anApplicationModuleTakesALock() throws Exception {
         try (EtcdServer server = new EtcdServer()) {
             server.start();
-            System.setProperty("mortise.test.etcd", server.endpoint());
-            Object answer = ModuleApplication.over(EtcdLockBackend.class).run(dir, Map.of(
+            Object answer = ModuleApplication.over(EtcdLockBackend.class)
+                    .withProperty("mortise.test.etcd", server.endpoint()).run(dir, Map.of(
                     "module-info.java", "module mortise.app { requires dev.mortise.lock.etcd; exports app; }",
                     "app/App.java", """
                             package app;
@@ -56,8 +56,6 @@ class OnTheModulePathTest {
                             """), CLIENT_AT_RUN_TIME);
 
             assertThat(answer).isEqualTo("orders held");
-        } finally {
-            System.clearProperty("mortise.test.etcd");
         }
     }
 }

@@ -34,8 +34,8 @@ class OnTheModulePathTest {
     void anApplicationModuleTakesALockThroughEachDriver() throws Exception {
         try (RedisServer server = new RedisServer()) {
             server.start();
-            System.setProperty("mortise.test.redis", server.address());
-            Object answer = ModuleApplication.over(RedisLockBackend.class).run(dir, Map.of(
+            Object answer = ModuleApplication.over(RedisLockBackend.class)
+                    .withProperty("mortise.test.redis", server.address()).run(dir, Map.of(
                     "module-info.java", "module mortise.app { requires dev.mortise.lock.redis; exports app; }",
                     "app/App.java", """
                             package app;
@@ -62,8 +62,6 @@ class OnTheModulePathTest {
                             """), CLIENTS_AT_RUN_TIME);
 
             assertThat(answer).isEqualTo("REDISSON: orders held. LETTUCE: orders held.");
-        } finally {
-            System.clearProperty("mortise.test.redis");
         }
     }
 }
