@@ -1,5 +1,6 @@
 package dev.mortise.lock;
 
+import dev.mortise.lock.architecture.ModuleRules;
 import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,8 @@ import java.util.Map;
  * dev.mortise.lock}) and the SPI ({@code spi}) use nothing but each other, the in-process and the
  * migrating backends ({@code local}, {@code migration}) are built on the API and SPI alone, and
  * the implementation ({@code internal} and below) is reached by none of them. Every package says
- * in its {@code package-info.java} whether it is API, SPI or internal.
+ * in its {@code package-info.java} whether it is API, SPI or internal, and the module
+ * {@code dev.mortise.lock} exports the API and SPI packages and no other.
  */
 class LockApiArchitectureTest {
 
@@ -56,5 +58,12 @@ class LockApiArchitectureTest {
     @Test
     void everyPackageSaysWhatItIs() {
         rules.assertPackagesDescribed(Path.of("src/main/java"));
+    }
+
+    @Test
+    void theModuleExportsTheApiAndSpiOnly() {
+        ModuleRules module = ModuleRules.of(LockClient.class);
+        module.assertExportsApiAndSpiOnly(Path.of("src/main/java"));
+        module.assertConsumerSeesApiOnly();
     }
 }

@@ -16,13 +16,14 @@ import java.util.regex.Pattern;
  * signature (fields, parameters, return types, annotations, type arguments). This is what the
  * class needs at run time, whether the source imported it or named it in full; an import used
  * only by Javadoc leaves nothing behind and is not seen. Compile-time constants are inlined by
- * javac and not seen either.
+ * javac and not seen either. It also tells whether a class file's class is public.
  *
  * <p>Stateless; thread-safe.
  */
 final class ClassReferences {
 
     private static final int MAGIC = 0xCAFEBABE;
+    private static final int ACC_PUBLIC = 0x0001;
 
     private ClassReferences() {
     }
@@ -34,30 +35,9 @@ final class ClassReferences {
      * @throws IOException if it cannot be read or is not a class file
      */
     static Set<String> of(InputStream classFile, String namespace) throws IOException {
-        DataInputStream in = new DataInputStream(classFile);
-        if (in.readInt() != MAGIC) {
-            throw new IOException("not a class file (bad magic number)");
-        }
-        in.readUnsignedShort(); // minor version
-        in.readUnsignedShort(); // major version
-        int count = in.readUnsignedShort();
-        String[] utf8 = new String[count];
-        List<Integer> classNames = new ArrayList<>();
-        for (int i = 1; i < count; i++) {
-            int tag = in.readUnsignedByte();
-            switch (tag) {
-                case 1 -> utf8[i] = in.readUTF();
-                case 7 -> classNames.add(in.readUnsignedShort());
-                case 8, 16, 19, 20 -> in.readUnsignedShort();
-                case 15 -> in.skipNBytes(3);
-                case 3, 4, 9, 10, 11, 12, 17, 18 -> in.skipNBytes(4);
-                case 5, 6 -> {
-                    in.skipNBytes(8);
-                    i++; // a long or double takes two entries
-                }
-                default -> throw new IOException("unknown constant pool tag " + tag + " at entry " + i);
-            }
-        }
+        ConstantPool pool = ConstantPool.read(new DataInputStream(classFile));
+        String[] utf8 = pool.utf8();
+        List<Integer> classNames = pool.classNames();
         String prefix = namespace.replace('.', '/');
         Pattern described = Pattern.compile("L(" + Pattern.quote(prefix) + "[\\w/$]*)[;<]");
         Set<String> found = new HashSet<>();
@@ -77,6 +57,49 @@ final class ClassReferences {
             }
         }
         return found;
+    }
+
+    /**
+     * Whether {@code classFile} declares a public class or interface (its {@code access_flags}).
+     *
+     * @throws IOException if it cannot be read or is not a class file
+     */
+    static boolean isPublic(InputStream classFile) throws IOException {
+        DataInputStream in = new DataInputStream(classFile);
+        ConstantPool.read(in);
+        return (in.readUnsignedShort() & ACC_PUBLIC) != 0;
+    }
+
+    /** A class file's constant pool: its text entries by index and the indexes of its class names. */
+    private record ConstantPool(String[] utf8, List<Integer> classNames) {
+
+        /** Reads from the start of a class file up to its {@code access_flags}. */
+        static ConstantPool read(DataInputStream in) throws IOException {
+            if (in.readInt() != MAGIC) {
+                throw new IOException("not a class file (bad magic number)");
+            }
+            in.readUnsignedShort(); // minor version
+            in.readUnsignedShort(); // major version
+            int count = in.readUnsignedShort();
+            String[] utf8 = new String[count];
+            List<Integer> classNames = new ArrayList<>();
+            for (int i = 1; i < count; i++) {
+                int tag = in.readUnsignedByte();
+                switch (tag) {
+                    case 1 -> utf8[i] = in.readUTF();
+                    case 7 -> classNames.add(in.readUnsignedShort());
+                    case 8, 16, 19, 20 -> in.readUnsignedShort();
+                    case 15 -> in.skipNBytes(3);
+                    case 3, 4, 9, 10, 11, 12, 17, 18 -> in.skipNBytes(4);
+                    case 5, 6 -> {
+                        in.skipNBytes(8);
+                        i++; // a long or double takes two entries
+                    }
+                    default -> throw new IOException("unknown constant pool tag " + tag + " at entry " + i);
+                }
+            }
+            return new ConstantPool(utf8, classNames);
+        }
     }
 
     /** The top-level class of a binary name: {@code a.b.Outer$Inner} is {@code a.b.Outer}. */

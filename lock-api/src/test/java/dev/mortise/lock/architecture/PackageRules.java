@@ -335,7 +335,8 @@ public final class PackageRules {
         List<String> violations = new ArrayList<>();
         Set<Path> directories = new LinkedHashSet<>();
         try (Stream<Path> walk = Files.walk(sourceRoot)) {
-            walk.filter(p -> p.toString().endsWith(".java")).forEach(p -> directories.add(p.getParent()));
+            walk.filter(p -> p.toString().endsWith(".java") && !p.endsWith("module-info.java"))
+                    .forEach(p -> directories.add(p.getParent()));
             for (Path directory : directories) {
                 Path info = directory.resolve("package-info.java");
                 String pkg = sourceRoot.relativize(directory).toString().replace('\\', '/').replace('/', '.');

@@ -142,6 +142,7 @@ class PackageRulesTest {
     @Test
     void findsAPackageWithoutItsDescription() throws IOException {
         Path sources = dir.resolve("sources");
+        write(sources, "module-info.java", "module fx { exports fx; }"); // in no package: nothing to describe
         write(sources, "fx/Api.java", "package fx; public interface Api { }");
         write(sources, "fx/package-info.java", "/** The API: what users call. */\npackage fx;");
         write(sources, "fx/a/A.java", "package fx.a; class A { }");

@@ -1,9 +1,11 @@
 package dev.mortise.lock.etcd;
 
+import dev.mortise.lock.architecture.ModuleRules;
 import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.Map;
 
 /**
@@ -21,5 +23,13 @@ class LockEtcdArchitectureTest {
     @Test
     void nothingOnACallersPathWaitsInsideAMonitor() {
         MonitorWaits.assertNone(EtcdLockBackend.class, Map.of());
+    }
+
+    /** The module exports its API and SPI packages and no internal one, as a consumer module sees it. */
+    @Test
+    void theModuleExportsItsApiAndSpiOnly() {
+        ModuleRules module = ModuleRules.of(EtcdLockBackend.class);
+        module.assertExportsApiAndSpiOnly(Path.of("src/main/java"));
+        module.assertConsumerSeesApiOnly();
     }
 }

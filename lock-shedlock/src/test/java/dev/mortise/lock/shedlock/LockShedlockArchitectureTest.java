@@ -1,5 +1,6 @@
 package dev.mortise.lock.shedlock;
 
+import dev.mortise.lock.architecture.ModuleRules;
 import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
@@ -27,5 +28,13 @@ class LockShedlockArchitectureTest {
     @Test
     void nothingOnACallersPathWaitsInsideAMonitor() {
         MonitorWaits.assertNone(MortiseLockProvider.class, Map.of());
+    }
+
+    /** The module exports its API and SPI packages and no internal one, as a consumer module sees it. */
+    @Test
+    void theModuleExportsItsApiAndSpiOnly() {
+        ModuleRules module = ModuleRules.of(MortiseLockProvider.class);
+        module.assertExportsApiAndSpiOnly(Path.of("src/main/java"));
+        module.assertConsumerSeesApiOnly();
     }
 }

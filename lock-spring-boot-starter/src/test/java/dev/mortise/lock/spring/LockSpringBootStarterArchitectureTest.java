@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring;
 
+import dev.mortise.lock.architecture.ModuleRules;
 import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
@@ -38,5 +39,13 @@ class LockSpringBootStarterArchitectureTest {
     @Test
     void nothingOnACallersPathWaitsInsideAMonitor() {
         MonitorWaits.assertNone(LockClients.class, Map.of());
+    }
+
+    /** The module exports its API and SPI packages and no internal one, as a consumer module sees it. */
+    @Test
+    void theModuleExportsItsApiAndSpiOnly() {
+        ModuleRules module = ModuleRules.of(LockClients.class);
+        module.assertExportsApiAndSpiOnly(Path.of("src/main/java"));
+        module.assertConsumerSeesApiOnly();
     }
 }

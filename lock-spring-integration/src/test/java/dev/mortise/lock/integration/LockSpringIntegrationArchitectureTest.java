@@ -1,5 +1,6 @@
 package dev.mortise.lock.integration;
 
+import dev.mortise.lock.architecture.ModuleRules;
 import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
@@ -27,5 +28,13 @@ class LockSpringIntegrationArchitectureTest {
     @Test
     void nothingOnACallersPathWaitsInsideAMonitor() {
         MonitorWaits.assertNone(MortiseLockRegistry.class, Map.of());
+    }
+
+    /** The module exports its API and SPI packages and no internal one, as a consumer module sees it. */
+    @Test
+    void theModuleExportsItsApiAndSpiOnly() {
+        ModuleRules module = ModuleRules.of(MortiseLockRegistry.class);
+        module.assertExportsApiAndSpiOnly(Path.of("src/main/java"));
+        module.assertConsumerSeesApiOnly();
     }
 }

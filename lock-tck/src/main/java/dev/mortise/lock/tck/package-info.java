@@ -1,7 +1,7 @@
 /**
  * The lock contract test kit (TCK) every backend passes against its real server.
  *
- * <p><b>For backend writers (the kit):</b> the public types. A backend's test extends
+ * <p><b>API for backend writers (the kit):</b> the public types. A backend's test extends
  * {@link dev.mortise.lock.tck.LockBackendContractSuite} (named {@code *ContractTest}, so surefire
  * runs it), supplies its hooks ({@code newBackend}, {@code breakHold}, {@code residueOnServer},
  * ...) and gets the whole contract as nested classes: the mutex contract by concern, and the

@@ -1,5 +1,6 @@
 package dev.mortise.lock.test;
 
+import dev.mortise.lock.architecture.ModuleRules;
 import dev.mortise.lock.architecture.MonitorWaits;
 import dev.mortise.lock.architecture.PackageRules;
 import org.junit.jupiter.api.Test;
@@ -35,5 +36,13 @@ class LockTestArchitectureTest {
     @Test
     void nothingOnACallersPathWaitsInsideAMonitor() {
         MonitorWaits.assertNone(TestLockClient.class, Map.of());
+    }
+
+    /** The module exports its API and SPI packages and no internal one, as a consumer module sees it. */
+    @Test
+    void theModuleExportsItsApiAndSpiOnly() {
+        ModuleRules module = ModuleRules.of(TestLockClient.class);
+        module.assertExportsApiAndSpiOnly(Path.of("src/main/java"));
+        module.assertConsumerSeesApiOnly();
     }
 }

@@ -6,7 +6,7 @@
  * fault suite. A missing server fails with {@link dev.mortise.lock.tck.server.MissingServerException},
  * never skips.
  *
- * <p><b>For backend writers (the kit):</b> the public types, for their modules' tests.
+ * <p><b>API for backend writers (the kit):</b> the public types, for their modules' tests.
  * <b>Internal:</b> the package-private ones.
  */
 package dev.mortise.lock.tck.server;
