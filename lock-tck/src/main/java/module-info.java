@@ -9,6 +9,7 @@ module dev.mortise.lock.tck {
     requires transitive org.junit.jupiter.api;
     requires org.assertj.core;
     requires java.net.http;
+    requires java.management;
 
     exports dev.mortise.lock.tck;
     exports dev.mortise.lock.tck.server;
