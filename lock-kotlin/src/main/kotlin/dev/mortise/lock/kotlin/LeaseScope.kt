@@ -3,6 +3,7 @@ package dev.mortise.lock.kotlin
 import dev.mortise.lock.LockLease
 import dev.mortise.lock.LockSpec
 import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withContext
 
 /**
@@ -39,6 +40,8 @@ internal class LeaseScope private constructor(private val held: HeldKeys, privat
             withContext(held.with(taken)) { block(leases) }
         } catch (e: Throwable) {
             end(leases)?.let(e::addSuppressed)
+            // cancelOnLost cancelled the block, not the caller: the caller learns of the loss
+            if (e is LeaseLostCancellation && currentCoroutineContext().isActive) throw e.toLockLost()
             throw e
         }
         end(leases)?.let { throw it }

@@ -2,10 +2,13 @@ package dev.mortise.lock.kotlin
 
 import dev.mortise.lock.LockEvent
 import dev.mortise.lock.LockLease
+import dev.mortise.lock.LockLostException
+import dev.mortise.lock.LostReason
 import dev.mortise.lock.LockSpec
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.delay
@@ -97,5 +100,26 @@ class CancellationTest {
         assertThat(seen.waiters().asInt).isZero()
         assertThat(locks.b.heldLocks()).isEmpty()
         locks.a.acquire("race", Duration.ZERO).close() // the key is free for anyone
+    }
+
+    @Test
+    fun `cancelOnLost cancels the block and withLock throws LockLostException`(): Unit = runBlocking {
+        val started = CompletableDeferred<Unit>()
+        val outcome = async(Dispatchers.Default) {
+            runCatching {
+                locks.a.withLock("lost", long) { lease ->
+                    lease.cancelOnLost()
+                    started.complete(Unit)
+                    awaitCancellation()
+                }
+            }
+        }
+        started.await()
+        assertThat(locks.a.forceRelease("lost")).isTrue()
+        val failure = outcome.await().exceptionOrNull()
+        assertThat(failure).isInstanceOf(LockLostException::class.java)
+        assertThat((failure as LockLostException).reason()).isEqualTo(LostReason.FORCE_RELEASED)
+        assertThat(outcome.isCancelled).isFalse()
+        assertThat(locks.server.isHeld("lost")).isFalse()
     }
 }
