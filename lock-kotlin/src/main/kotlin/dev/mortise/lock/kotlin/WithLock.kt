@@ -12,8 +12,9 @@ import java.util.Optional
  * Acquires [spec] without holding a thread while it waits, runs [block] with the lease, closes the
  * lease, and returns what the block returned.
  *
- * - **Waiting** suspends on [LockClient.acquireAsync]: no thread is held per waiter (where the
- *   backend waits natively; see its documentation). Cancelling the coroutine while it waits
+ * - **Waiting** suspends on [LockClient.acquireAsync]: the coroutine holds no thread (how the
+ *   backend waits at its server is [LockClient.acquireAsync]'s to say: with no thread on the
+ *   in-process backend, on shared pool threads elsewhere). Cancelling the coroutine while it waits
  *   cancels the request: the client withdraws it, and a grant racing the cancel is released,
  *   never leaked.
  * - **Closing.** The lease is closed exactly once however the block ends: returning, throwing,
