@@ -123,8 +123,8 @@ class WithLockTest {
     fun `a child that outlives the block takes the key afresh`(): Unit = runBlocking {
         val lease = CompletableDeferred<Pair<Long, Int>>()
         val firstToken = locks.a.withLock("outlive", long) { outer ->
-            launch { // runBlocking's scope: runs after the block has closed the lease
-                locks.a.withLock("outlive", Duration.ZERO) { lease.complete(it.fencingToken() to it.holdCount()) }
+            launch { // runBlocking's scope: may start while the block's lease is being closed, so it waits
+                locks.a.withLock("outlive", long) { lease.complete(it.fencingToken() to it.holdCount()) }
             }
             outer.fencingToken()
         }
