@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.time.Duration
 import java.util.concurrent.TimeUnit
-import java.util.concurrent.atomic.AtomicInteger
 
 /** withLock and tryWithLock on the in-process backend: exclusion, nesting by coroutine, waiting, timeouts. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -31,23 +30,7 @@ class WithLockTest {
 
     @Test
     fun `many coroutines on two clients never overlap`(): Unit = runBlocking(Dispatchers.Default) {
-        val inside = AtomicInteger()
-        val overlaps = AtomicInteger()
-        var done = 0
-        coroutineScope {
-            repeat(200) { i ->
-                launch {
-                    (if (i % 2 == 0) locks.a else locks.b).withLock("counter", long) {
-                        if (inside.incrementAndGet() != 1) overlaps.incrementAndGet()
-                        yield()
-                        done++ // unsynchronized on purpose: only the lock keeps it exact
-                        inside.decrementAndGet()
-                    }
-                }
-            }
-        }
-        assertThat(overlaps.get()).isZero()
-        assertThat(done).isEqualTo(200)
+        assertThat(exclusionRound(200, "counter", long, listOf(locks.a, locks.b))).isEqualTo(Exclusion(0, 200))
         assertThat(locks.server.records("counter")).isZero()
     }
 
