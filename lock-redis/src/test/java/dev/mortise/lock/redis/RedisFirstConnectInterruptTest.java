@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * for it; Lettuce: one pending connection): one of those callers being interrupted while the
  * connection opens must not fail, or interrupt, another caller that nobody interrupted. A
  * {@link StallingProxy} holds each new connection's first bytes, so the connect stays open while
- * both callers wait in it.
+ * both callers wait in it. (The operation timeout is long too: Redisson sends a PING to set up each
+ * connection and gives it the operation timeout, so a stalled first PING would fail the connect.)
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedisFirstConnectInterruptTest {
@@ -92,7 +93,8 @@ class RedisFirstConnectInterruptTest {
         try (StallingProxy proxy = new StallingProxy(server.port())) {
             proxy.stallConnectionStarts(CONNECT_STALL_MS);
             try (LockClient client = LockClient.builder(RedisLockBackend.builder().address(proxy.redisAddress())
-                    .driver(driver).connectTimeout(Duration.ofSeconds(60)).build()).build()) {
+                    .driver(driver).connectTimeout(Duration.ofSeconds(60)).operationTimeout(Duration.ofSeconds(30))
+                    .build()).build()) {
                 Caller interrupted = new Caller(client, "interrupted-caller");
                 Caller bystander = new Caller(client, "bystander-caller");
                 interrupted.startAndAwaitParked();
