@@ -3,6 +3,7 @@ package dev.mortise.lock.redis;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockInterruptedException;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.tck.server.RedisServer;
 import dev.mortise.lock.tck.server.StallingProxy;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +13,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,5 +122,61 @@ class RedisFirstConnectInterruptTest {
                 }
             }
         }
+    }
+
+    /**
+     * The same through {@code acquireAsync}: a shared-mode backend's async wait is its blocking
+     * acquire on a pool thread, and cancelling one waiter interrupts that thread while both waiters'
+     * threads wait in the first connect. The waiter nobody cancelled gets its lease.
+     */
+    @ParameterizedTest
+    @EnumSource(RedisDriver.class)
+    void cancellingOneAsyncAcquireDuringTheFirstConnectFailsNoOtherWaiter(RedisDriver driver) throws Exception {
+        try (StallingProxy proxy = new StallingProxy(server.port())) {
+            proxy.stallConnectionStarts(CONNECT_STALL_MS);
+            try (LockClient client = LockClient.builder(RedisLockBackend.builder().address(proxy.redisAddress())
+                    .driver(driver).connectTimeout(Duration.ofSeconds(60)).operationTimeout(Duration.ofSeconds(30))
+                    .build()).build()) {
+                int waitingBefore = threadsInBlockingWaits();
+                CompletableFuture<LockLease> cancelled = client.acquireAsync(
+                        LockSpec.of("first-connect:" + UUID.randomUUID()).waitFor(Duration.ofSeconds(60)));
+                awaitThreadsInBlockingWaits(waitingBefore + 1); // the first connects: Redisson connects on it
+                CompletableFuture<LockLease> bystander = client.acquireAsync(
+                        LockSpec.of("first-connect:" + UUID.randomUUID()).waitFor(Duration.ofSeconds(60)));
+                awaitThreadsInBlockingWaits(waitingBefore + 2);
+                assertThat(bystander).as("the bystander, before the cancel").isNotDone();
+                assertThat(cancelled.cancel(true)).isTrue();
+
+                LockLease lease;
+                try {
+                    lease = bystander.get(120, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    throw new AssertionError("the waiter nobody cancelled failed: " + trace(e.getCause()), e);
+                }
+                assertThat(lease.isValid()).isTrue();
+                lease.close();
+            }
+        }
+    }
+
+    private static void awaitThreadsInBlockingWaits(int count) throws InterruptedException {
+        long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (threadsInBlockingWaits() < count) {
+            assertThat(System.nanoTime() - limit).as(count + " waiters waiting in the connect").isNegative();
+            Thread.sleep(5);
+        }
+    }
+
+    /** Pool threads parked inside a blocking async wait (a backend's acquire run for acquireAsync). */
+    private static int threadsInBlockingWaits() {
+        int parked = 0;
+        for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
+            Thread.State state = thread.getKey().getState();
+            if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                    && Arrays.stream(thread.getValue()).anyMatch(f -> f.getClassName().endsWith(".BlockingAsyncWait"))) {
+                parked++;
+            }
+        }
+        return parked;
     }
 }
