@@ -92,14 +92,18 @@ class RedisFirstConnectInterruptTest {
         return text.toString();
     }
 
+    /** A client that has not connected yet, through {@code proxy}; both timeouts well above the stall. */
+    private static LockClient freshClient(StallingProxy proxy, RedisDriver driver) {
+        return LockClient.builder(RedisLockBackend.builder().address(proxy.redisAddress()).driver(driver)
+                .connectTimeout(Duration.ofSeconds(60)).operationTimeout(Duration.ofSeconds(30)).build()).build();
+    }
+
     @ParameterizedTest
     @EnumSource(RedisDriver.class)
     void anInterruptDuringTheFirstConnectFailsOnlyTheCallerItWasSentTo(RedisDriver driver) throws Exception {
         try (StallingProxy proxy = new StallingProxy(server.port())) {
             proxy.stallConnectionStarts(CONNECT_STALL_MS);
-            try (LockClient client = LockClient.builder(RedisLockBackend.builder().address(proxy.redisAddress())
-                    .driver(driver).connectTimeout(Duration.ofSeconds(60)).operationTimeout(Duration.ofSeconds(30))
-                    .build()).build()) {
+            try (LockClient client = freshClient(proxy, driver)) {
                 Caller interrupted = new Caller(client, "interrupted-caller");
                 Caller bystander = new Caller(client, "bystander-caller");
                 interrupted.startAndAwaitParked();
@@ -134,9 +138,7 @@ class RedisFirstConnectInterruptTest {
     void cancellingOneAsyncAcquireDuringTheFirstConnectFailsNoOtherWaiter(RedisDriver driver) throws Exception {
         try (StallingProxy proxy = new StallingProxy(server.port())) {
             proxy.stallConnectionStarts(CONNECT_STALL_MS);
-            try (LockClient client = LockClient.builder(RedisLockBackend.builder().address(proxy.redisAddress())
-                    .driver(driver).connectTimeout(Duration.ofSeconds(60)).operationTimeout(Duration.ofSeconds(30))
-                    .build()).build()) {
+            try (LockClient client = freshClient(proxy, driver)) {
                 int waitingBefore = threadsInBlockingWaits();
                 CompletableFuture<LockLease> cancelled = client.acquireAsync(
                         LockSpec.of("first-connect:" + UUID.randomUUID()).waitFor(Duration.ofSeconds(60)));
