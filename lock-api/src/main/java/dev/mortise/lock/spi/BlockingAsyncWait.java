@@ -35,17 +35,12 @@ final class BlockingAsyncWait extends AsyncWait implements Runnable {
             runner = Thread.currentThread();
         }
         Optional<Grant> grant = Optional.empty();
-        Throwable failure;
-        do {
-            failure = null;
-            try {
-                grant = backend.acquire(request, Duration.ofNanos(Math.max(0, Deadlines.left(deadline))));
-            } catch (Throwable e) {
-                failure = e;
-            }
-            // An interrupt this wait did not send (a client library passing one caller's interrupt on to
-            // others sharing its connect) is no reason to fail: ask again while the wait lasts.
-        } while (failure != null && isInterrupt(failure) && !foreignInterruptEnds());
+        Throwable failure = null;
+        try {
+            grant = backend.acquire(request, Duration.ofNanos(Math.max(0, Deadlines.left(deadline))));
+        } catch (Throwable e) {
+            failure = e;
+        }
         synchronized (this) {
             runner = null;
             Thread.interrupted(); // an interrupt sent for this wait must not reach the pool's next task
@@ -55,25 +50,6 @@ final class BlockingAsyncWait extends AsyncWait implements Runnable {
         } else {
             grant(grant);
         }
-    }
-
-    /** An {@link InterruptedException}, or a backend's exception caused by one. */
-    private static boolean isInterrupt(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof InterruptedException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether an interrupt ends the wait: stopped, or no time left; otherwise it is cleared for a retry. */
-    private synchronized boolean foreignInterruptEnds() {
-        if (answer.isDone() || Deadlines.left(deadline) == 0) {
-            return true;
-        }
-        Thread.interrupted();
-        return false;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -26,9 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * out, cancellation at every point leaving nothing on the server, reentrancy by explicit owner,
  * strictly increasing tokens, {@code onLost} — and a thousand waiters that hold no thread each. Run
  * by every {@link LockBackendContractSuite} as its nested {@code AsyncAcquire} class, against the
- * backend's real server.
+ * backend's real server. Tagged {@code async}, so it runs alone with
+ * {@code -Dgroups=async -Dtest=<the contract test>}.
  */
-@org.junit.jupiter.api.Tag("async")
+@Tag("async")
 abstract class AsyncAcquireContract extends NestedContract {
 
     private static final long ANSWER_SECONDS = 30;

@@ -92,7 +92,7 @@ public final class ScriptRunner {
         ScriptCall ping = Inspection.pingCall();
         String answering = key == null ? "get a first answer" : "get a first answer for";
         try {
-            // Redisson connects here, on this thread, within its own connect timeout (see RedissonTransport).
+            // Sent once connected: the operation timeout counts from when it can be written.
             await(send(ping, false), () -> send(ping, true), timeout, key, answering);
         } catch (LockInterruptedException e) {
             throw e;
@@ -106,11 +106,17 @@ public final class ScriptRunner {
 
     /**
      * Waits for the connection at most the connect timeout. A connection still opening is not
-     * abandoned: if it opens later, the next call uses it.
+     * abandoned: other callers may be waiting for it too, and if it opens later, the next call uses
+     * it. So this caller's interrupt ends this caller's wait only (nothing was sent, nothing is held),
+     * never the connect.
      */
     private void awaitConnection(CompletableFuture<?> connected, String key) {
         try {
-            Deadlines.awaitUninterruptibly(connected, System.nanoTime() + connectTimeout.toNanos());
+            connected.get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockInterruptedException(prefix(key, connecting(key)) + "interrupted while the connection "
+                    + "opened; nothing was sent, so nothing is held. The interrupt flag is set again.", key, backend, e);
         } catch (TimeoutException e) {
             throw new LockBackendException(prefix(key, connecting(key)) + "the connection did not open within the "
                     + "connect timeout (" + connectTimeout.toMillis() + " ms): the TCP connect, TLS handshake or Redis "
@@ -251,10 +257,11 @@ public final class ScriptRunner {
         } catch (ExecutionException | CompletionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             InterruptedException interrupt = interruptIn(cause);
-            if (interrupt != null) {
-                // The client (Redisson) gave up taking a connection because this thread was interrupted:
-                // the command was never sent, so nothing is held; report the interrupt as such.
-                Thread.currentThread().interrupt();
+            if (interrupt != null && Thread.currentThread().isInterrupted()) {
+                // The transport gave up before sending because this thread was interrupted (the flag,
+                // set again by it or by the wait above, says so): nothing is held; report the
+                // interrupt as such. An InterruptedException while this thread was not interrupted was
+                // another thread's: a failure like any other, never this caller's interrupt.
                 throw new LockInterruptedException(prefix(key, what) + "interrupted before the command was "
                         + "sent; nothing is held. The interrupt flag is set again.", key, backend, interrupt);
             }

@@ -38,6 +38,10 @@ import java.util.function.Consumer;
  * replicas. So a batch with {@code waitForReplicas} whose calls span several slots is sent as one
  * {@link RBatch} per slot (each on one node, its count that node's own), all at once, and counts
  * the fewest ({@link BatchParts}).
+ *
+ * <p>The client connects on a thread of its own ({@link RedissonConnector}): every command, batch and
+ * subscription waits for that first, so that Redisson never connects on a caller's thread, where
+ * that caller's interrupt would end the connect for every other caller waiting for it.
  */
 public final class RedissonTransport implements RedisTransport {
 
@@ -48,6 +52,7 @@ public final class RedissonTransport implements RedisTransport {
     private final boolean owned;
     private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final RedissonConnector connector;
 
     /** @param owned whether {@link #close()} shuts the client down (the backend built it) */
     public RedissonTransport(RedissonClient client, boolean owned) {
@@ -56,26 +61,29 @@ public final class RedissonTransport implements RedisTransport {
         this.scriptOnce = client.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE).retryAttempts(0));
         this.owned = owned;
         this.cluster = client.getConfig().isClusterConfig();
+        this.connector = new RedissonConnector(client);
     }
 
     /**
-     * Nothing to wait for: Redisson's lazy initialization opens the connections when the first
-     * command is sent, on the thread that sends it, within Redisson's own {@code connectTimeout};
-     * the command's answer is waited for only once it is sent.
+     * Redisson's lazy initialization, run on a thread of its own within Redisson's own
+     * {@code connectTimeout} (see {@link RedissonConnector}); the command's answer is waited for only
+     * once it is sent.
      */
     @Override
     public CompletableFuture<?> connect() {
-        return CompletableFuture.completedFuture(null);
+        return connector.connect();
     }
 
     @Override
     public <T> CompletableFuture<T> send(ScriptCall call, boolean eval) {
-        return start(script, call, eval);
+        Throwable notOpen = connector.awaitOpen();
+        return notOpen != null ? CompletableFuture.failedFuture(notOpen) : start(script, call, eval);
     }
 
     @Override
     public <T> CompletableFuture<T> sendOnce(ScriptCall call, boolean eval) {
-        return start(scriptOnce, call, eval);
+        Throwable notOpen = connector.awaitOpen();
+        return notOpen != null ? CompletableFuture.failedFuture(notOpen) : start(scriptOnce, call, eval);
     }
 
     @Override
@@ -86,6 +94,10 @@ public final class RedissonTransport implements RedisTransport {
     @Override
     public CompletableFuture<BatchReply> sendBatch(List<ScriptCall> calls, int replicas, Duration replicaTimeout,
                                                    boolean eval) {
+        Throwable notOpen = connector.awaitOpen();
+        if (notOpen != null) {
+            return CompletableFuture.failedFuture(notOpen);
+        }
         if (cluster && replicas > 0 && calls.size() > 1) {
             Map<Integer, List<Integer>> slots = BatchParts.bySlot(calls);
             if (slots.size() > 1) {
@@ -160,15 +172,20 @@ public final class RedissonTransport implements RedisTransport {
 
     @Override
     public Subscription subscribe(String channel, Consumer<String> onMessage) {
-        RTopic topic;
+        RTopic topic = null;
         CompletableFuture<Integer> listenerId;
-        try {
-            topic = client.getTopic(channel, StringCodec.INSTANCE);
-            listenerId = topic.addListenerAsync(String.class, (ch, message) -> onMessage.accept(message))
-                    .toCompletableFuture();
-        } catch (RuntimeException e) {
-            topic = null;
-            listenerId = CompletableFuture.failedFuture(e);
+        Throwable notOpen = connector.awaitOpen();
+        if (notOpen != null) {
+            listenerId = CompletableFuture.failedFuture(notOpen);
+        } else {
+            try {
+                topic = client.getTopic(channel, StringCodec.INSTANCE);
+                listenerId = topic.addListenerAsync(String.class, (ch, message) -> onMessage.accept(message))
+                        .toCompletableFuture();
+            } catch (RuntimeException e) {
+                topic = null;
+                listenerId = CompletableFuture.failedFuture(e);
+            }
         }
         RTopic subscribed = topic;
         CompletableFuture<Integer> id = listenerId;
