@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Acquirer {
 
     /** How often a waiting explicit owner looks for a hold of its own owner id to nest in. */
-    private static final long OWNER_SLICE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+    static final long OWNER_SLICE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
 
     private final DefaultLockClient client;
     private final LockBackend backend;

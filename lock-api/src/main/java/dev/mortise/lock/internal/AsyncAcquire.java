@@ -28,9 +28,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class AsyncAcquire {
 
-    /** How often a waiting explicit owner looks for a hold of its own owner id to nest in. */
-    private static final long OWNER_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
     private final Acquirer acquirer;
     private final KeyGates gates;
     private final LockBackend backend;
@@ -80,7 +77,7 @@ final class AsyncAcquire {
             if (explicitOwner) {
                 ownerTimer = AsyncWaits.scheduler().scheduleWithFixedDelay(
                         () -> AsyncWaits.executor().execute(this::nestIfOwned),
-                        OWNER_SLICE_NANOS, OWNER_SLICE_NANOS, TimeUnit.NANOSECONDS);
+                        Acquirer.OWNER_SLICE_NANOS, Acquirer.OWNER_SLICE_NANOS, TimeUnit.NANOSECONDS);
             }
         }
         queued.whenCompleteAsync((gate, cancelled) -> {
