@@ -182,6 +182,10 @@ public interface LockBackend extends AutoCloseable {
      * server wait under way (never queued behind other waits, which would let a free key time out
      * behind busy ones): such a backend overrides this method to wait without a thread.
      *
+     * <p>A backend whose server can wake it writes its wait once, as {@link WaitSteps}, and runs it
+     * with {@link WaitDriver#await} here in {@link #acquire} and with {@link WaitDriver#start} in this
+     * method: one protocol loop, two ways to run it, and no thread held while a request sleeps.
+     *
      * @return the grant, or empty when {@code wait} ran out
      */
     default java.util.concurrent.CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {

@@ -1,0 +1,100 @@
+package dev.mortise.lock.spi;
+
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One asynchronous run of a backend's {@link WaitSteps} ({@link WaitDriver#start}). Between steps it
+ * holds no thread: a sleep is a token that the step's wake-up, a timer, or the answer's completion
+ * claims, and whoever claims it first schedules the next step on the executor; the others find the
+ * token gone and do nothing. So steps never overlap, and {@link WaitSteps#end} runs once, after the
+ * last.
+ */
+final class AsyncStepRun {
+
+    private final LockBackend backend;
+    private final WaitSteps steps;
+    private final CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
+    /** The current sleep's token; null while a step runs or after the end. */
+    private final AtomicReference<Object> sleeping = new AtomicReference<>();
+    private volatile ScheduledFuture<?> timer;
+
+    AsyncStepRun(LockBackend backend, WaitSteps steps) {
+        this.backend = backend;
+        this.steps = steps;
+        answer.whenComplete((grant, failure) -> {
+            Object token = sleeping.get();
+            if (token != null) {
+                wake(token);
+            }
+        });
+    }
+
+    CompletableFuture<Optional<Grant>> answer() {
+        return answer;
+    }
+
+    void step() {
+        if (answer.isDone()) {
+            steps.end(false, new CancellationException("the wait's answer was completed by its caller"));
+            return;
+        }
+        WaitStep step;
+        try {
+            step = steps.next();
+        } catch (Throwable failure) {
+            answer.completeExceptionally(failure);
+            steps.end(false, failure);
+            return;
+        }
+        if (step.sleeps()) {
+            sleep(step);
+        } else if (step.isGranted()) {
+            Grant grant = step.grant().get();
+            boolean taken = answer.complete(Optional.of(grant));
+            steps.end(true, null);
+            if (!taken) {
+                releaseQuietly(grant);
+            }
+        } else {
+            answer.complete(Optional.empty());
+            steps.end(false, null);
+        }
+    }
+
+    private void sleep(WaitStep step) {
+        Object token = new Object();
+        sleeping.set(token);
+        if (answer.isDone() || step.wake().isDone() || step.sleepNanos() == 0) {
+            wake(token);
+            return;
+        }
+        timer = AsyncWaits.scheduler().schedule(() -> wake(token), step.sleepNanos(), TimeUnit.NANOSECONDS);
+        if (!step.wakesOnlyByTime()) {
+            step.wake().whenComplete((value, failure) -> wake(token));
+        }
+    }
+
+    private void wake(Object token) {
+        if (!sleeping.compareAndSet(token, null)) {
+            return;
+        }
+        ScheduledFuture<?> scheduled = timer;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
+        AsyncWaits.executor().execute(this::step);
+    }
+
+    private void releaseQuietly(Grant grant) {
+        try {
+            backend.release(grant);
+        } catch (RuntimeException ignored) {
+            // The hold ends with its lease; nothing else can be done for a caller that is gone.
+        }
+    }
+}
