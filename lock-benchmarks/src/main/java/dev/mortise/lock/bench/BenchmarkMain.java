@@ -16,6 +16,7 @@ import dev.mortise.lock.bench.run.ManyLeasesRun;
 import dev.mortise.lock.bench.run.Notes;
 import dev.mortise.lock.bench.run.Timing;
 import dev.mortise.lock.bench.run.UncontendedRun;
+import dev.mortise.lock.bench.run.WaitersRun;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ import java.util.Map;
  *
  * <pre>
  * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd]
- *               [--scenarios uncontended,handoff,leases,readwrite,multikey,annotation]
+ *               [--scenarios uncontended,handoff,leases,readwrite,multikey,waiters,annotation]
  *               [--scenarios fence]   (fenced vs unfenced transaction, postgres group only; not in the default
  *                                      set: its figures are printed, not rendered into BENCHMARKS.md)
  *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
@@ -52,7 +53,7 @@ public final class BenchmarkMain {
 
     static final List<String> ALL_GROUPS = List.of("redis", "postgres", "mariadb", "zookeeper", "etcd");
     static final List<String> ALL_SCENARIOS = List.of("uncontended", "handoff", "leases", "readwrite", "multikey",
-            "annotation");
+            "waiters", "annotation");
 
     private BenchmarkMain() {
     }
@@ -115,6 +116,10 @@ public final class BenchmarkMain {
                 if (options.scenarios.contains("leases")) {
                     servers.ensureRunning(notes);
                     report.manyLeases.addAll(new ManyLeasesRun(options.timing, notes).run(group, endpoints));
+                }
+                if (options.scenarios.contains("waiters")) {
+                    servers.ensureRunning(notes);
+                    report.waiters.addAll(new WaitersRun(options.timing, notes).run(group, endpoints));
                 }
             } catch (Exception e) {
                 notes.finding(group + ": the run failed: " + e);

@@ -32,6 +32,7 @@ public final class MarkdownWriter {
         HandoffSection.write(report, page);
         KeySetSections.write(report, page);
         ManyLeasesSection.write(report, page);
+        WaitersSection.write(report, page);
         OverheadSection.write(report, page);
         findings();
         resource("/analysis.md", true);

@@ -79,6 +79,7 @@ public final class RawWriter {
         out.append("  \"handoff\": ").append(records(report.handoffs)).append(",\n");
         out.append("  \"keySets\": ").append(records(report.keySets)).append(",\n");
         out.append("  \"manyLeases\": ").append(records(report.manyLeases)).append(",\n");
+        out.append("  \"waiters\": ").append(records(report.waiters)).append(",\n");
         out.append("  \"annotationOverhead\": ").append(records(report.overhead)).append(",\n");
         StringJoiner findings = new StringJoiner(", ", "[", "]");
         report.findings.forEach(f -> findings.add(string(f)));

@@ -5,6 +5,7 @@ import dev.mortise.lock.bench.common.KeySetResult;
 import dev.mortise.lock.bench.common.ManyLeasesResult;
 import dev.mortise.lock.bench.common.OverheadResult;
 import dev.mortise.lock.bench.common.UncontendedResult;
+import dev.mortise.lock.bench.common.WaitersResult;
 import dev.mortise.lock.bench.common.Role;
 
 import java.io.IOException;
@@ -64,6 +65,7 @@ public final class ResultsReader {
         report.handoffs.addAll(records(root.get("handoff"), HandoffResult.class));
         report.keySets.addAll(records(root.get("keySets"), KeySetResult.class));
         report.manyLeases.addAll(records(root.get("manyLeases"), ManyLeasesResult.class));
+        report.waiters.addAll(records(root.get("waiters"), WaitersResult.class));
         report.overhead.addAll(records(root.get("annotationOverhead"), OverheadResult.class));
         if (root.get("findings") instanceof List<?> findings) {
             findings.forEach(f -> report.findings.add(String.valueOf(f)));

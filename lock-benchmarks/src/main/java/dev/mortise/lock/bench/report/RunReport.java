@@ -5,6 +5,7 @@ import dev.mortise.lock.bench.common.KeySetResult;
 import dev.mortise.lock.bench.common.ManyLeasesResult;
 import dev.mortise.lock.bench.common.OverheadResult;
 import dev.mortise.lock.bench.common.UncontendedResult;
+import dev.mortise.lock.bench.common.WaitersResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +22,7 @@ public final class RunReport {
     public final List<HandoffResult> handoffs = new ArrayList<>();
     public final List<KeySetResult> keySets = new ArrayList<>();
     public final List<ManyLeasesResult> manyLeases = new ArrayList<>();
+    public final List<WaitersResult> waiters = new ArrayList<>();
     public final List<OverheadResult> overhead = new ArrayList<>();
     public final List<String> findings = new ArrayList<>();
     public String command = "./scripts/benchmark.sh";

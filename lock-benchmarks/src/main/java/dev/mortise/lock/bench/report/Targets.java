@@ -75,6 +75,7 @@ public final class Targets {
         handoffAbsolute(checks, "PostgreSQL contended handoff p50 ≤ 5 ms", "postgres", 5000);
         overhead(checks);
         leases(checks);
+        checks.addAll(WaitersSection.checks(report));
         return checks;
     }
 
@@ -83,7 +84,7 @@ public final class Targets {
                 && r.id().equals(id)).findFirst();
     }
 
-    private static String verdict(boolean met) {
+    static String verdict(boolean met) {
         return met ? "**met**" : "**missed**";
     }
 
