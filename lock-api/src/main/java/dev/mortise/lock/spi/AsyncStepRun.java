@@ -19,15 +19,30 @@ final class AsyncStepRun {
     private final LockBackend backend;
     private final WaitSteps steps;
     private final CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
-    /** The current sleep's token; null while a step runs or after the end. */
-    private final AtomicReference<Object> sleeping = new AtomicReference<>();
+    /** The current sleep; null while a step runs or after the end. */
+    private final AtomicReference<Sleep> sleeping = new AtomicReference<>();
     private volatile ScheduledFuture<?> timer;
+    /**
+     * The wake-up future a callback is registered on (by the stepping thread only). A step that sleeps on the
+     * same future again (a {@link Wakeup} not signalled since) adds no second callback: one per future, not
+     * one per sleep, however long the wait.
+     */
+    private CompletableFuture<?> watched;
+
+    /** One sleep, by identity: the token its wake-ups race to claim. */
+    private static final class Sleep {
+        final CompletableFuture<?> wake;
+
+        Sleep(CompletableFuture<?> wake) {
+            this.wake = wake;
+        }
+    }
 
     AsyncStepRun(LockBackend backend, WaitSteps steps) {
         this.backend = backend;
         this.steps = steps;
         answer.whenComplete((grant, failure) -> {
-            Object token = sleeping.get();
+            Sleep token = sleeping.get();
             if (token != null) {
                 wake(token);
             }
@@ -67,19 +82,28 @@ final class AsyncStepRun {
     }
 
     private void sleep(WaitStep step) {
-        Object token = new Object();
+        CompletableFuture<?> wake = step.wakeFuture();
+        Sleep token = new Sleep(wake);
         sleeping.set(token);
-        if (answer.isDone() || step.wake().isDone() || step.sleepNanos() == 0) {
+        if (answer.isDone() || wake.isDone() || step.sleepNanos() == 0) {
             wake(token);
             return;
         }
         timer = AsyncWaits.scheduler().schedule(() -> wake(token), step.sleepNanos(), TimeUnit.NANOSECONDS);
-        if (!step.wakesOnlyByTime()) {
-            step.wake().whenComplete((value, failure) -> wake(token));
+        if (!step.wakesOnlyByTime() && wake != watched) {
+            watched = wake;
+            wake.whenComplete((value, failure) -> wakeIfSleepingOn(wake));
         }
     }
 
-    private void wake(Object token) {
+    private void wakeIfSleepingOn(CompletableFuture<?> wake) {
+        Sleep token = sleeping.get();
+        if (token != null && token.wake == wake) {
+            wake(token);
+        }
+    }
+
+    private void wake(Sleep token) {
         if (!sleeping.compareAndSet(token, null)) {
             return;
         }

@@ -75,6 +75,11 @@ public final class WaitStep {
         return sleepNanos;
     }
 
+    /** The wake-up as given (for a sleep on time alone, the shared never-completed future). */
+    CompletableFuture<?> wakeFuture() {
+        return wake;
+    }
+
     boolean wakesOnlyByTime() {
         return wake == NEVER;
     }

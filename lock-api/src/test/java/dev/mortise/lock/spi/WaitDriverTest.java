@@ -206,6 +206,18 @@ class WaitDriverTest {
     }
 
     @Test
+    void aLongAsyncWaitOnOneWakeupAddsOneCallbackNotOnePerSleep() throws Exception {
+        Wakeup wakeup = new Wakeup();
+        AtomicInteger sleeps = new AtomicInteger();
+        Scripted steps = new Scripted(List.of(() -> sleeps.incrementAndGet() < 200
+                ? WaitStep.sleep(wakeup.future(), 100_000) : WaitStep.ranOut()));
+        assertThat(WaitDriver.start(local, steps).get(30, TimeUnit.SECONDS)).isEmpty();
+        assertThat(sleeps).hasValue(200);
+        assertThat(wakeup.future().getNumberOfDependents()).as("callbacks left on the wake-up by 199 timed-out sleeps")
+                .isLessThanOrEqualTo(1);
+    }
+
+    @Test
     void wakeupIsABinarySignal() {
         Wakeup wakeup = new Wakeup();
         assertThat(wakeup.take()).isFalse();
