@@ -1,11 +1,10 @@
 package dev.mortise.lock.etcd.internal;
 
+import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
-
-import java.util.concurrent.Semaphore;
 
 /**
  * A waiter's watch, from the revision of its last read on, for the deletion of its
@@ -14,7 +13,7 @@ import java.util.concurrent.Semaphore;
  * in revision order. That order is what lets a waiter take the lock on its predecessor's
  * deletion without reading again: when that event arrives, every earlier deletion of our
  * own key has arrived before it. Watching from a revision replays what happened since, so
- * a deletion between the read and the watch is never missed. It releases a semaphore on
+ * a deletion between the read and the watch is never missed. It signals a wake-up on
  * either deletion and when the watch breaks (a broken watch is replaced, and the waiter
  * looks again rather than trusting it). Thread-safe.
  */
@@ -35,7 +34,7 @@ final class KeyWatch implements AutoCloseable {
      * confirm its creation and, if the cluster's revision had moved past our read by then,
      * wakes the waiter to look at once.
      */
-    KeyWatch(Watch watch, ByteSequence predecessor, ByteSequence own, long fromRevision, Semaphore wake) {
+    KeyWatch(Watch watch, ByteSequence predecessor, ByteSequence own, long fromRevision, Wakeup wake) {
         boolean ownFirst = compare(own, predecessor) < 0;
         ByteSequence from = ownFirst ? own : predecessor;
         ByteSequence to = (ownFirst ? predecessor : own).concat(ByteSequence.from(new byte[] {0}));
@@ -44,7 +43,7 @@ final class KeyWatch implements AutoCloseable {
         this.watcher = watch.watch(from, option, Watch.listener(response -> {
             if (response.isCreatedNotify()) {
                 if (response.getHeader().getRevision() >= fromRevision) {
-                    wake.release();
+                    wake.signal();
                 }
                 return;
             }
@@ -65,14 +64,14 @@ final class KeyWatch implements AutoCloseable {
                 }
             }
             if (woke) {
-                wake.release();
+                wake.signal();
             }
         }, error -> {
             broken = true;
-            wake.release();
+            wake.signal();
         }, () -> {
             broken = true;
-            wake.release();
+            wake.signal();
         }));
     }
 
