@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,9 +39,13 @@ class EtcdAsyncWaitThreadsTest extends EtcdServerPerClass {
     void threeHundredAsyncWaitsHoldNoThreadEachAndAllAreGranted() throws Exception {
         String run = "threads-" + UUID.randomUUID() + "-";
         try (EtcdLockBackend backend = EtcdTestSupport.backend(List.of(server.endpoint())).build()) {
+            List<CompletableFuture<Optional<Grant>>> holding = new ArrayList<>();
+            for (int i = 0; i < WAITERS; i++) { // free keys: each granted on its first step
+                holding.add(backend.acquireAsync(request(run + i, "holder-" + i, i, true), Duration.ofSeconds(60)));
+            }
             List<Grant> holders = new ArrayList<>();
-            for (int i = 0; i < WAITERS; i++) {
-                holders.add(backend.tryAcquire(request(run + i, "holder-" + i, i, true)).grant().orElseThrow());
+            for (CompletableFuture<Optional<Grant>> held : holding) {
+                holders.add(held.get(60, TimeUnit.SECONDS).orElseThrow());
             }
             warmUp(backend, run);
             int before = liveThreads();
@@ -53,12 +60,16 @@ class EtcdAsyncWaitThreadsTest extends EtcdServerPerClass {
             assertThat(waiting - before).as("threads added by %d waiting async requests (%d before)", WAITERS, before)
                     .isLessThan(30);
 
-            for (Grant holder : holders) {
-                assertThat(backend.release(holder)).isTrue();
-            }
-            for (CompletableFuture<Optional<Grant>> wait : waits) {
-                Grant granted = wait.get(60, TimeUnit.SECONDS).orElseThrow();
-                assertThat(backend.release(granted)).isTrue();
+            List<Grant> granted = new ArrayList<>();
+            ExecutorService releasing = Executors.newFixedThreadPool(8);
+            try {
+                releaseAll(backend, holders, releasing);
+                for (CompletableFuture<Optional<Grant>> wait : waits) {
+                    granted.add(wait.get(60, TimeUnit.SECONDS).orElseThrow());
+                }
+                releaseAll(backend, granted, releasing);
+            } finally {
+                releasing.shutdown();
             }
             awaitKeys(run, 0);
         }
@@ -75,6 +86,17 @@ class EtcdAsyncWaitThreadsTest extends EtcdServerPerClass {
             case 2 -> new LockRequest(key, owner, LEASE, true, holder ? LockMode.SHARED : LockMode.EXCLUSIVE);
             default -> new LockRequest(key, owner, LEASE, true, LockMode.SHARED, new Permits(1, 1));
         };
+    }
+
+    /** Releases every grant, eight at a time, each found held. */
+    private static void releaseAll(EtcdLockBackend backend, List<Grant> grants, ExecutorService pool) throws Exception {
+        List<Future<Boolean>> released = new ArrayList<>();
+        for (Grant grant : grants) {
+            released.add(pool.submit(() -> backend.release(grant)));
+        }
+        for (Future<Boolean> each : released) {
+            assertThat(each.get(60, TimeUnit.SECONDS)).isTrue();
+        }
     }
 
     /** One async wait granted on a release, so that the shared threads and the watch machinery already run. */
