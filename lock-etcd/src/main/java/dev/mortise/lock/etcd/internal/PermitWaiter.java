@@ -1,7 +1,5 @@
 package dev.mortise.lock.etcd.internal;
 
-import dev.mortise.lock.spi.WaitStep;
-import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
@@ -23,34 +21,24 @@ import java.util.concurrent.CompletableFuture;
  * {@link Waiter}'s keep-alive rule for a grant ({@link Waiter#needsKeepAlive}). Taken one step at
  * a time ({@link QueueStay}); not thread-safe otherwise.
  */
-final class PermitWaiter implements QueueStay {
+final class PermitWaiter extends QueueStay {
 
-    private final Parts parts;
-    private final Spot spot;
     private final int count;
-    private final Wakeup wake = new Wakeup();
     private PermitAdmission admission;
     private PrefixWatch watching;
     private long seenUpTo;
-    private long grantedRequestedAt;
 
     /**
      * Starts a stay with {@code count} permits asked, our key put at the spot's revision with
      * {@code admission} the view of the keys ahead as of that put.
      */
     PermitWaiter(Parts parts, Spot spot, int count, PermitAdmission admission) {
-        this.parts = parts;
-        this.spot = spot;
+        super(parts, spot);
         this.count = count;
         this.admission = admission;
         this.seenUpTo = spot.revision();
+        this.watching = new PrefixWatch(parts.watch(), spot.prefix(), spot.ownKey(), spot.revision() + 1, wake);
         spot.lease().wakeOnLoss(wake);
-        try {
-            this.watching = new PrefixWatch(parts.watch(), spot.prefix(), spot.ownKey(), spot.revision() + 1, wake);
-        } catch (RuntimeException e) {
-            spot.lease().stopWaking(wake);
-            throw e;
-        }
     }
 
     /** The stored count as this waiter last knew it. */
@@ -59,30 +47,17 @@ final class PermitWaiter implements QueueStay {
     }
 
     @Override
-    public WaitStep sleep() {
-        return spot.sleep(wake.future());
+    WakingWatch watching() {
+        return watching;
     }
 
+    /**
+     * Applies the watch's news to the view; looks if it says we fit, if the watch broke, or if the
+     * sleep was not {@code woken} (a third of the TTL passed: look, and keep an explicit lease alive).
+     */
     @Override
-    public long grantedRequestedAt() {
-        return grantedRequestedAt;
-    }
-
-    @Override
-    public Outcome afterSleep() throws InterruptedException {
-        boolean look = false;
-        if (!wake.take()) {
-            if (spot.pastDeadline()) {
-                return Outcome.TIMED_OUT;
-            }
-            look = true; // a third of the TTL passed: look (and keep an explicit lease alive)
-        }
-        Outcome outcome = apply(look);
-        return outcome == Outcome.WAITING && spot.pastDeadline() ? Outcome.TIMED_OUT : outcome;
-    }
-
-    /** Applies the watch's news to the view; looks if it says we fit, or {@code look} asks to. */
-    private Outcome apply(boolean look) throws InterruptedException {
+    Outcome step(boolean woken) throws InterruptedException {
+        boolean look = !woken;
         for (WatchEvent event : watching.drain()) {
             if (event.getKeyValue().getModRevision() <= seenUpTo) {
                 continue; // already in the view of the last look
@@ -123,8 +98,7 @@ final class PermitWaiter implements QueueStay {
         admission = PermitAdmission.onLook(response.getGetResponses().get(0).getKvs(), spot.ownKey(),
                 spot.prefix().size(), count);
         if (admission.fits()) {
-            grantedRequestedAt = requestedAt;
-            return Outcome.GRANTED;
+            return granted(requestedAt);
         }
         seenUpTo = response.getHeader().getRevision(); // later events of the watch are news to this view
         if (watching.broken()) {
@@ -132,11 +106,5 @@ final class PermitWaiter implements QueueStay {
             watching = new PrefixWatch(parts.watch(), spot.prefix(), spot.ownKey(), seenUpTo + 1, wake);
         }
         return Outcome.WAITING;
-    }
-
-    @Override
-    public void close() {
-        spot.lease().stopWaking(wake);
-        watching.close();
     }
 }

@@ -13,43 +13,31 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * A permit waiter's watch ({@link PermitWaiter}) of every key under the lock's prefix, puts and
  * deletes, from a revision on: deletions and puts on our own key are queued for the waiter's next
- * step and signal its wake-up. As {@link KeyWatch}, it asks etcd to confirm its creation and wakes
- * the waiter if the revision had moved past its start by then (etcd replays missed events of a
- * past-revision watch only at its next resync). Thread-safe.
+ * step and signal its wake-up, as do a break and a late creation notice ({@link WakingWatch}).
+ * Thread-safe.
  */
-final class PrefixWatch implements AutoCloseable {
+final class PrefixWatch extends WakingWatch {
 
-    private final Watch.Watcher watcher;
+    private final ByteSequence own;
     private final ConcurrentLinkedQueue<WatchEvent> events = new ConcurrentLinkedQueue<>();
-    private volatile boolean broken;
 
     PrefixWatch(Watch watch, ByteSequence prefix, ByteSequence own, long fromRevision, Wakeup wake) {
+        this.own = own;
         WatchOption option = WatchOption.builder().withRevision(fromRevision).isPrefix(true)
                 .withRequireLeader(true).withCreateNotify(true).build();
-        this.watcher = watch.watch(prefix, option, Watch.listener(response -> {
-            if (response.isCreatedNotify()) {
-                if (response.getHeader().getRevision() >= fromRevision) {
-                    wake.signal();
-                }
-                return;
+        start(watch, prefix, option, fromRevision, wake);
+    }
+
+    @Override
+    boolean relevant(List<WatchEvent> response) {
+        boolean relevant = false;
+        for (WatchEvent event : response) {
+            if (event.getEventType() == WatchEvent.EventType.DELETE || event.getKeyValue().getKey().equals(own)) {
+                events.add(event);
+                relevant = true;
             }
-            boolean relevant = false;
-            for (WatchEvent event : response.getEvents()) {
-                if (event.getEventType() == WatchEvent.EventType.DELETE || event.getKeyValue().getKey().equals(own)) {
-                    events.add(event);
-                    relevant = true;
-                }
-            }
-            if (relevant) {
-                wake.signal();
-            }
-        }, error -> {
-            broken = true;
-            wake.signal();
-        }, () -> {
-            broken = true;
-            wake.signal();
-        }));
+        }
+        return relevant;
     }
 
     /** The events queued since the last drain, in the order etcd sent them. */
@@ -59,18 +47,5 @@ final class PrefixWatch implements AutoCloseable {
             drained.add(event);
         }
         return drained;
-    }
-
-    boolean broken() {
-        return broken;
-    }
-
-    @Override
-    public void close() {
-        try {
-            watcher.close();
-        } catch (RuntimeException ignored) {
-            // closing a watch on a closed client: nothing left to stop
-        }
     }
 }

@@ -1,39 +1,24 @@
 package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.spi.WaitStep;
+import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
+
+import java.util.concurrent.TimeUnit;
 
 /**
  * One waiter's stay in a lock's queue under one key ({@link Waiter} for locks, {@link PermitWaiter}
  * for semaphores), taken one step at a time by {@link QueueWait}: it sleeps ({@link #sleep()}) until
- * its {@link dev.mortise.lock.spi.Wakeup} is signalled (a watch event, a broken watch, our lease
- * found lost) or a third of the lease TTL passes, then {@link #afterSleep()} says how the stay goes
- * on. Calls never overlap and each happens after the previous one returned, though not always on
- * the same thread; not thread-safe otherwise.
+ * its {@link Wakeup} is signalled (a watch event, a broken watch, our lease found lost) or a third of
+ * the lease TTL passes, then {@link #afterSleep()} says how the stay goes on. Calls never overlap and
+ * each happens after the previous one returned, though not always on the same thread; not
+ * thread-safe otherwise.
  */
-interface QueueStay extends AutoCloseable {
+abstract class QueueStay implements AutoCloseable {
 
     /** How a step of a stay ended. */
     enum Outcome { GRANTED, GONE, TIMED_OUT, WAITING }
-
-    /** The sleep before the next {@link #afterSleep()}: until woken, a third of the TTL, or the deadline. */
-    WaitStep sleep();
-
-    /**
-     * After a sleep: looks again if woken or a third of the TTL passed, and says whether we hold the
-     * lock, our key is gone, the wait ran out, or it goes on ({@link Outcome#WAITING}: sleep again).
-     *
-     * @throws InterruptedException if the blocking caller is interrupted during a look at the queue
-     */
-    Outcome afterSleep() throws InterruptedException;
-
-    /** {@link System#nanoTime()} before the look that granted, after {@link Outcome#GRANTED}. */
-    long grantedRequestedAt();
-
-    /** Stops the watch and the wake-up on lease loss. */
-    @Override
-    void close();
 
     /** What every stay uses: the lease keeper, the queue's transactions, the watch client, bounded calls. */
     record Parts(LeaseKeeper leases, LockQueue queue, Watch watch, Rpc rpc) {
@@ -44,19 +29,67 @@ interface QueueStay extends AutoCloseable {
      * {@code lease}; the wait's {@code deadline} ({@link System#nanoTime()}) and the user's {@code key}.
      */
     record Spot(ByteSequence prefix, ByteSequence ownKey, long revision, EtcdLease lease, long deadline, String key) {
+    }
 
-        /** A look every third of the lease TTL, at least every 100 ms apart. */
-        long recheckNanos() {
-            return java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
-        }
+    final Parts parts;
+    final Spot spot;
+    /** Signalled by the stay's watch and by our lease's loss; a sleep ends on it. */
+    final Wakeup wake = new Wakeup();
+    private final long recheckNanos;
+    private long grantedRequestedAt;
 
-        /** Sleeps on {@code wake} until the next recheck or the deadline, whichever is first. */
-        WaitStep sleep(java.util.concurrent.CompletableFuture<?> wake) {
-            return WaitStep.sleep(wake, Math.min(deadline - System.nanoTime(), recheckNanos()));
-        }
+    QueueStay(Parts parts, Spot spot) {
+        this.parts = parts;
+        this.spot = spot;
+        this.recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, spot.lease().ttlSeconds() * 1000 / 3));
+    }
 
-        boolean pastDeadline() {
-            return deadline - System.nanoTime() <= 0;
+    /** The sleep before the next {@link #afterSleep()}: until woken, a third of the TTL, or the deadline. */
+    final WaitStep sleep() {
+        return WaitStep.sleep(wake.future(), Math.min(spot.deadline() - System.nanoTime(), recheckNanos));
+    }
+
+    /**
+     * After a sleep: the wait ran out if nothing woke it and the deadline passed; else {@link #step}
+     * decides whether we hold the lock, our key is gone, or the stay goes on ({@link Outcome#WAITING}:
+     * sleep again, unless the deadline has passed meanwhile).
+     *
+     * @throws InterruptedException if the blocking caller is interrupted during a look at the queue
+     */
+    final Outcome afterSleep() throws InterruptedException {
+        boolean woken = wake.take();
+        if (!woken && pastDeadline()) {
+            return Outcome.TIMED_OUT;
         }
+        Outcome outcome = step(woken);
+        return outcome == Outcome.WAITING && pastDeadline() ? Outcome.TIMED_OUT : outcome;
+    }
+
+    /** One step after a sleep that was {@code woken} (else a third of the TTL passed). */
+    abstract Outcome step(boolean woken) throws InterruptedException;
+
+    /** Records a grant resting on the look sent at {@code requestedAt} ({@link System#nanoTime()}). */
+    final Outcome granted(long requestedAt) {
+        grantedRequestedAt = requestedAt;
+        return Outcome.GRANTED;
+    }
+
+    /** {@link System#nanoTime()} before the look that granted, after {@link Outcome#GRANTED}. */
+    final long grantedRequestedAt() {
+        return grantedRequestedAt;
+    }
+
+    private boolean pastDeadline() {
+        return spot.deadline() - System.nanoTime() <= 0;
+    }
+
+    /** The stay's current watch. */
+    abstract WakingWatch watching();
+
+    /** Stops the watch and the wake-up on lease loss. */
+    @Override
+    public final void close() {
+        spot.lease().stopWaking(wake);
+        watching().close();
     }
 }

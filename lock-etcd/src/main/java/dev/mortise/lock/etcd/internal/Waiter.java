@@ -1,6 +1,5 @@
 package dev.mortise.lock.etcd.internal;
 
-import dev.mortise.lock.spi.WaitStep;
 import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -27,18 +26,14 @@ import java.util.concurrent.CompletableFuture;
  * {@link #needsKeepAlive}), so a lease that may have run out while we waited (a pause
  * longer than the TTL) is always asked about before a grant.
  */
-final class Waiter implements QueueStay {
+final class Waiter extends QueueStay {
 
     private static final long UNKNOWN = -1;
 
-    private final Parts parts;
-    private final Spot spot;
     private final boolean shared;
-    private final Wakeup wake = new Wakeup();
     private ByteSequence predecessor;
     private long ahead;
     private KeyWatch watching;
-    private long grantedRequestedAt;
 
     /**
      * Starts a stay behind {@code predecessor}, with {@code ahead} keys that keep us waiting
@@ -46,18 +41,12 @@ final class Waiter implements QueueStay {
      * waiting by writer keys only.
      */
     Waiter(Parts parts, Spot spot, boolean shared, ByteSequence predecessor, long ahead) {
-        this.parts = parts;
-        this.spot = spot;
+        super(parts, spot);
         this.shared = shared;
         this.predecessor = predecessor;
         this.ahead = ahead;
+        this.watching = new KeyWatch(parts.watch(), predecessor, spot.ownKey(), spot.revision() + 1, wake);
         spot.lease().wakeOnLoss(wake);
-        try {
-            this.watching = new KeyWatch(parts.watch(), predecessor, spot.ownKey(), spot.revision() + 1, wake);
-        } catch (RuntimeException e) {
-            spot.lease().stopWaking(wake);
-            throw e;
-        }
     }
 
     /**
@@ -74,25 +63,13 @@ final class Waiter implements QueueStay {
     }
 
     @Override
-    public WaitStep sleep() {
-        return spot.sleep(wake.future());
+    WakingWatch watching() {
+        return watching;
     }
 
+    /** Looks again, whatever ended the sleep: the watch's news, a break, a lost lease, a third of the TTL. */
     @Override
-    public long grantedRequestedAt() {
-        return grantedRequestedAt;
-    }
-
-    @Override
-    public Outcome afterSleep() throws InterruptedException {
-        if (!wake.take() && spot.pastDeadline()) {
-            return Outcome.TIMED_OUT;
-        }
-        Outcome outcome = look();
-        return outcome == Outcome.WAITING && spot.pastDeadline() ? Outcome.TIMED_OUT : outcome;
-    }
-
-    private Outcome look() throws InterruptedException {
+    Outcome step(boolean woken) throws InterruptedException {
         EtcdLease lease = spot.lease();
         long requestedAt = System.nanoTime();
         if (lease.isLost() || watching.seen() == KeyWatch.Seen.OWN_DELETED) {
@@ -103,8 +80,7 @@ final class Waiter implements QueueStay {
             // Our predecessor was the only key before ours that kept us waiting, and it is gone with our own
             // key still there (the watch delivers both in revision order): the lock is ours as of that
             // deletion, on a session lease our keep-alives show alive for at least half its TTL more.
-            grantedRequestedAt = requestedAt;
-            return Outcome.GRANTED;
+            return granted(requestedAt);
         }
         CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive ? parts.leases().keepAliveAsync(lease) : null;
         CompletableFuture<TxnResponse> look = parts.queue().recheck(spot.prefix(), shared, spot.ownKey(),
@@ -118,8 +94,7 @@ final class Waiter implements QueueStay {
             return Outcome.GONE;
         }
         if (check instanceof QueueCheck.Owner) {
-            grantedRequestedAt = requestedAt;
-            return Outcome.GRANTED;
+            return granted(requestedAt);
         }
         QueueCheck.Behind behind = (QueueCheck.Behind) check;
         // A look's read is bounded by our create revision, and etcd counts the range before that bound:
@@ -132,11 +107,5 @@ final class Waiter implements QueueStay {
             watching = new KeyWatch(parts.watch(), predecessor, spot.ownKey(), behind.revision() + 1, wake);
         }
         return Outcome.WAITING;
-    }
-
-    @Override
-    public void close() {
-        spot.lease().stopWaking(wake);
-        watching.close();
     }
 }

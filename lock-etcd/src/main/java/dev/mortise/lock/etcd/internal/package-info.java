@@ -9,7 +9,8 @@
  *       (the wait as the SPI's {@code WaitSteps}, run blocking or asynchronously), {@code QueueEntry}
  *       and {@code QueueExit} (into the queue and out of it on every way out), the stays in the
  *       queue ({@code QueueStay}): {@code Waiter} with {@code KeyWatch} (locks) and
- *       {@code PermitWaiter} with {@code PrefixWatch} and {@code PermitAdmission} (semaphores),
+ *       {@code PermitWaiter} with {@code PrefixWatch} and {@code PermitAdmission} (semaphores), both
+ *       watches {@code WakingWatch}es,
  *       {@code BatchAcquire} with {@code BatchQueue} (several locks, all or nothing),
  *       {@code Grants}.</li>
  *   <li><b>The queue in etcd</b>: {@code LockQueue} (its transactions), {@code QueueRanges},
