@@ -9,12 +9,14 @@ import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
+import dev.mortise.lock.spi.WaitDriver;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -146,9 +148,27 @@ public final class EtcdLockBackend implements LockBackend {
         return engine.tryAcquireAll(requests);
     }
 
+    /**
+     * Queues our key and waits on etcd watches: woken when the key that keeps us waiting is deleted,
+     * the watch breaks, our lease is found lost, or every third of the lease TTL; a grant only on a
+     * look that shows our key with its revision and the lease alive. On the caller's thread, the
+     * same steps as {@link #acquireAsync}. On timeout, interrupt or failure our key is taken out.
+     */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return engine.acquire(request, wait);
+        return WaitDriver.await(engine.waitFor(request, wait), request.key());
+    }
+
+    /**
+     * {@link #acquire}'s wait without a thread while it sleeps: a watch event, a broken watch, a lost
+     * lease or a timer schedules the next step on Mortise's shared threads ({@link WaitDriver#start}),
+     * where a look at the queue blocks no longer than the operation timeout. Completing the answer
+     * (cancel, the client's deadline) takes our key out at the next step boundary; a grant that races
+     * it is released.
+     */
+    @Override
+    public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return WaitDriver.start(this, engine.waitFor(request, wait));
     }
 
     /**

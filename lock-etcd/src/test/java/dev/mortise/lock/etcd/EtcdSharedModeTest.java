@@ -318,13 +318,15 @@ class EtcdSharedModeTest extends EtcdServerPerClass {
         assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
     }
 
+    /** The thread sleeps between two steps of its wait (WaitDriver's sleep on the stay's wake-up), not in a call to etcd. */
     private static boolean parkedInTheQueue(Thread thread) {
         StackTraceElement[] stack = thread.getStackTrace();
         boolean inWaiter = false;
         boolean parked = false;
         for (StackTraceElement frame : stack) {
-            inWaiter |= frame.getClassName().endsWith("internal.Waiter") && frame.getMethodName().equals("await");
-            parked |= frame.getClassName().equals("java.util.concurrent.Semaphore");
+            inWaiter |= frame.getClassName().equals("dev.mortise.lock.spi.WaitDriver")
+                    && frame.getMethodName().equals("sleep");
+            parked |= frame.getClassName().equals("java.util.concurrent.CompletableFuture");
         }
         return inWaiter && parked;
     }

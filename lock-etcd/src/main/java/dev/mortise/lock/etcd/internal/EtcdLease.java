@@ -1,12 +1,12 @@
 package dev.mortise.lock.etcd.internal;
 
 import dev.mortise.lock.spi.Grant;
+import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -25,7 +25,7 @@ public final class EtcdLease {
     private final boolean shared;
     private final AtomicBoolean lost = new AtomicBoolean();
     private final Set<Grant> grants = ConcurrentHashMap.newKeySet();
-    private final Set<Semaphore> wakeOnLoss = ConcurrentHashMap.newKeySet();
+    private final Set<Wakeup> wakeOnLoss = ConcurrentHashMap.newKeySet();
     private volatile long aliveUntilNanos;
     private volatile ScheduledFuture<?> keepAlive;
     private volatile ByteSequence fenceKey;
@@ -121,19 +121,19 @@ public final class EtcdLease {
             task.cancel(false);
         }
         boolean first = lost.compareAndSet(false, true);
-        wakeOnLoss.forEach(Semaphore::release);
+        wakeOnLoss.forEach(Wakeup::signal);
         return first;
     }
 
-    /** Releases {@code wake} when this lease is marked lost (at once if it already is): a waiter looks again. */
-    void wakeOnLoss(Semaphore wake) {
+    /** Signals {@code wake} when this lease is marked lost (at once if it already is): a waiter looks again. */
+    void wakeOnLoss(Wakeup wake) {
         wakeOnLoss.add(wake);
         if (lost.get()) {
-            wake.release();
+            wake.signal();
         }
     }
 
-    void stopWaking(Semaphore wake) {
+    void stopWaking(Wakeup wake) {
         wakeOnLoss.remove(wake);
     }
 

@@ -1,11 +1,12 @@
 package dev.mortise.lock.etcd.internal;
 
+import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 
-import java.util.concurrent.Semaphore;
+import java.util.List;
 
 /**
  * A waiter's watch, from the revision of its last read on, for the deletion of its
@@ -14,66 +15,50 @@ import java.util.concurrent.Semaphore;
  * in revision order. That order is what lets a waiter take the lock on its predecessor's
  * deletion without reading again: when that event arrives, every earlier deletion of our
  * own key has arrived before it. Watching from a revision replays what happened since, so
- * a deletion between the read and the watch is never missed. It releases a semaphore on
- * either deletion and when the watch breaks (a broken watch is replaced, and the waiter
- * looks again rather than trusting it). Thread-safe.
+ * a deletion between the read and the watch is never missed. It signals a wake-up on
+ * either deletion, when the watch breaks and when etcd confirms it late ({@link WakingWatch}).
+ * Thread-safe.
  */
-final class KeyWatch implements AutoCloseable {
+final class KeyWatch extends WakingWatch {
 
     /** What the watch has seen, in revision order. */
     enum Seen { NOTHING, PREDECESSOR_DELETED, OWN_DELETED }
 
-    private final Watch.Watcher watcher;
-    private volatile boolean broken;
+    private final ByteSequence predecessor;
+    private final ByteSequence own;
     private volatile Seen seen = Seen.NOTHING;
 
-    /**
-     * Watches {@code predecessor} and {@code own} from {@code fromRevision}. etcd registers a
-     * watch whose start revision is already past as "unsynced" and replays the events it
-     * missed only at its next resync, up to 100 ms later; a predecessor released between
-     * our read and the watch's creation would wake us that late. So the watch asks etcd to
-     * confirm its creation and, if the cluster's revision had moved past our read by then,
-     * wakes the waiter to look at once.
-     */
-    KeyWatch(Watch watch, ByteSequence predecessor, ByteSequence own, long fromRevision, Semaphore wake) {
+    /** Watches {@code predecessor} and {@code own} from {@code fromRevision}, waking {@code wake}. */
+    KeyWatch(Watch watch, ByteSequence predecessor, ByteSequence own, long fromRevision, Wakeup wake) {
+        this.predecessor = predecessor;
+        this.own = own;
         boolean ownFirst = compare(own, predecessor) < 0;
         ByteSequence from = ownFirst ? own : predecessor;
         ByteSequence to = (ownFirst ? predecessor : own).concat(ByteSequence.from(new byte[] {0}));
         WatchOption option = WatchOption.builder().withRevision(fromRevision).withRange(to).withNoPut(true)
                 .withRequireLeader(true).withCreateNotify(true).build();
-        this.watcher = watch.watch(from, option, Watch.listener(response -> {
-            if (response.isCreatedNotify()) {
-                if (response.getHeader().getRevision() >= fromRevision) {
-                    wake.release();
-                }
-                return;
+        start(watch, from, option, fromRevision, wake);
+    }
+
+    @Override
+    boolean relevant(List<WatchEvent> events) {
+        boolean woke = false;
+        for (WatchEvent event : events) {
+            if (event.getEventType() != WatchEvent.EventType.DELETE) {
+                continue;
             }
-            boolean woke = false;
-            for (WatchEvent event : response.getEvents()) {
-                if (event.getEventType() != WatchEvent.EventType.DELETE) {
-                    continue;
+            ByteSequence key = event.getKeyValue().getKey();
+            if (key.equals(own)) {
+                seen = Seen.OWN_DELETED;
+                woke = true;
+            } else if (key.equals(predecessor)) {
+                if (seen == Seen.NOTHING) {
+                    seen = Seen.PREDECESSOR_DELETED;
                 }
-                ByteSequence key = event.getKeyValue().getKey();
-                if (key.equals(own)) {
-                    seen = Seen.OWN_DELETED;
-                    woke = true;
-                } else if (key.equals(predecessor)) {
-                    if (seen == Seen.NOTHING) {
-                        seen = Seen.PREDECESSOR_DELETED;
-                    }
-                    woke = true;
-                }
+                woke = true;
             }
-            if (woke) {
-                wake.release();
-            }
-        }, error -> {
-            broken = true;
-            wake.release();
-        }, () -> {
-            broken = true;
-            wake.release();
-        }));
+        }
+        return woke;
     }
 
     /** The first of the two deletions this watch saw, if any. */
@@ -81,20 +66,7 @@ final class KeyWatch implements AutoCloseable {
         return seen;
     }
 
-    boolean broken() {
-        return broken;
-    }
-
     private static int compare(ByteSequence a, ByteSequence b) {
         return java.util.Arrays.compareUnsigned(a.getBytes(), b.getBytes());
-    }
-
-    @Override
-    public void close() {
-        try {
-            watcher.close();
-        } catch (RuntimeException ignored) {
-            // closing a watch on a closed client: nothing left to stop
-        }
     }
 }

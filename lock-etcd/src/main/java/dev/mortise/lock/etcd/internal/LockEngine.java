@@ -6,6 +6,7 @@ import dev.mortise.lock.spi.GrantListener;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
+import dev.mortise.lock.spi.WaitSteps;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
@@ -69,8 +70,14 @@ public final class LockEngine implements AutoCloseable {
         return batch.tryAcquireAll(requests);
     }
 
-    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return acquisition.acquire(request, wait);
+    /**
+     * The wait for {@code request} up to {@code wait} as steps ({@link QueueWait}), for a driver to
+     * run: {@link dev.mortise.lock.spi.WaitDriver#await} on the caller's thread, or
+     * {@link dev.mortise.lock.spi.WaitDriver#start} without a thread while it sleeps. The deadline
+     * counts from this call.
+     */
+    public WaitSteps waitFor(LockRequest request, Duration wait) {
+        return acquisition.waitFor(request, wait);
     }
 
     /** Leaves the hold to expire {@code linger} from now ({@link LeaseMove#linger}); false if it is gone. */

@@ -1,21 +1,21 @@
 package dev.mortise.lock.etcd.internal;
 
+import dev.mortise.lock.spi.Wakeup;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
- * One waiter's stay in a lock's queue under one key: it watches the key that keeps it
+ * One lock waiter's stay in a lock's queue under one key: it watches the key that keeps it
  * waiting (a writer: the key just before its own; a reader: the newest writer key before
  * its own; no herd), and looks again when that key is deleted, the watch breaks, our lease is
  * found lost (the session's keep-alive tells), or a third of its lease TTL passes (which
  * also keeps an explicit lease alive while waiting, and notices our own key deleted behind
- * our back). Not thread-safe: one acquiring thread uses one waiter.
+ * our back). Each of these signals its {@link Wakeup}, which ends the sleep of a blocking
+ * caller's thread or schedules the next step of an asynchronous wait. Taken one step at a time
+ * ({@link QueueStay}); not thread-safe otherwise.
  *
  * <p>It reports a grant only when, in one linearizable look, our key still exists with its
  * revision and nothing is before it, and the lease is known alive: the Jepsen etcd 3.4.3
@@ -26,27 +26,27 @@ import java.util.concurrent.TimeUnit;
  * {@link #needsKeepAlive}), so a lease that may have run out while we waited (a pause
  * longer than the TTL) is always asked about before a grant.
  */
-final class Waiter {
+final class Waiter extends QueueStay {
 
-    /** How a stay in the queue ended. */
-    enum Outcome { GRANTED, GONE, TIMED_OUT }
+    private static final long UNKNOWN = -1;
 
-    private final LeaseKeeper leases;
-    private final LockQueue queue;
-    private final Watch watch;
-    private final Rpc rpc;
-    private long grantedRequestedAt;
+    private final boolean shared;
+    private ByteSequence predecessor;
+    private long ahead;
+    private KeyWatch watching;
 
-    Waiter(LeaseKeeper leases, LockQueue queue, Watch watch, Rpc rpc) {
-        this.leases = leases;
-        this.queue = queue;
-        this.watch = watch;
-        this.rpc = rpc;
-    }
-
-    /** {@link System#nanoTime()} before the look that granted, after {@link Outcome#GRANTED}. */
-    long grantedRequestedAt() {
-        return grantedRequestedAt;
+    /**
+     * Starts a stay behind {@code predecessor}, with {@code ahead} keys that keep us waiting
+     * before ours when we queued (so 1: the predecessor alone). A {@code shared} waiter is kept
+     * waiting by writer keys only.
+     */
+    Waiter(Parts parts, Spot spot, boolean shared, ByteSequence predecessor, long ahead) {
+        super(parts, spot);
+        this.shared = shared;
+        this.predecessor = predecessor;
+        this.ahead = ahead;
+        this.watching = new KeyWatch(parts.watch(), predecessor, spot.ownKey(), spot.revision() + 1, wake);
+        spot.lease().wakeOnLoss(wake);
     }
 
     /**
@@ -62,69 +62,50 @@ final class Waiter {
         return !lease.shared() || lease.aliveUntilNanos() - now < lease.ttlSeconds() * 500_000_000L;
     }
 
-    private static final long UNKNOWN = -1;
+    @Override
+    WakingWatch watching() {
+        return watching;
+    }
 
-    /**
-     * Waits in the queue behind {@code predecessor}, with {@code ahead} keys that keep us
-     * waiting before ours when we queued (so 1: the predecessor alone). A {@code shared}
-     * waiter is kept waiting by writer keys only.
-     */
-    Outcome await(ByteSequence prefix, boolean shared, ByteSequence ownKey, long revision, ByteSequence predecessor,
-                  long ahead, EtcdLease lease, long deadline, String key) throws InterruptedException {
-        Semaphore wake = new Semaphore(0);
-        long recheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, lease.ttlSeconds() * 1000 / 3));
-        lease.wakeOnLoss(wake);
-        KeyWatch watching = new KeyWatch(watch, predecessor, ownKey, revision + 1, wake);
-        try {
-            while (true) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return Outcome.TIMED_OUT;
-                }
-                if (wake.tryAcquire(Math.min(left, recheckNanos), TimeUnit.NANOSECONDS)) {
-                    wake.drainPermits();
-                } else if (deadline - System.nanoTime() <= 0) {
-                    return Outcome.TIMED_OUT;
-                }
-                long requestedAt = System.nanoTime();
-                if (lease.isLost() || watching.seen() == KeyWatch.Seen.OWN_DELETED) {
-                    return Outcome.GONE;
-                }
-                boolean needsKeepAlive = needsKeepAlive(lease, requestedAt);
-                if (ahead == 1 && watching.seen() == KeyWatch.Seen.PREDECESSOR_DELETED && !needsKeepAlive) {
-                    // Our predecessor was the only key before ours that kept us waiting, and it is gone with our own
-                    // key still there (the watch delivers both in revision order): the lock is ours as of that
-                    // deletion, on a session lease our keep-alives show alive for at least half its TTL more.
-                    grantedRequestedAt = requestedAt;
-                    return Outcome.GRANTED;
-                }
-                CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive ? leases.keepAliveAsync(lease) : null;
-                CompletableFuture<TxnResponse> look = queue.recheck(prefix, shared, ownKey, revision);
-                long callDeadline = rpc.deadline();
-                QueueCheck.Check check = QueueCheck.check(rpc.awaitInterruptibly(look, callDeadline, key,
-                        "look at the lock's queue"));
-                if ((alive != null && !leases.settle(lease, requestedAt, alive, callDeadline, key))
-                        || check instanceof QueueCheck.Gone || lease.isLost()) {
-                    return Outcome.GONE;
-                }
-                if (check instanceof QueueCheck.Owner) {
-                    grantedRequestedAt = requestedAt;
-                    return Outcome.GRANTED;
-                }
-                QueueCheck.Behind behind = (QueueCheck.Behind) check;
-                // A look's read is bounded by our create revision, and etcd counts the range before that bound:
-                // how many keys are ahead of us is not known any more, so from now on only a look grants.
-                ahead = UNKNOWN;
-                if (!behind.predecessor().equals(predecessor) || watching.broken()
-                        || watching.seen() != KeyWatch.Seen.NOTHING) {
-                    watching.close();
-                    predecessor = behind.predecessor();
-                    watching = new KeyWatch(watch, predecessor, ownKey, behind.revision() + 1, wake);
-                }
-            }
-        } finally {
-            lease.stopWaking(wake);
-            watching.close();
+    /** Looks again, whatever ended the sleep: the watch's news, a break, a lost lease, a third of the TTL. */
+    @Override
+    Outcome step(boolean woken) throws InterruptedException {
+        EtcdLease lease = spot.lease();
+        long requestedAt = System.nanoTime();
+        if (lease.isLost() || watching.seen() == KeyWatch.Seen.OWN_DELETED) {
+            return Outcome.GONE;
         }
+        boolean needsKeepAlive = needsKeepAlive(lease, requestedAt);
+        if (ahead == 1 && watching.seen() == KeyWatch.Seen.PREDECESSOR_DELETED && !needsKeepAlive) {
+            // Our predecessor was the only key before ours that kept us waiting, and it is gone with our own
+            // key still there (the watch delivers both in revision order): the lock is ours as of that
+            // deletion, on a session lease our keep-alives show alive for at least half its TTL more.
+            return granted(requestedAt);
+        }
+        CompletableFuture<LeaseKeepAliveResponse> alive = needsKeepAlive ? parts.leases().keepAliveAsync(lease) : null;
+        CompletableFuture<TxnResponse> look = parts.queue().recheck(spot.prefix(), shared, spot.ownKey(),
+                spot.revision());
+        long callDeadline = parts.rpc().deadline();
+        // I/O bounded by the operation timeout: it may run inside a step, on the caller's thread or a shared one.
+        QueueCheck.Check check = QueueCheck.check(parts.rpc().awaitInterruptibly(look, callDeadline, spot.key(),
+                "look at the lock's queue"));
+        if ((alive != null && !parts.leases().settle(lease, requestedAt, alive, callDeadline, spot.key()))
+                || check instanceof QueueCheck.Gone || lease.isLost()) {
+            return Outcome.GONE;
+        }
+        if (check instanceof QueueCheck.Owner) {
+            return granted(requestedAt);
+        }
+        QueueCheck.Behind behind = (QueueCheck.Behind) check;
+        // A look's read is bounded by our create revision, and etcd counts the range before that bound:
+        // how many keys are ahead of us is not known any more, so from now on only a look grants.
+        ahead = UNKNOWN;
+        if (!behind.predecessor().equals(predecessor) || watching.broken()
+                || watching.seen() != KeyWatch.Seen.NOTHING) {
+            watching.close();
+            predecessor = behind.predecessor();
+            watching = new KeyWatch(parts.watch(), predecessor, spot.ownKey(), behind.revision() + 1, wake);
+        }
+        return Outcome.WAITING;
     }
 }

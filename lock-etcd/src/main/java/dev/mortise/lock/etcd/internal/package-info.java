@@ -5,11 +5,14 @@
  * <ul>
  *   <li><b>The front</b>: {@code LockEngine}, which the backend calls, put together from the
  *       parts below.</li>
- *   <li><b>Acquiring</b>: {@code Acquisition} (queue, hold or wait, clean up), {@code QueueEntry}
- *       and {@code QueueExit} (into the queue and out of it on every way out), {@code Waiter}
- *       with {@code KeyWatch} (locks) and {@code PermitWaiter} with {@code PermitAdmission}
- *       (semaphores), {@code BatchAcquire} with {@code BatchQueue} (several locks, all or
- *       nothing), {@code Grants}.</li>
+ *   <li><b>Acquiring</b>: {@code Acquisition} (queue, hold or wait, clean up), {@code QueueWait}
+ *       (the wait as the SPI's {@code WaitSteps}, run blocking or asynchronously), {@code QueueEntry}
+ *       and {@code QueueExit} (into the queue and out of it on every way out), the stays in the
+ *       queue ({@code QueueStay}): {@code Waiter} with {@code KeyWatch} (locks) and
+ *       {@code PermitWaiter} with {@code PrefixWatch} and {@code PermitAdmission} (semaphores), both
+ *       watches {@code WakingWatch}es,
+ *       {@code BatchAcquire} with {@code BatchQueue} (several locks, all or nothing),
+ *       {@code Grants}.</li>
  *   <li><b>The queue in etcd</b>: {@code LockQueue} (its transactions), {@code QueueRanges},
  *       {@code QueueCheck}, {@code QueueHolders}, {@code KeySpace} (key names),
  *       {@code PermitValue} and {@code PermitCount} (semaphore values).</li>
