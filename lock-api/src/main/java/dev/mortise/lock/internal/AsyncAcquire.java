@@ -149,10 +149,14 @@ final class AsyncAcquire {
         }
     }
 
-    /** The server's answer: a published hold handed to the caller, a retry of a late grant, or nothing. */
+    /**
+     * The server's answer: a published hold handed to the caller, a retry of a late grant, or nothing.
+     * Without a hold the gate is left before the answer is given, so whatever the caller does on it
+     * (ask again at once) finds the gate free.
+     */
     private void answered(KeyGates.Gate gate, KeyGates.Pending pending, Duration lease, Optional<Grant> grant,
                           Throwable failure) {
-        boolean published = false;
+        boolean gateHandled = false; // published, asked again, or left: not to be left again below
         try {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -163,22 +167,28 @@ final class AsyncAcquire {
                 throw acquirer.serverFailure(a.key(), cause);
             }
             if (grant.isEmpty()) {
+                gate.leave(a.mode(), pending, null);
+                gateHandled = true;
                 notGranted(false);
                 return;
             }
             Hold hold = acquirer.holdFor(a, gate, grant.get(), lease);
             if (hold == null) {
-                published = true; // the gate stays ours for the next request
+                gateHandled = true; // the gate stays ours for the next request
                 ask(gate, pending, lease);
                 return;
             }
             KeyGates.EarlyState early = gate.publish(pending, hold);
-            published = true;
+            gateHandled = true;
             deliver(acquirer.activate(hold, early, gate, pending, a.key(), a.start()));
         } catch (RuntimeException e) {
+            if (!gateHandled) {
+                gateHandled = true;
+                gate.leave(a.mode(), pending, null);
+            }
             fail(acquirer.failed(a, e));
         } finally {
-            if (!published) {
+            if (!gateHandled) {
                 gate.leave(a.mode(), pending, null);
             }
         }
