@@ -147,20 +147,17 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     }
 
     private void setListening(boolean value) {
-        CompletableFuture<Void> nowUp = null;
         state.lock();
         try {
             listening = value;
             if (value) {
-                nowUp = up;
+                // under the lock, so never left complete while down (it only schedules a step or unparks)
+                up.complete(null);
             } else if (up.isDone() && !closed) {
                 up = new CompletableFuture<>();
             }
         } finally {
             state.unlock();
-        }
-        if (nowUp != null) {
-            nowUp.complete(null); // outside the lock: waiters' wake-ups never run under it
         }
     }
 
@@ -178,16 +175,14 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     @Override
     public void close() {
         Thread running;
-        CompletableFuture<Void> waitedFor;
         state.lock();
         try {
             closed = true;
             running = thread;
-            waitedFor = up;
+            up.complete(null); // waiters for LISTEN go on polling
         } finally {
             state.unlock();
         }
-        waitedFor.complete(null); // waiters for LISTEN go on polling
         if (running != null) {
             try {
                 stopped.await(TimeUnit.SECONDS.toMillis(2) + POLL_MILLIS, TimeUnit.MILLISECONDS);

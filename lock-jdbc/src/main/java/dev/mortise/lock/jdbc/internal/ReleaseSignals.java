@@ -28,7 +28,7 @@ public final class ReleaseSignals {
     public final class Signal implements AutoCloseable {
         private final String key;
         private int users; // guarded by ReleaseSignals.this
-        /** A lock, not a monitor: nothing waits on it, but a virtual thread taking it never pins its carrier on JDK 21-23. */
+        /** A lock, not a monitor: a virtual thread taking it never pins its carrier on JDK 21-23. */
         private final ReentrantLock lock = new ReentrantLock();
         private long generation; // guarded by lock
         /** The sleeps of this key's waiters, completed by the next announcement. Guarded by lock. */
