@@ -20,6 +20,8 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.SqlDatabase;
+import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitSteps;
 
 import javax.sql.DataSource;
 import java.sql.Statement;
@@ -27,6 +29,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The JDBC backend ({@code "jdbc"}): locks as rows of one table in PostgreSQL, MySQL/MariaDB
@@ -192,7 +195,8 @@ public final class JdbcLockBackend implements LockBackend {
     }
 
     /**
-     * Waits for the key. PostgreSQL waiters are woken by NOTIFY, the others poll. An exclusive
+     * Waits for the key, on this thread ({@link WaitDriver#await}); the same loop as
+     * {@link #acquireAsync}. PostgreSQL waiters are woken by NOTIFY, the others poll. An exclusive
      * request leaves, with each attempt that finds the key busy, a marker on the row that keeps
      * new readers out until it is granted or gives up (it lasts until the next attempt is due and
      * never past the deadline, and is removed when the wait ends without a grant). On PostgreSQL
@@ -202,7 +206,30 @@ public final class JdbcLockBackend implements LockBackend {
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         Holds.checkOwner(request);
-        return holds.acquire(request, wait);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
+        }
+        return WaitDriver.await(holds.waitFor(request, wait), request.key());
+    }
+
+    /**
+     * Waits for the key as {@link #acquire} does, the same steps run by {@link WaitDriver#start}: each
+     * attempt on the shared {@link dev.mortise.lock.spi.AsyncWaits} threads, and no thread held between
+     * attempts, the sleep being a future that a NOTIFY of the key (PostgreSQL), LISTEN coming up, or a
+     * timer completes. What the wait leaves on the row (the writer's marker, the waiter's record) is
+     * removed when it ends without a grant, a cancel included; a grant that comes after a cancel is
+     * released.
+     */
+    @Override
+    public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        WaitSteps steps;
+        try {
+            Holds.checkOwner(request);
+            steps = holds.waitFor(request, wait);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return WaitDriver.start(this, steps);
     }
 
     /** Sets the row's expiry to {@code lease} from now by the database's clock: the lease asked for is the one in force. */

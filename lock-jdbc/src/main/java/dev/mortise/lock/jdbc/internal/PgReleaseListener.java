@@ -10,9 +10,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -36,12 +36,13 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     private final ReleaseSignals signals;
     private final int queryTimeoutSeconds;
     private final Duration operationTimeout;
-    /** A lock, not a monitor: a virtual thread waiting for LISTEN does not pin its carrier on JDK 21-23. */
+    /** A lock, not a monitor: a virtual thread taking it does not pin its carrier on JDK 21-23. */
     private final ReentrantLock state = new ReentrantLock();
-    private final Condition listeningChanged = state.newCondition();
     /** Counted down when the listener thread ends (what close waits for; no Thread.join, which pins too). */
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean listening; // guarded by state
+    /** Complete while listening and once closed; replaced by a new one when LISTEN goes down. Guarded by state. */
+    private CompletableFuture<Void> up = new CompletableFuture<>();
     private volatile boolean closed;
     private Thread thread;
 
@@ -55,26 +56,24 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
     }
 
     @Override
-    public boolean awaitListening(long nanos) throws InterruptedException {
+    public void start() {
         state.lock();
         try {
-            if (closed) {
-                return false;
-            }
-            if (thread == null) {
+            if (!closed && thread == null) {
                 thread = new Thread(this, "mortise-jdbc-listen-" + table.channel());
                 thread.setDaemon(true);
                 thread.start();
             }
-            long deadline = System.nanoTime() + nanos;
-            while (!listening) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                listeningChanged.awaitNanos(left);
-            }
-            return true;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> listening() {
+        state.lock();
+        try {
+            return up;
         } finally {
             state.unlock();
         }
@@ -151,7 +150,12 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
         state.lock();
         try {
             listening = value;
-            listeningChanged.signalAll();
+            if (value) {
+                // under the lock, so never left complete while down (it only schedules a step or unparks)
+                up.complete(null);
+            } else if (up.isDone() && !closed) {
+                up = new CompletableFuture<>();
+            }
         } finally {
             state.unlock();
         }
@@ -175,7 +179,7 @@ final class PgReleaseListener implements ReleaseListener, Runnable {
         try {
             closed = true;
             running = thread;
-            listeningChanged.signalAll();
+            up.complete(null); // waiters for LISTEN go on polling
         } finally {
             state.unlock();
         }

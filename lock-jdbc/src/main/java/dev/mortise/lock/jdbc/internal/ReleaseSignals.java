@@ -1,28 +1,38 @@
 package dev.mortise.lock.jdbc.internal;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.Condition;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Where waiters of one backend sleep until a release of their key is announced. Each key
  * has a generation that every announcement bumps; a waiter reads it before its attempt
- * and sleeps only while it is unchanged, so an announcement between the attempt and the
- * sleep is never lost. Entries live while someone waits on them.
+ * and sleeps only while it is unchanged (on a future that the next announcement completes),
+ * so an announcement between the attempt and the sleep is never lost. Entries live while
+ * someone waits on them.
  */
 public final class ReleaseSignals {
 
     private final Map<String, Signal> signals = new HashMap<>(); // guarded by this
 
-    /** A waiter's handle on one key; {@link #close()} it when done waiting. */
+    /**
+     * A waiter's handle on one key; {@link #close()} it when done waiting. A waiter sleeps on a
+     * future of {@link #after}, made for that one sleep, and {@link #forget}s it when it wakes by
+     * time, so futures never pile up on a key nobody releases.
+     */
     public final class Signal implements AutoCloseable {
         private final String key;
         private int users; // guarded by ReleaseSignals.this
-        /** A lock, not a monitor: a virtual thread sleeping here does not pin its carrier on JDK 21-23. */
+        /** A lock, not a monitor: a virtual thread taking it never pins its carrier on JDK 21-23. */
         private final ReentrantLock lock = new ReentrantLock();
-        private final Condition moved = lock.newCondition();
         private long generation; // guarded by lock
+        /** The sleeps of this key's waiters, completed by the next announcement. Guarded by lock. */
+        private final Set<CompletableFuture<Void>> sleepers = new HashSet<>();
 
         private Signal(String key) {
             this.key = key;
@@ -38,27 +48,45 @@ public final class ReleaseSignals {
         }
 
         void bump() {
+            List<CompletableFuture<Void>> woken;
             lock.lock();
             try {
                 generation++;
-                moved.signalAll();
+                woken = new ArrayList<>(sleepers);
+                sleepers.clear();
+            } finally {
+                lock.unlock();
+            }
+            // completed outside the lock: what a completion runs (a driver's wake-up) never runs under it
+            woken.forEach(sleeper -> sleeper.complete(null));
+        }
+
+        /**
+         * A new future, completed once the generation moves past {@code seen}: at once if it already
+         * has, else at the next announcement. Thread-safe.
+         */
+        public CompletableFuture<Void> after(long seen) {
+            lock.lock();
+            try {
+                if (generation != seen) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                CompletableFuture<Void> sleeper = new CompletableFuture<>();
+                sleepers.add(sleeper);
+                return sleeper;
             } finally {
                 lock.unlock();
             }
         }
 
-        /** Sleeps up to {@code nanos} or until the generation moves past {@code seen}. */
-        public void await(long seen, long nanos) throws InterruptedException {
+        /** Drops a future of {@link #after} that nobody sleeps on any more (null: nothing to drop). */
+        public void forget(CompletableFuture<?> sleeper) {
+            if (sleeper == null) {
+                return;
+            }
             lock.lock();
             try {
-                long deadline = System.nanoTime() + nanos;
-                while (generation == seen) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return;
-                    }
-                    moved.awaitNanos(left);
-                }
+                sleepers.remove(sleeper);
             } finally {
                 lock.unlock();
             }

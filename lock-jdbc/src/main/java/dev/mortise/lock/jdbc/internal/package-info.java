@@ -6,8 +6,9 @@
  * {@code InspectSql}), built together by {@code Dialects} into a {@code DialectSql}; each dialect's
  * shared fragments ({@code PostgresExpressions}, {@code MySqlExpressions}, {@code H2Expressions})
  * and its one reading of "granted by this statement" ({@code PostgresAnswers}, {@code MySqlAnswers},
- * {@code H2Merges}). Beside them: the connection handling ({@code JdbcCalls}), the wait loop
- * ({@code JdbcWait}) and its wake-ups ({@code ReleaseSignals}, PostgreSQL's {@code PgReleaseListener}),
+ * {@code H2Merges}). Beside them: the connection handling ({@code JdbcCalls}), the waits
+ * ({@code JdbcWait}; one loop, {@code JdbcWaitSteps}, run blocking or asynchronously by the SPI's
+ * {@code WaitDriver}) and their wake-ups ({@code ReleaseSignals}, PostgreSQL's {@code PgReleaseListener}),
  * the clean-up of unanswered grants ({@code UnconfirmedGrants}), the table ({@code Schema},
  * {@code TableName}) and the key column ({@code StoredKey}).
  */

@@ -23,7 +23,7 @@ public interface HoldDriver {
 
     /**
      * The attempts of one wait for {@code request} ({@link JdbcWait}): each attempt of it, and what
-     * the wait leaves on the row that its giving up removes. A new object per wait, used by one thread.
+     * the wait leaves on the row that its giving up removes. A new object per wait, used by its steps one at a time.
      *
      * @param storedKey the request's key as stored
      */

@@ -10,11 +10,11 @@ import dev.mortise.lock.jdbc.internal.TableName;
 import dev.mortise.lock.jdbc.internal.UnconfirmedGrants;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.WaitSteps;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -65,10 +65,13 @@ public final class Holds implements AutoCloseable {
         return exclusive;
     }
 
-    /** Waits up to {@code wait} for {@code request}, by its driver's attempts ({@link JdbcWait}). */
-    public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
+    /**
+     * The wait for {@code request}, up to {@code wait} from now, by its driver's attempts
+     * ({@link JdbcWait}): steps for {@link dev.mortise.lock.spi.WaitDriver}, to run once.
+     */
+    public WaitSteps waitFor(LockRequest request, Duration wait) {
         String stored = admission.stored(request.key()).value();
-        return waits.acquire(request.key(), stored, wait, driver(request).waitFor(request, stored));
+        return waits.steps(stored, wait, driver(request).waitFor(request, stored));
     }
 
     /** See {@link dev.mortise.lock.spi.LockBackend#tryAcquireAll}. */

@@ -7,7 +7,7 @@ import dev.mortise.lock.spi.LockRequest;
 /**
  * The attempts of one wait of one request ({@link JdbcWait.Attempts}), as a driver makes them:
  * a wait that made no attempt left nothing on the row, so its giving up removes nothing. A new
- * object per wait, used by the waiting thread only.
+ * object per wait, used by its steps one at a time (on the asynchronous path not always on one thread).
  */
 abstract class OneWait implements JdbcWait.Attempts {
 
