@@ -192,25 +192,26 @@ public final class ZookeeperLockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return WaitDriver.await(waitFor(request, wait, true), request.key());
+        return WaitDriver.await(waitFor(request, wait, false), request.key());
     }
 
     /**
      * The same wait as {@link #acquire}, holding no thread while it sleeps: each step (a create
      * and listing, a look, a watch set) runs on the shared asynchronous threads, and a sleep ends
      * when the watch left on the node waited for fires (a deletion, a data change, a connection
-     * event), or, behind a lingering hold, when its marker ends. A grant's validity counts from the
-     * same requests as on the blocking path; a wait that ends without a grant (ran out, failed,
+     * event), or, behind a lingering hold, when its marker ends; a waiter that finds the connection
+     * down sleeps until it is back (at most the operation timeout). A grant's validity counts from
+     * the same requests as on the blocking path; a wait that ends without a grant (ran out, failed,
      * or its answer cancelled) deletes its node and removes its watches.
      */
     @Override
     public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
-        return WaitDriver.start(this, waitFor(request, wait, false));
+        return WaitDriver.start(this, waitFor(request, wait, true));
     }
 
-    private WaitSteps waitFor(LockRequest request, Duration wait, boolean interruptible) {
-        return request.takesPermits() ? permits.waitFor(request, wait, interruptible, owned -> granted(request, owned))
-                : queue.waitFor(request, wait, interruptible, owned -> granted(request, owned));
+    private WaitSteps waitFor(LockRequest request, Duration wait, boolean async) {
+        return request.takesPermits() ? permits.waitFor(request, wait, async, owned -> granted(request, owned))
+                : queue.waitFor(request, wait, async, owned -> granted(request, owned));
     }
 
     private Grant granted(LockRequest request, Owned owned) {

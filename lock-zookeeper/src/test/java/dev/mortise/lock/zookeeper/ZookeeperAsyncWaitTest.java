@@ -1,6 +1,7 @@
 package dev.mortise.lock.zookeeper;
 
 import dev.mortise.lock.LockMode;
+import dev.mortise.lock.spi.AsyncWaits;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Permits;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static dev.mortise.lock.zookeeper.ZookeeperTestServers.await;
@@ -28,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code acquireAsync} waits on ZooKeeper watches without a thread per waiting request (issue 32):
  * 300 requests on 300 keys, each held by another session (exclusive, shared and permit waiters
  * alike), wait together while the JVM's threads grow by fewer than 30; once the holders release,
- * every waiter is granted, and after its release nothing is left on the server.
+ * every waiter is granted, and after its release nothing is left on the server. Waiters woken by a
+ * lost connection do not hold the shared threads while it is gone.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ZookeeperAsyncWaitTest {
@@ -98,6 +101,51 @@ class ZookeeperAsyncWaitTest {
             assertThat(waiter.release(grant)).isTrue();
         }
         assertThat(nodes(admin, waiting)).as("nodes left on the server").isZero();
+    }
+
+    /**
+     * A lost connection wakes every waiter of the client at once (each watch hears of it). Those
+     * async waiters must not each take one of the few shared threads for as long as the server is
+     * gone (a step waiting for the connection up to the operation timeout, 60 s here): other async
+     * waits run meanwhile. Once the server is back, the waiters wait on, and get their turn.
+     */
+    @Test
+    void asyncWaitersWokenByALostConnectionLeaveTheSharedThreadsFree() throws Exception {
+        TestingServer server = track(ZookeeperTestServers.startServer());
+        CuratorFramework admin = track(ZookeeperTestServers.admin(server.getConnectString()));
+        ZookeeperLockBackend holder = track(backend(server));
+        ZookeeperLockBackend waiter = track(ZookeeperLockBackend.builder().connectString(server.getConnectString())
+                .sessionTimeout(Duration.ofSeconds(30)).operationTimeout(Duration.ofSeconds(60)).build());
+        List<LockRequest> waiting = new ArrayList<>();
+        List<Grant> holds = new ArrayList<>();
+        for (int i = 0; i < 2 * AsyncWaits.EXECUTOR_THREADS; i++) {
+            String key = "async-offline:" + UUID.randomUUID() + ":" + i;
+            holds.add(holder.tryAcquire(request(key, "holder", LockMode.EXCLUSIVE)).grant().orElseThrow());
+            waiting.add(request(key, "waiter", LockMode.EXCLUSIVE));
+        }
+        List<CompletableFuture<Optional<Grant>>> answers = new ArrayList<>();
+        for (LockRequest request : waiting) {
+            answers.add(waiter.acquireAsync(request, Duration.ofSeconds(120)));
+        }
+        await(Duration.ofSeconds(30), () -> nodes(admin, waiting) == 2 * waiting.size(), "the waiters queued");
+        long heard = waiter.watchNotifications();
+
+        server.stop();
+        await(Duration.ofSeconds(30), () -> waiter.watchNotifications() >= heard + waiting.size(),
+                "every waiter woken by the lost connection");
+        CountDownLatch ran = new CountDownLatch(1);
+        AsyncWaits.executor().execute(ran::countDown);
+        assertThat(ran.await(30, TimeUnit.SECONDS)).as("another async step runs while the server is down").isTrue();
+
+        server.restart();
+        assertThat(answers).as("still waiting once the server is back").noneMatch(CompletableFuture::isDone);
+        for (Grant hold : holds) {
+            holder.release(hold);
+        }
+        for (CompletableFuture<Optional<Grant>> answer : answers) {
+            waiter.release(answer.get(60, TimeUnit.SECONDS).orElseThrow());
+        }
+        await(Duration.ofSeconds(30), () -> nodes(admin, waiting) == 0, "nothing left on the server");
     }
 
     private static int nodes(CuratorFramework admin, List<LockRequest> requests) {

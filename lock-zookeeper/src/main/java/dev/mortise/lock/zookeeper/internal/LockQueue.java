@@ -55,7 +55,7 @@ public final class LockQueue {
             return Optional.empty();
         }
         try {
-            return loop.once(request, new LockAdmission(request), false, grants);
+            return loop.once(request, new LockAdmission(request), QueueLoop.Runs.CALLER, grants);
         } catch (InterruptedException e) {
             throw new AssertionError("a look that does not wait is not interrupted", e);
         }
@@ -65,12 +65,13 @@ public final class LockQueue {
      * The wait for our node to own the lock, up to {@code wait}, as steps: an exclusive node
      * when it is first, a shared node when no exclusive node sorts before it.
      *
-     * @param interruptible whether an interrupt ends the wait (the blocking path)
-     * @param grants        makes the grant of our node once it owns the lock
+     * @param async  whether the steps run on the shared asynchronous threads (else on the caller's,
+     *               where an interrupt ends the wait)
+     * @param grants makes the grant of our node once it owns the lock
      */
-    public WaitSteps waitFor(LockRequest request, Duration wait, boolean interruptible,
-                             Function<Owned, Grant> grants) {
-        return loop.turn(request, new LockAdmission(request), wait, interruptible, grants);
+    public WaitSteps waitFor(LockRequest request, Duration wait, boolean async, Function<Owned, Grant> grants) {
+        return loop.turn(request, new LockAdmission(request), wait,
+                async ? QueueLoop.Runs.ASYNC : QueueLoop.Runs.CALLER_INTERRUPTIBLE, grants);
     }
 
     /** Watch notifications received by waiters so far (for the herd measurement). */

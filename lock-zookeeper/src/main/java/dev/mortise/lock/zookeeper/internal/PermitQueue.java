@@ -79,7 +79,7 @@ public final class PermitQueue {
             }
         }
         try {
-            return loop.once(request, new PermitAdmission(ops, request), true, grants);
+            return loop.once(request, new PermitAdmission(ops, request), QueueLoop.Runs.CALLER_INTERRUPTIBLE, grants);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
@@ -90,11 +90,12 @@ public final class PermitQueue {
      * The wait for our permit node to be admitted, up to {@code wait}, as steps. A step throws
      * {@link PermitCountMismatchException} if, on arrival, permit holds exist under another count.
      *
-     * @param interruptible whether an interrupt ends the wait (the blocking path)
-     * @param grants        makes the grant of our node once admitted
+     * @param async  whether the steps run on the shared asynchronous threads (else on the caller's,
+     *               where an interrupt ends the wait)
+     * @param grants makes the grant of our node once admitted
      */
-    public WaitSteps waitFor(LockRequest request, Duration wait, boolean interruptible,
-                             Function<Owned, Grant> grants) {
-        return loop.turn(request, new PermitAdmission(ops, request), wait, interruptible, grants);
+    public WaitSteps waitFor(LockRequest request, Duration wait, boolean async, Function<Owned, Grant> grants) {
+        return loop.turn(request, new PermitAdmission(ops, request), wait,
+                async ? QueueLoop.Runs.ASYNC : QueueLoop.Runs.CALLER_INTERRUPTIBLE, grants);
     }
 }

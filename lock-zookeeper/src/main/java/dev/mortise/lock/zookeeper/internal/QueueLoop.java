@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -63,29 +64,42 @@ final class QueueLoop {
         this.lingering = new LingerMarkers(ops);
     }
 
+    /** Where a wait's steps run, which decides what an interrupt and a lost connection do to it. */
+    enum Runs {
+        /** On the caller's thread ({@link WaitDriver#await}); an interrupt found at a look ends the wait. */
+        CALLER_INTERRUPTIBLE,
+        /** On the caller's thread; an interrupt is left in the flag for the caller. */
+        CALLER,
+        /**
+         * On the shared asynchronous threads ({@link WaitDriver#start}), which no step may hold
+         * for long: a step that finds the connection down sleeps until it is back instead of
+         * waiting for it inside a call, and a node left behind is deleted without waiting.
+         */
+        ASYNC
+    }
+
     /**
      * The wait of one acquisition, as steps: queue a node for {@code request}, then wait up to
      * {@code wait} for {@code admission} to admit it ({@link Duration#ZERO}: one look, no wait).
      *
-     * @param interruptible whether an interrupt ends the wait (the blocking path; else the flag is
-     *                      left for the caller)
-     * @param grants        makes the grant of our node once it owns the key
+     * @param runs   where the steps run
+     * @param grants makes the grant of our node once it owns the key
      */
-    WaitSteps turn(LockRequest request, Admission admission, Duration wait, boolean interruptible,
+    WaitSteps turn(LockRequest request, Admission admission, Duration wait, Runs runs,
                    Function<Owned, Grant> grants) {
-        return new QueueTurn(this, ops, request, admission, wait, interruptible, grants);
+        return new QueueTurn(this, ops, request, admission, wait, runs, grants);
     }
 
     /**
      * One look that never waits, on the caller's thread: {@link #turn} with no wait.
      *
-     * @param interruptible as for {@link #turn}: an interrupt found at the look ends it, after our
-     *                      node is deleted
-     * @throws InterruptedException only if {@code interruptible}
+     * @param runs {@link Runs#CALLER_INTERRUPTIBLE}: an interrupt found at the look ends it, after
+     *             our node is deleted; {@link Runs#CALLER}: it is left in the flag
+     * @throws InterruptedException only if {@link Runs#CALLER_INTERRUPTIBLE}
      */
-    Optional<Grant> once(LockRequest request, Admission admission, boolean interruptible,
+    Optional<Grant> once(LockRequest request, Admission admission, Runs runs,
                          Function<Owned, Grant> grants) throws InterruptedException {
-        return WaitDriver.await(turn(request, admission, Duration.ZERO, interruptible, grants), request.key());
+        return WaitDriver.await(turn(request, admission, Duration.ZERO, runs, grants), request.key());
     }
 
     /** The parent node of {@code key}'s queue. */
@@ -125,6 +139,36 @@ final class QueueLoop {
             // Guaranteed delete keeps retrying in the background; the session's end removes it at the latest.
             log.debug("Cleaning up lock node {} failed", node.path(), e);
         }
+    }
+
+    /** Deletes our node without waiting for the answer (once connected, if the connection is down). */
+    void deleteOurNodeLater(NodeRef node) {
+        ops.deletes().deleteLater(node.path());
+    }
+
+    /**
+     * A future completed once the client is connected (at once if it is): what a step that found
+     * the connection down sleeps on.
+     */
+    CompletableFuture<Void> connected() {
+        CompletableFuture<Void> back = new CompletableFuture<>();
+        ops.deletes().onceConnected(() -> back.complete(null));
+        return back;
+    }
+
+    /** Whether a call sent now would first wait for the connection. */
+    boolean disconnected() {
+        return ops.calls().waitsForConnection();
+    }
+
+    /** The failure of a wait that found no connection for the operation timeout, as a call's would be. */
+    RuntimeException noConnection(String key) {
+        return Failures.timeout("reconnect while waiting", key, ops.calls().timeout(), ops.calls().ensemble());
+    }
+
+    /** The operation timeout, in nanoseconds. */
+    long operationTimeoutNanos() {
+        return ops.calls().timeout().toNanos();
     }
 
     /**

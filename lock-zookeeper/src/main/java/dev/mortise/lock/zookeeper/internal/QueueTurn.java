@@ -31,6 +31,9 @@ import java.util.function.Function;
  */
 final class QueueTurn implements WaitSteps {
 
+    /** The longest a disconnection heard by the watch but not yet shown by the client is slept on. */
+    private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final QueueLoop loop;
     private final ZkOps ops;
     private final LockRequest request;
@@ -39,7 +42,7 @@ final class QueueTurn implements WaitSteps {
     private final Admission admission;
     private final Function<Owned, Grant> grants;
     private final long deadline;
-    private final boolean interruptible;
+    private final QueueLoop.Runs runs;
     private final QueueWatch watch;
     private NodeRef node;
     /** When the create (and the listing pipelined behind it) was sent: the first look's evidence. */
@@ -52,18 +55,20 @@ final class QueueTurn implements WaitSteps {
     private Set<String> want = Set.of();
     /** The deletion the current sleep waits for, or null if it waits for something else. */
     private Deletion awaited;
+    /** Whether the last step found the connection down (asynchronous path), and since when. */
+    private boolean offline;
+    private long offlineSince;
 
     /** A watched node ahead whose deletion may hand the key over ({@link #handedOver}). */
     private record Deletion(Verdict verdict, QueueView view, Stat head, String target, long watchSentAt) {
     }
 
     /**
-     * @param interruptible whether an interrupt ends the wait (the blocking path; else the flag is left
-     *                      for the caller, and on the asynchronous path no caller's thread is involved)
-     * @param grants        makes the grant of the node once it owns the key
+     * @param runs   where the steps run (what an interrupt and a lost connection do)
+     * @param grants makes the grant of the node once it owns the key
      */
     QueueTurn(QueueLoop loop, ZkOps ops, LockRequest request, Admission admission, Duration wait,
-              boolean interruptible, Function<Owned, Grant> grants) {
+              QueueLoop.Runs runs, Function<Owned, Grant> grants) {
         this.loop = loop;
         this.ops = ops;
         this.request = request;
@@ -72,25 +77,31 @@ final class QueueTurn implements WaitSteps {
         this.admission = admission;
         this.grants = grants;
         this.deadline = Deadlines.after(System.nanoTime(), wait);
-        this.interruptible = interruptible;
+        this.runs = runs;
         this.watch = loop.newWatch();
     }
 
     /**
-     * @throws InterruptedException only when {@code interruptible}: the flag was set at a look
+     * @throws InterruptedException only when {@link QueueLoop.Runs#CALLER_INTERRUPTIBLE}: the flag was
+     *                              set at a look
      */
     @Override
     public WaitStep next() throws InterruptedException {
-        if (node == null) {
-            enqueue();
-        } else if (awaited != null) {
+        if (awaited != null) {
             Owned handedOver = afterDeletionWait();
             if (handedOver != null) {
                 return grant(handedOver);
             }
         }
         while (true) {
-            if (interruptible && Thread.interrupted()) {
+            WaitStep reconnecting = untilConnected();
+            if (reconnecting != null) {
+                return reconnecting;
+            }
+            if (node == null) {
+                enqueue();
+            }
+            if (runs == QueueLoop.Runs.CALLER_INTERRUPTIBLE && Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for " + admission.waitingFor(key));
             }
             QueueView view = look();
@@ -121,15 +132,59 @@ final class QueueTurn implements WaitSteps {
         }
     }
 
-    /** Removes the watches left; deletes our node unless it owns the key. */
+    /**
+     * Removes the watches left; deletes our node unless it owns the key: on the caller's thread
+     * before the call returns, on the asynchronous path without waiting for the answer (the answer
+     * is already out; a delete sent while the connection is down goes once it is back).
+     */
     @Override
     public void end(boolean granted, Throwable failure) {
         for (String path : watch.armed()) {
             ops.watches().unwatch(path, watch);
         }
         if (!granted && node != null) {
-            loop.deleteOurNode(node, key);
+            if (runs == QueueLoop.Runs.ASYNC) {
+                loop.deleteOurNodeLater(node);
+            } else {
+                loop.deleteOurNode(node, key);
+            }
         }
+    }
+
+    /**
+     * On the asynchronous path, a step that finds the connection down sleeps until it is back
+     * instead of waiting for it inside a call on one of the few shared threads (a lost connection
+     * wakes every waiter of the client at once). Down: the client says so, or the watch heard a
+     * disconnection that the client's own state may not show yet (then one sleep on the watch's
+     * reconnection, at most {@link #RECHECK_NANOS}, before the client's state is trusted). As a call
+     * would, it waits at most the operation timeout, then fails. The caller's thread waits inside
+     * the call, as it always did.
+     *
+     * @return the sleep, or null: connected (or not asynchronous), go on
+     * @throws dev.mortise.lock.LockBackendException if the connection stayed down for the operation timeout
+     */
+    private WaitStep untilConnected() {
+        if (runs != QueueLoop.Runs.ASYNC) {
+            return null;
+        }
+        CompletableFuture<Void> heard = watch.reconnection();
+        boolean clientDown = loop.disconnected();
+        if (!clientDown && (heard == null || offline)) {
+            offline = false;
+            watch.forgetDisconnection();
+            return null;
+        }
+        long now = System.nanoTime();
+        if (!offline) {
+            offline = true;
+            offlineSince = now;
+        }
+        long left = offlineSince + loop.operationTimeoutNanos() - now;
+        if (left <= 0) {
+            throw loop.noConnection(key);
+        }
+        return clientDown ? WaitStep.sleep(loop.connected(), left)
+                : WaitStep.sleep(heard, Math.min(left, RECHECK_NANOS));
     }
 
     private void enqueue() {

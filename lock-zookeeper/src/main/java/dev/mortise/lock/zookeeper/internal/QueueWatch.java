@@ -27,6 +27,8 @@ final class QueueWatch implements Watcher {
     private final AtomicReference<CompletableFuture<WatchedEvent>> first =
             new AtomicReference<>(new CompletableFuture<>());
     private final Set<String> armed = ConcurrentHashMap.newKeySet();
+    /** Completed when the connection is heard back; null unless a disconnection was the last heard. */
+    private final AtomicReference<CompletableFuture<Void>> reconnected = new AtomicReference<>();
 
     /** @param notifications counts the events received (what the herd test measures) */
     QueueWatch(AtomicLong notifications) {
@@ -41,8 +43,39 @@ final class QueueWatch implements Watcher {
         notifications.incrementAndGet();
         if (event.getType() != Event.EventType.None && event.getPath() != null) {
             armed.remove(event.getPath());
+        } else if (event.getType() == Event.EventType.None) {
+            heard(event.getState()); // before the wake-up: the woken waiter reads it
         }
         first.get().complete(event);
+    }
+
+    /**
+     * Every watcher of the client hears every connection event, in order, on the event thread,
+     * possibly before the client's own state shows it: a disconnection starts a reconnection to
+     * wait for, any other state ends it.
+     */
+    private void heard(Event.KeeperState state) {
+        if (state == Event.KeeperState.Disconnected) {
+            reconnected.compareAndSet(null, new CompletableFuture<>());
+        } else {
+            CompletableFuture<Void> back = reconnected.getAndSet(null);
+            if (back != null) {
+                back.complete(null);
+            }
+        }
+    }
+
+    /**
+     * When the last connection event this watch heard was a disconnection: completes once it hears
+     * the connection back. Null otherwise (then the client's own state says whether it is connected).
+     */
+    CompletableFuture<Void> reconnection() {
+        return reconnected.get();
+    }
+
+    /** Forgets a disconnection heard (the client's own state shows the connection up since). */
+    void forgetDisconnection() {
+        reconnected.set(null);
     }
 
     /** Records that a watch on {@code path} is being set; false if one is already in force. */
