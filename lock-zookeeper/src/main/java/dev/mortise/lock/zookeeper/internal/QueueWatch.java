@@ -17,8 +17,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * that may be gone. A watch that fired for its node is gone on the server, so its path is
  * forgotten here and armed again if still wanted. The first event since {@link #clear}
  * completes {@link #wake()}, the future the waiter's sleep ends on (on either driver: a blocked
- * caller's thread, or the asynchronous wait's timer and callbacks, no thread held). Thread-safe:
- * events come on the client's event thread.
+ * caller's thread, or the asynchronous wait's timer and callbacks, no thread held). It also
+ * keeps the last connection state it heard ({@link #reconnection()}), which the asynchronous wait
+ * sleeps on rather than waiting for the connection inside a call. Thread-safe: events come on the
+ * client's event thread.
  */
 final class QueueWatch implements Watcher {
 
