@@ -8,6 +8,8 @@ import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
+import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitSteps;
 import dev.mortise.lock.zookeeper.internal.BatchAcquire;
 import dev.mortise.lock.zookeeper.internal.KeyInspection;
 import dev.mortise.lock.zookeeper.internal.LeaseExpiry;
@@ -30,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -154,12 +157,9 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        if (request.takesPermits()) {
-            return permits.tryAcquire(request).map(owned -> Attempt.granted(granted(request, owned)))
-                    .orElseGet(() -> Attempt.busy(null));
-        }
-        return queue.tryAcquire(request).map(owned -> Attempt.granted(granted(request, owned)))
-                .orElseGet(() -> Attempt.busy(null));
+        Optional<Grant> grant = request.takesPermits() ? permits.tryAcquire(request, owned -> granted(request, owned))
+                : queue.tryAcquire(request, owned -> granted(request, owned));
+        return grant.map(Attempt::granted).orElseGet(() -> Attempt.busy(null));
     }
 
     /**
@@ -186,12 +186,32 @@ public final class ZookeeperLockBackend implements LockBackend {
         return grants;
     }
 
+    /**
+     * Queues a node and waits, on this thread, for the queue's rule to admit it (see
+     * {@link #acquireAsync}: the same steps). An interrupt ends the wait, after our node is deleted.
+     */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        if (request.takesPermits()) {
-            return permits.acquire(request, wait).map(owned -> granted(request, owned));
-        }
-        return queue.acquire(request, wait).map(owned -> granted(request, owned));
+        return WaitDriver.await(waitFor(request, wait, false), request.key());
+    }
+
+    /**
+     * The same wait as {@link #acquire}, holding no thread while it sleeps: each step (a create
+     * and listing, a look, a watch set) runs on the shared asynchronous threads, and a sleep ends
+     * when the watch left on the node waited for fires (a deletion, a data change, a connection
+     * event), or, behind a lingering hold, when its marker ends; a waiter that finds the connection
+     * down sleeps until it is back (at most the operation timeout). A grant's validity counts from
+     * the same requests as on the blocking path; a wait that ends without a grant (ran out, failed,
+     * or its answer cancelled) deletes its node and removes its watches.
+     */
+    @Override
+    public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return WaitDriver.start(this, waitFor(request, wait, true));
+    }
+
+    private WaitSteps waitFor(LockRequest request, Duration wait, boolean async) {
+        return request.takesPermits() ? permits.waitFor(request, wait, async, owned -> granted(request, owned))
+                : queue.waitFor(request, wait, async, owned -> granted(request, owned));
     }
 
     private Grant granted(LockRequest request, Owned owned) {

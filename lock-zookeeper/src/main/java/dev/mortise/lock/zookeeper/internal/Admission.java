@@ -4,7 +4,8 @@ package dev.mortise.lock.zookeeper.internal;
  * The one thing that differs between the acquisitions that share the {@link QueueLoop}
  * (exclusive, shared, permits): what node is queued, and when it is admitted — as Curator's
  * {@code LockInternalsDriver} is to its {@code LockInternals}. One instance per acquisition
- * (it may keep what it learned from earlier looks); used by one thread.
+ * (it may keep what it learned from earlier looks); used by one wait, one step at a time (not
+ * always on the same thread: the wait's driver orders the steps).
  */
 interface Admission {
 

@@ -1,10 +1,13 @@
 package dev.mortise.lock.zookeeper.internal;
 
+import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.WaitSteps;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -13,8 +16,8 @@ import java.util.function.LongSupplier;
  * alone) and goes through the {@link QueueLoop} under the lock queue's rule
  * ({@link LockAdmission}: an exclusive node owns the lock when it is first, a shared node when
  * no exclusive node sorts before it; each watches only the one node it waits for, so there is
- * no herd). Nodes of attempts that fail, time out or are interrupted are deleted before the
- * call returns. A hold left to linger past its session ({@link LingerMarkers}) keeps whichever
+ * no herd). Nodes of attempts that fail, time out, are interrupted or cancelled are deleted
+ * when the wait ends. A hold left to linger past its session ({@link LingerMarkers}) keeps whichever
  * node would own the lock next waiting until its marker expires (a lingering share, too, holds
  * off readers and writers alike: the marker does not record the mode, which errs on the safe
  * side). Thread-safe.
@@ -43,27 +46,32 @@ public final class LockQueue {
      * exclusive request if any node is queued, for a shared one if an exclusive node is
      * (held or waiting). Otherwise our node is created and deleted again unless it owns the
      * lock (first; shared: no exclusive node before it). An interrupt is left in the flag.
+     *
+     * @param grants makes the grant of our node once it owns the lock
      */
-    public Optional<Owned> tryAcquire(LockRequest request) {
+    public Optional<Grant> tryAcquire(LockRequest request, Function<Owned, Grant> grants) {
         List<String> children = ops.reads().children(paths.parent(request.key()), request.key());
         if (request.shared() ? LockPaths.anyExclusive(children) : !LockPaths.sortedLockNodes(children).isEmpty()) {
             return Optional.empty();
         }
         try {
-            return loop.acquire(request, new LockAdmission(request), Duration.ZERO, false);
+            return loop.once(request, new LockAdmission(request), QueueLoop.Runs.CALLER, grants);
         } catch (InterruptedException e) {
             throw new AssertionError("a look that does not wait is not interrupted", e);
         }
     }
 
     /**
-     * Queues and waits up to {@code wait} for our node to own the lock: an exclusive node
+     * The wait for our node to own the lock, up to {@code wait}, as steps: an exclusive node
      * when it is first, a shared node when no exclusive node sorts before it.
      *
-     * @throws InterruptedException if interrupted while waiting; our node is deleted first
+     * @param async  whether the steps run on the shared asynchronous threads (else on the caller's,
+     *               where an interrupt ends the wait)
+     * @param grants makes the grant of our node once it owns the lock
      */
-    public Optional<Owned> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return loop.acquire(request, new LockAdmission(request), wait, true);
+    public WaitSteps waitFor(LockRequest request, Duration wait, boolean async, Function<Owned, Grant> grants) {
+        return loop.turn(request, new LockAdmission(request), wait,
+                async ? QueueLoop.Runs.ASYNC : QueueLoop.Runs.CALLER_INTERRUPTIBLE, grants);
     }
 
     /** Watch notifications received by waiters so far (for the herd measurement). */

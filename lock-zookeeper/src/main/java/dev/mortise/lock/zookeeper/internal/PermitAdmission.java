@@ -32,7 +32,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>Keeps what earlier looks learned: whether this is still the arrival (a count mismatch
  * is refused only then; a request already waiting follows the stored count), whether it has
  * waited (then its own node is read with each look, to see a new stored count and to pass the
- * wake-up on), and the earliest node seen (read again with each look, pipelined). One thread.
+ * wake-up on), and the earliest node seen (read again with each look, pipelined). Used by one
+ * wait, one step at a time (not always on the same thread: the wait's driver orders the steps).
  */
 final class PermitAdmission implements Admission {
 

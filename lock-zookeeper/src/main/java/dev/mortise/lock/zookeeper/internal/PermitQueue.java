@@ -1,13 +1,16 @@
 package dev.mortise.lock.zookeeper.internal;
 
 import dev.mortise.lock.PermitCountMismatchException;
+import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Permits;
+import dev.mortise.lock.spi.WaitSteps;
 import org.apache.curator.framework.api.CuratorEvent;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Native semaphores on a key's one queue: every acquisition creates one ephemeral sequential
@@ -31,8 +34,8 @@ import java.util.Optional;
  * ({@link PermitAdmission}).
  *
  * <p>A hold left to linger ({@link LingerMarkers}) keeps the next admission waiting until its
- * marker expires, as in the lock queue. Nodes of requests that fail, time out or are
- * interrupted are deleted before the call returns. Thread-safe.
+ * marker expires, as in the lock queue. Nodes of requests that fail, time out, are interrupted
+ * or cancelled are deleted when the wait ends. Thread-safe.
  */
 public final class PermitQueue {
 
@@ -50,11 +53,13 @@ public final class PermitQueue {
     /**
      * One attempt that never waits. A look at the queue first (a listing, and the earliest
      * node's data if there are permit nodes) answers "busy" or refuses a count mismatch with no
-     * write; otherwise the node is created and kept only if admitted.
+     * write; otherwise the node is created and kept only if admitted. An interrupt found at the
+     * look deletes the node and answers busy, the flag set again.
      *
+     * @param grants makes the grant of our node once admitted
      * @throws PermitCountMismatchException if permit holds exist under another count
      */
-    public Optional<Owned> tryAcquire(LockRequest request) {
+    public Optional<Grant> tryAcquire(LockRequest request, Function<Owned, Grant> grants) {
         String key = request.key();
         Permits permits = request.permits();
         String parent = paths.parent(key);
@@ -74,7 +79,7 @@ public final class PermitQueue {
             }
         }
         try {
-            return acquire(request, Duration.ZERO);
+            return loop.once(request, new PermitAdmission(ops, request), QueueLoop.Runs.CALLER_INTERRUPTIBLE, grants);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
@@ -82,12 +87,15 @@ public final class PermitQueue {
     }
 
     /**
-     * Queues and waits up to {@code wait} for our permit node to be admitted.
+     * The wait for our permit node to be admitted, up to {@code wait}, as steps. A step throws
+     * {@link PermitCountMismatchException} if, on arrival, permit holds exist under another count.
      *
-     * @throws PermitCountMismatchException if, on arrival, permit holds exist under another count
-     * @throws InterruptedException         if interrupted while waiting; our node is deleted first
+     * @param async  whether the steps run on the shared asynchronous threads (else on the caller's,
+     *               where an interrupt ends the wait)
+     * @param grants makes the grant of our node once admitted
      */
-    public Optional<Owned> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return loop.acquire(request, new PermitAdmission(ops, request), wait, true);
+    public WaitSteps waitFor(LockRequest request, Duration wait, boolean async, Function<Owned, Grant> grants) {
+        return loop.turn(request, new PermitAdmission(ops, request), wait,
+                async ? QueueLoop.Runs.ASYNC : QueueLoop.Runs.CALLER_INTERRUPTIBLE, grants);
     }
 }

@@ -1,22 +1,19 @@
 package dev.mortise.lock.zookeeper.internal;
 
-import dev.mortise.lock.spi.Deadlines;
+import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
-import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.data.Stat;
+import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitSteps;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -32,14 +29,20 @@ import java.util.function.LongSupplier;
  * session timeout). A grant counts from the send of the request that produced the state it
  * rests on: the create for the first look (its listing was pipelined behind it), the listing
  * for later ones, or, when the watch event itself is the evidence, the watch request
- * ({@code watchSentAt}; see {@link #handedOver}).
+ * ({@code watchSentAt}; see {@link QueueTurn#handedOver}).
  *
  * <p><b>Lingering holds.</b> An admitted node still waits while a lingering hold's marker is in
  * force ({@link LingerMarkers}): it sleeps until the marker's end, then looks again (the
  * waiters behind it keep watching their predecessors).
  *
- * <p>Nodes of attempts that fail, time out or are interrupted are deleted before the call
- * returns. Thread-safe; each acquisition runs on its caller's thread.
+ * <p><b>Waiting</b> is written once, as {@link WaitSteps} ({@link QueueTurn}): the blocking
+ * {@code acquire} runs them on its caller's thread ({@link WaitDriver#await}), {@code acquireAsync}
+ * on the shared asynchronous threads ({@link WaitDriver#start}), holding none while it sleeps: a
+ * watch event completes the sleep's wake-up ({@link QueueWatch#wake}), a lingering hold's end is
+ * a timed sleep.
+ *
+ * <p>Nodes of attempts that fail, time out, are interrupted or cancelled are deleted when the
+ * wait ends ({@link WaitSteps#end}; before a blocking call returns). Thread-safe.
  */
 final class QueueLoop {
 
@@ -61,16 +64,62 @@ final class QueueLoop {
         this.lingering = new LingerMarkers(ops);
     }
 
+    /** Where a wait's steps run, which decides what an interrupt and a lost connection do to it. */
+    enum Runs {
+        /** On the caller's thread ({@link WaitDriver#await}); an interrupt found at a look ends the wait. */
+        CALLER_INTERRUPTIBLE,
+        /** On the caller's thread; an interrupt is left in the flag for the caller. */
+        CALLER,
+        /**
+         * On the shared asynchronous threads ({@link WaitDriver#start}), which no step may hold
+         * for long: a step that finds the connection down sleeps until it is back instead of
+         * waiting for it inside a call, and a node left behind is deleted without waiting.
+         */
+        ASYNC
+    }
+
     /**
-     * Queues a node for {@code request} and waits up to {@code wait} for {@code admission} to
-     * admit it ({@link Duration#ZERO}: one look, no wait).
+     * The wait of one acquisition, as steps: queue a node for {@code request}, then wait up to
+     * {@code wait} for {@code admission} to admit it ({@link Duration#ZERO}: one look, no wait).
      *
-     * @param interruptible whether an interrupt ends the wait (else the flag is left for the caller)
-     * @throws InterruptedException if interrupted while waiting; our node is deleted first
+     * @param runs   where the steps run
+     * @param grants makes the grant of our node once it owns the key
      */
-    Optional<Owned> acquire(LockRequest request, Admission admission, Duration wait, boolean interruptible)
-            throws InterruptedException {
-        return new Turn(request, admission, wait, interruptible).run();
+    WaitSteps turn(LockRequest request, Admission admission, Duration wait, Runs runs,
+                   Function<Owned, Grant> grants) {
+        return new QueueTurn(this, ops, request, admission, wait, runs, grants);
+    }
+
+    /**
+     * One look that never waits, on the caller's thread: {@link #turn} with no wait.
+     *
+     * @param runs {@link Runs#CALLER_INTERRUPTIBLE}: an interrupt found at the look ends it, after
+     *             our node is deleted; {@link Runs#CALLER}: it is left in the flag
+     * @throws InterruptedException only if {@link Runs#CALLER_INTERRUPTIBLE}
+     */
+    Optional<Grant> once(LockRequest request, Admission admission, Runs runs,
+                         Function<Owned, Grant> grants) throws InterruptedException {
+        return WaitDriver.await(turn(request, admission, Duration.ZERO, runs, grants), request.key());
+    }
+
+    /** The parent node of {@code key}'s queue. */
+    String parentOf(String key) {
+        return paths.parent(key);
+    }
+
+    /** A watcher for one acquisition, counted in {@link #notifications()}. */
+    QueueWatch newWatch() {
+        return new QueueWatch(notifications);
+    }
+
+    /** Creates our node and lists the queue ({@link Enqueue}). */
+    Enqueue.Queued enqueue(String parent, String key, String nodeName, String data) {
+        return enqueue.enqueue(parent, key, nodeName, data);
+    }
+
+    /** Whether {@code node} belongs to the client's live session. */
+    boolean isLive(NodeRef node) {
+        return node.sessionId() == currentSession.getAsLong();
     }
 
     /** Watch notifications received by waiters so far (for the herd measurement). */
@@ -90,6 +139,36 @@ final class QueueLoop {
             // Guaranteed delete keeps retrying in the background; the session's end removes it at the latest.
             log.debug("Cleaning up lock node {} failed", node.path(), e);
         }
+    }
+
+    /** Deletes our node without waiting for the answer (once connected, if the connection is down). */
+    void deleteOurNodeLater(NodeRef node) {
+        ops.deletes().deleteLater(node.path());
+    }
+
+    /**
+     * A future completed once the client is connected (at once if it is): what a step that found
+     * the connection down sleeps on.
+     */
+    CompletableFuture<Void> connected() {
+        CompletableFuture<Void> back = new CompletableFuture<>();
+        ops.deletes().onceConnected(() -> back.complete(null));
+        return back;
+    }
+
+    /** Whether a call sent now would first wait for the connection. */
+    boolean disconnected() {
+        return ops.calls().waitsForConnection();
+    }
+
+    /** The failure of a wait that found no connection for the operation timeout, as a call's would be. */
+    RuntimeException noConnection(String key) {
+        return Failures.timeout("reconnect while waiting", key, ops.calls().timeout(), ops.calls().ensemble());
+    }
+
+    /** The operation timeout, in nanoseconds. */
+    long operationTimeoutNanos() {
+        return ops.calls().timeout().toNanos();
     }
 
     /**
@@ -112,192 +191,9 @@ final class QueueLoop {
                           long roundDeadline, String key) {
         QueueView view = QueueView.of(parent, node, listing, listedAt, watchedBefore, roundDeadline);
         // Read after the listing: if the session is still ours now, it was when the server answered.
-        if (view == null || node.sessionId() != currentSession.getAsLong()) {
+        if (view == null || !isLive(node)) {
             throw Failures.sessionEndedWhileWaiting(key, node.path());
         }
         return view;
-    }
-
-    /** One acquisition: its node, what it last listed, and the watches it keeps. */
-    private final class Turn {
-
-        private final LockRequest request;
-        private final String key;
-        private final String parent;
-        private final Admission admission;
-        private final long requestedAt;
-        private final long deadline;
-        private final boolean interruptible;
-        private final QueueWatch watch = new QueueWatch(notifications);
-        private NodeRef node;
-        private long answeredAt;
-        /** The listing to decide from next (the one sent with the create), or null: list again. */
-        private List<String> listing;
-        private boolean firstLook = true;
-        /** The nodes whose watches the next look sets before its listing. */
-        private Set<String> want = Set.of();
-
-        Turn(LockRequest request, Admission admission, Duration wait, boolean interruptible) {
-            this.request = request;
-            this.key = request.key();
-            this.parent = paths.parent(key);
-            this.admission = admission;
-            this.requestedAt = System.nanoTime();
-            this.deadline = Deadlines.after(requestedAt, wait);
-            this.interruptible = interruptible;
-        }
-
-        Optional<Owned> run() throws InterruptedException {
-            Enqueue.Queued queued = enqueue.enqueue(parent, key, admission.nodeName(), admission.data());
-            answeredAt = System.nanoTime();
-            node = queued.node();
-            listing = queued.listing();
-            boolean owned = false;
-            try {
-                while (true) {
-                    if (interruptible && Thread.interrupted()) {
-                        throw new InterruptedException("interrupted while waiting for " + admission.waitingFor(key));
-                    }
-                    QueueView view = look();
-                    Verdict verdict = admission.admit(view);
-                    if (verdict.kind() == Verdict.Kind.LOOK_AGAIN) {
-                        continue;
-                    }
-                    boolean admitted = verdict.kind() == Verdict.Kind.ADMITTED;
-                    long lingered = admitted ? lingeringMillis(parent, view.markers(), node, answeredAt, key) : 0;
-                    if (admitted && lingered == 0) {
-                        owned = true;
-                        admission.admitted(view);
-                        return Optional.of(new Owned(node, view.listedAtNanos()));
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return Optional.empty();
-                    }
-                    if (lingered > 0) {
-                        // Admitted, behind a hold left to linger past its session: wake when it ends, then look again.
-                        TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(lingered)));
-                        want = Set.of();
-                        continue;
-                    }
-                    Owned handedOver = verdict.kind() == Verdict.Kind.WAIT_FOR_DELETION
-                            ? awaitDeletion(verdict, view, left) : awaitChange(verdict, view, left);
-                    if (handedOver != null) {
-                        owned = true;
-                        return Optional.of(handedOver);
-                    }
-                }
-            } finally {
-                for (String path : watch.armed()) {
-                    ops.watches().unwatch(path, watch);
-                }
-                if (!owned) {
-                    deleteOurNode(node, key);
-                }
-            }
-        }
-
-        /**
-         * One pipelined round: the watches wanted, then the listing (unless the create's still
-         * serves), then the reads the admission asks for.
-         *
-         * @throws dev.mortise.lock.LockBackendException if our node is gone or belongs to a
-         *                                               session that ended
-         */
-        private QueueView look() {
-            watch.clear();
-            long roundDeadline = ops.calls().deadline();
-            Map<String, CompletableFuture<CuratorEvent>> watches = new LinkedHashMap<>();
-            for (String path : want) {
-                if (watch.arm(path)) {
-                    watches.put(path, ops.watches().watchAsync(path, watch, key));
-                }
-            }
-            long listedAt = requestedAt;
-            CompletableFuture<CuratorEvent> listed = null;
-            if (listing == null || !listing.contains(node.name())) {
-                // Only a listing taken after our node existed says who is ahead of it.
-                listedAt = firstLook ? requestedAt : System.nanoTime();
-                listed = ops.reads().childrenAsync(parent, key);
-            }
-            admission.prefetch(parent, node, key);
-            for (Map.Entry<String, CompletableFuture<CuratorEvent>> set : watches.entrySet()) {
-                if (ops.watches().watchResult(set.getValue(), roundDeadline, set.getKey(), key) == null) {
-                    watch.disarm(set.getKey()); // already gone: no watch was set, the listing shows it
-                }
-            }
-            Set<String> watchedBefore = watch.armed();
-            if (listed != null) {
-                listing = ops.reads().childrenResult(listed, roundDeadline, parent, key);
-            }
-            QueueView view = checkedView(parent, node, listing, listedAt, watchedBefore, roundDeadline, key);
-            listing = null;
-            firstLook = false;
-            return view;
-        }
-
-        /**
-         * Watches the one node ahead right after the listing and waits while it exists.
-         *
-         * @return our node, owned, if the watch event itself proves it ({@link #handedOver}); else null: look again
-         */
-        private Owned awaitDeletion(Verdict verdict, QueueView view, long left) throws InterruptedException {
-            String target = verdict.watch().iterator().next();
-            unwatchAllBut(watch.armed(), verdict.watch());
-            watch.clear();
-            watch.arm(target);
-            long watchSentAt = System.nanoTime();
-            Stat head = ops.watches().watchNode(target, watch, key);
-            if (head == null) {
-                watch.disarm(target); // already deleted when the watch request arrived: it may have lingered
-                return null;
-            }
-            WatchedEvent event = watch.await(left);
-            if (event != null) {
-                watch.disarm(target); // the watch fired: nothing is left to remove
-            }
-            return handedOver(verdict, view, head, event, target, watchSentAt) ? new Owned(node, watchSentAt) : null;
-        }
-
-        /**
-         * Whether the watch event alone proves ownership: the node ahead, the only one ahead of
-         * ours in a listing taken after ours was created, is gone, so ours is first (nodes
-         * created since sort after ours; shared: the rest ahead are shared and stay so). The
-         * server told our live session so after it received the watch request, so validity
-         * counts from just before that request — if the answer came soon enough after it (a
-         * quarter of the lease) and the session is still ours. A head whose data changed was
-         * left to linger (LingerMarkers): its deletion does not free the key, and the listing
-         * that follows shows its marker.
-         */
-        private boolean handedOver(Verdict verdict, QueueView view, Stat head, WatchedEvent event, String target,
-                                   long watchSentAt) {
-            return QueueWatch.deleted(event, target) && verdict.handoff() && view.markers().isEmpty()
-                    && head.getVersion() == 0 && System.nanoTime() - watchSentAt <= request.lease().toNanos() / 4
-                    && node.sessionId() == currentSession.getAsLong();
-        }
-
-        /**
-         * Waits for a change of the nodes named, if each was watched before the listing (any
-         * change since fires); otherwise the next look sets the missing watches, then lists.
-         *
-         * @return null: look again
-         */
-        private Owned awaitChange(Verdict verdict, QueueView view, long left) throws InterruptedException {
-            unwatchAllBut(view.watchedBefore(), verdict.watch());
-            if (view.watchedBefore().containsAll(verdict.watch())) {
-                watch.await(left);
-            }
-            want = verdict.watch();
-            return null;
-        }
-
-        private void unwatchAllBut(Set<String> armed, Set<String> keep) {
-            for (String path : armed) {
-                if (!keep.contains(path)) {
-                    ops.watches().unwatch(path, watch);
-                    watch.disarm(path);
-                }
-            }
-        }
     }
 }

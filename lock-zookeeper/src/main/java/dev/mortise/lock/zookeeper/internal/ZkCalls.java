@@ -94,6 +94,11 @@ final class ZkCalls {
                 + ". Check that the CuratorFramework is started and not closed.", key, Failures.BACKEND, e);
     }
 
+    /** Whether a call sent now would first wait for the connection ({@link #awaitConnected}). */
+    boolean waitsForConnection() {
+        return !isConnected() && client.getState() == CuratorFrameworkState.STARTED;
+    }
+
     /**
      * Waits until the client is connected, at most the operation timeout, without giving in
      * to an interrupt (the flag is set again after). A client not started (or closed) is not
@@ -102,7 +107,7 @@ final class ZkCalls {
      * @throws LockBackendException (a timeout) if the connection does not come back in time
      */
     void awaitConnected(String what, String path, String key) {
-        if (isConnected() || client.getState() != CuratorFrameworkState.STARTED) {
+        if (!waitsForConnection()) {
             return;
         }
         long deadline = deadline();

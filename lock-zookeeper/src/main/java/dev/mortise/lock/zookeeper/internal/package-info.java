@@ -8,7 +8,9 @@
  *       {@code NodeCreates}, {@code NodeReads}, {@code NodeWatches}, {@code NodeDeletes} and
  *       {@code Multis}.</li>
  *   <li><b>The queue</b>: one loop ({@code QueueLoop}: create and list, admit, watch, wait,
- *       delete) that every single-key acquisition shares, the admission being the only
+ *       delete; one acquisition's wait is {@code QueueTurn}, steps that the blocking and the
+ *       asynchronous acquire both run, sleeping on {@code QueueWatch}'s wake-up) that every
+ *       single-key acquisition shares, the admission being the only
  *       difference between kinds ({@code Admission}: {@code LockAdmission} for exclusive and
  *       shared holds, {@code PermitAdmission} for semaphores); {@code LockQueue},
  *       {@code PermitQueue} and {@code BatchAcquire} (several keys, all or nothing, judged by
