@@ -15,6 +15,7 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.internal.group.LeaseFutures;
 import dev.mortise.lock.internal.semaphore.Semaphores;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.LockBackend;
@@ -168,7 +169,7 @@ final class DefaultLockClient implements LockClient {
 
     @Override
     public CompletableFuture<Optional<LockLease>> tryAcquireAsync(LockSpec spec) {
-        return async.attempt(spec, false).thenApply(Optional::ofNullable);
+        return LeaseFutures.map(async.attempt(spec, false), Optional::ofNullable, LeaseFutures::closeQuietly);
     }
 
     @Override

@@ -105,9 +105,11 @@ abstract class AsyncAcquireContract extends NestedContract {
         LockLease held = a.acquire(key, Duration.ofSeconds(5));
         CompletableFuture<LockLease> waiting = b.acquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
         CompletableFuture<LockLease> queued = b.acquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
+        CompletableFuture<Optional<LockLease>> tried = b.tryAcquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
         Thread.sleep(300);
         assertThat(waiting.cancel(true)).isTrue();
         assertThat(queued.cancel(true)).isTrue();
+        assertThat(tried.cancel(true)).isTrue(); // the try form withdraws too, not only the future it maps
         held.close();
         await(SLACK, () -> residue(key) == 0, "the cancelled requests left nothing on the server");
         try (LockLease next = b.acquire(key, Duration.ofSeconds(5))) {
