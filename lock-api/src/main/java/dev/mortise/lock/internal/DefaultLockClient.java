@@ -182,6 +182,17 @@ final class DefaultLockClient implements LockClient {
         return multi.tryAcquire(spec);
     }
 
+    @Override
+    public CompletableFuture<MultiLease> acquireAllAsync(MultiLockSpec spec) {
+        return LeaseFutures.map(multi.acquireAsync(spec, true), Optional::orElseThrow,
+                granted -> granted.ifPresent(LeaseFutures::closeQuietly));
+    }
+
+    @Override
+    public CompletableFuture<Optional<MultiLease>> tryAcquireAllAsync(MultiLockSpec spec) {
+        return multi.acquireAsync(spec, false);
+    }
+
     private void checkSpec(LockSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("LockSpec must not be null (backend '" + backendName + "')");
@@ -328,18 +339,7 @@ final class DefaultLockClient implements LockClient {
 
     @Override
     public List<HeldLock> heldLocks() {
-        List<HeldLock> result = new ArrayList<>();
-        long now = ticker.read();
-        for (KeyGates.Gate gate : gates.all()) {
-            for (Hold hold : gate.holds()) {
-                if (hold.isActive()) {
-                    result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
-                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos()), hold.remaining(),
-                            hold.renewed, hold.ownerDescription(), hold.mode, hold.holderId()));
-                }
-            }
-        }
-        return result;
+        return inspector.heldLocks();
     }
 
     /**

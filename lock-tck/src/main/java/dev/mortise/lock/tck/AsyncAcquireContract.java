@@ -4,6 +4,9 @@ import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -249,6 +252,44 @@ abstract class AsyncAcquireContract extends NestedContract {
         }
         drained.get(); // every waiter was granted (none failed)
         return peak;
+    }
+
+    /**
+     * {@code acquireAllAsync}/{@code tryAcquireAllAsync}: all or nothing while one part is held
+     * elsewhere, the wait running out or a cancel while waiting leaving nothing, and the whole granted
+     * once the part is free.
+     */
+    @Nested
+    class MultiKey {
+
+        @Test
+        void allOrNothingWhileAPartIsHeldAndACancelLeavesNothing() throws Exception {
+            String k1 = key("m1");
+            String k2 = key("m2");
+            String k3 = key("m3");
+            MultiLockSpec all = MultiLockSpec.of(List.of(k3, k1, k2));
+            LockLease busy = a.acquire(k2, Duration.ofSeconds(5));
+            assertThat(failure(b.acquireAllAsync(all.waitFor(Duration.ofMillis(300)))))
+                    .isInstanceOf(LockTimeoutException.class).hasMessageContaining(k2);
+            assertThat(done(b.tryAcquireAllAsync(all))).isEmpty();
+            CompletableFuture<MultiLease> waiting = b.acquireAllAsync(all.waitFor(Duration.ofSeconds(60)));
+            Thread.sleep(300);
+            assertThat(waiting.cancel(true)).isTrue();
+            for (String k : List.of(k1, k3)) { // taken before the busy part, given back
+                await(SLACK, () -> residue(k) == 0, "the cancelled request left nothing on " + k);
+            }
+            CompletableFuture<Optional<MultiLease>> granted = b.tryAcquireAllAsync(all.waitFor(Duration.ofSeconds(60)));
+            Thread.sleep(100);
+            busy.close();
+            try (MultiLease lease = done(granted).orElseThrow()) {
+                assertThat(lease.keys()).containsExactlyInAnyOrder(k1, k2, k3);
+                assertThat(lease.fencingToken(k2)).isGreaterThan(busy.fencingToken());
+                assertThat(a.tryAcquire(k1)).isEmpty();
+            }
+            for (String k : List.of(k1, k2, k3)) {
+                await(SLACK, () -> residue(k) == 0, "nothing left on the server for " + k);
+            }
+        }
     }
 
     private int residue(String key) {
