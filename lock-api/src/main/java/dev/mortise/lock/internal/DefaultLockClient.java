@@ -95,7 +95,7 @@ final class DefaultLockClient implements LockClient {
                 gates, actions, events, messages));
         this.views = new LockViews(acquirer, backendName);
         this.inspector = new Inspector(backend, arguments, gates, closed::get);
-        this.permitHolds = new CorePermits(acquirer, backend, arguments, closed::get);
+        this.permitHolds = new CorePermits(acquirer, async, backend, arguments, closed::get);
         backend.addGrantListener(new BackendEvents(gates, actions));
         this.jumpRegistration = ticker.onJump(this::timeJumped);
     }

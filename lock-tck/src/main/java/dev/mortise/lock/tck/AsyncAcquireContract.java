@@ -2,10 +2,12 @@ package dev.mortise.lock.tck;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.PermitLease;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Acquiring without a waiting thread ({@code acquireAsync}, {@code tryAcquireAsync}): the contract of
  * the blocking calls through the asynchronous path — grants and mutual exclusion, a wait that runs
  * out, cancellation at every point leaving nothing on the server, reentrancy by explicit owner,
- * strictly increasing tokens, {@code onLost} — and a thousand waiters that hold no thread each. Run
+ * strictly increasing tokens, {@code onLost} — and a thousand waiters that hold no thread each; the
+ * multi-key ({@link MultiKey}) and permit ({@link Permits}) forms in nested classes. Run
  * by every {@link LockBackendContractSuite} as its nested {@code AsyncAcquire} class, against the
  * backend's real server. Tagged {@code async}, so it runs alone with
  * {@code -Dgroups=async -Dtest=<the contract test>}.
@@ -288,6 +291,47 @@ abstract class AsyncAcquireContract extends NestedContract {
             }
             for (String k : List.of(k1, k2, k3)) {
                 await(SLACK, () -> residue(k) == 0, "nothing left on the server for " + k);
+            }
+        }
+    }
+
+    /**
+     * {@code LockSemaphore.acquireAsync}/{@code tryAcquireAsync}: n permits granted together, a wait
+     * for more than are free running out or cancelled leaving nothing, on the backend's native
+     * semaphore or its slot fallback.
+     */
+    @Nested
+    class Permits {
+
+        @Test
+        void nPermitsAreGrantedAndACancelWhileWaitingLeavesNothing() throws Exception {
+            String name = key("sem");
+            LockSemaphore mine = a.semaphore(name, 3);
+            LockSemaphore theirs = b.semaphore(name, 3);
+            PermitLease two = done(mine.acquireAsync(2, Duration.ofSeconds(5)));
+            assertThat(two.count()).isEqualTo(2);
+            assertThat(failure(theirs.acquireAsync(2, Duration.ofMillis(300))))
+                    .isInstanceOf(LockTimeoutException.class).hasMessageContaining(name);
+            assertThat(done(theirs.tryAcquireAsync(2, Duration.ZERO))).isEmpty();
+            CompletableFuture<PermitLease> waiting = theirs.acquireAsync(2, Duration.ofSeconds(60));
+            Thread.sleep(300);
+            assertThat(waiting.cancel(true)).isTrue();
+            // withdrawn at once: on a fair semaphore a request still queued would keep the free permit from this one
+            mine.tryAcquire(1, SLACK).orElseThrow(() -> new AssertionError("the cancelled request still queues")).close();
+            two.close();
+            await(SLACK, () -> permitResidue(mine) == 0, "the cancelled request left nothing of " + name);
+            try (PermitLease all = done(theirs.tryAcquireAsync(3, Duration.ofSeconds(5))).orElseThrow()) {
+                assertThat(all.count()).isEqualTo(3);
+                assertThat(all.isValid()).isTrue();
+            }
+            await(SLACK, () -> permitResidue(mine) == 0, "nothing left on the server of " + name);
+        }
+
+        private int permitResidue(LockSemaphore semaphore) {
+            try {
+                return SemaphoreContract.residue(contract, semaphore, semaphore.permits());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
         }
     }
