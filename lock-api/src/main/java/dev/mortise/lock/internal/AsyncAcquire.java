@@ -149,10 +149,14 @@ final class AsyncAcquire {
         }
     }
 
-    /** The server's answer: a published hold handed to the caller, a retry of a late grant, or nothing. */
+    /**
+     * The server's answer: a published hold handed to the caller, a retry of a late grant, or nothing.
+     * Without a hold the gate is left before the caller hears of it, so a stage that runs on the
+     * completion and tries the key again does not find this finished request in the gate.
+     */
     private void answered(KeyGates.Gate gate, KeyGates.Pending pending, Duration lease, Optional<Grant> grant,
                           Throwable failure) {
-        boolean published = false;
+        boolean published = false; // or, without a hold, the gate left already
         try {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -163,6 +167,8 @@ final class AsyncAcquire {
                 throw acquirer.serverFailure(a.key(), cause);
             }
             if (grant.isEmpty()) {
+                gate.leave(a.mode(), pending, null);
+                published = true;
                 notGranted(false);
                 return;
             }
@@ -176,6 +182,10 @@ final class AsyncAcquire {
             published = true;
             deliver(acquirer.activate(hold, early, gate, pending, a.key(), a.start()));
         } catch (RuntimeException e) {
+            if (!published) {
+                gate.leave(a.mode(), pending, null);
+                published = true;
+            }
             fail(acquirer.failed(a, e));
         } finally {
             if (!published) {

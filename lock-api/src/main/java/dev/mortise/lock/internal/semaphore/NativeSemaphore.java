@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe. The count is volatile: {@link #setPermits} changes it for every later call of
  * this handle.
  */
-final class NativeSemaphore implements LockSemaphore {
+final class NativeSemaphore extends SemaphoreForms {
 
     private final PermitHolds holds;
     private final String name;
@@ -63,46 +63,12 @@ final class NativeSemaphore implements LockSemaphore {
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait) {
-        return take(n, wait, null, true).orElseThrow();
+    String backendName() {
+        return holds.backendName();
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, SlotSemaphore.checkLease(holds.backendName(), name, lease), true).orElseThrow();
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait) {
-        return take(n, wait, null, false);
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, SlotSemaphore.checkLease(holds.backendName(), name, lease), false);
-    }
-
-    @Override
-    public CompletableFuture<PermitLease> acquireAsync(int n, Duration wait) {
-        return AsyncPermits.orTimeout(takeAsync(n, wait, null, true));
-    }
-
-    @Override
-    public CompletableFuture<PermitLease> acquireAsync(int n, Duration wait, Duration lease) {
-        return AsyncPermits.orTimeout(takeAsync(n, wait, lease, true));
-    }
-
-    @Override
-    public CompletableFuture<Optional<PermitLease>> tryAcquireAsync(int n, Duration wait) {
-        return takeAsync(n, wait, null, false);
-    }
-
-    @Override
-    public CompletableFuture<Optional<PermitLease>> tryAcquireAsync(int n, Duration wait, Duration lease) {
-        return takeAsync(n, wait, lease, false);
-    }
-
-    private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+    Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
         SlotSemaphore.check(holds.backendName(), name, permits, n, wait);
         String owner = owner();
         long deadline = Deadlines.after(System.nanoTime(), wait);
@@ -122,8 +88,8 @@ final class NativeSemaphore implements LockSemaphore {
     }
 
     /** {@link #take} without a thread waiting: the same steps, each request through {@link PermitHolds#acquireAsync}. */
-    private CompletableFuture<Optional<PermitLease>> takeAsync(int n, Duration wait, Duration lease,
-                                                            boolean throwOnTimeout) {
+    @Override
+    CompletableFuture<Optional<PermitLease>> takeAsync(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
         AsyncPermits<LockLease> run = new AsyncPermits<>();
         run.begin(() -> {
             SlotSemaphore.check(holds.backendName(), name, permits, n, wait);

@@ -34,7 +34,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread-safe and stateless apart from its name, count and client.
  */
-final class SlotSemaphore implements LockSemaphore {
+final class SlotSemaphore extends SemaphoreForms {
 
     /** How long one blocking turn waits on one slot before every slot is tried again. */
     static final Duration STEP = Duration.ofMillis(200);
@@ -86,46 +86,12 @@ final class SlotSemaphore implements LockSemaphore {
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait) {
-        return take(n, wait, null, true).orElseThrow();
+    String backendName() {
+        return client.backendName();
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(client.backendName(), name, lease), true).orElseThrow();
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait) {
-        return take(n, wait, null, false);
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(client.backendName(), name, lease), false);
-    }
-
-    @Override
-    public CompletableFuture<PermitLease> acquireAsync(int n, Duration wait) {
-        return AsyncPermits.orTimeout(takeAsync(n, wait, null, true));
-    }
-
-    @Override
-    public CompletableFuture<PermitLease> acquireAsync(int n, Duration wait, Duration lease) {
-        return AsyncPermits.orTimeout(takeAsync(n, wait, lease, true));
-    }
-
-    @Override
-    public CompletableFuture<Optional<PermitLease>> tryAcquireAsync(int n, Duration wait) {
-        return takeAsync(n, wait, null, false);
-    }
-
-    @Override
-    public CompletableFuture<Optional<PermitLease>> tryAcquireAsync(int n, Duration wait, Duration lease) {
-        return takeAsync(n, wait, lease, false);
-    }
-
-    private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+    Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
         SlotAcquisition acquisition = new SlotAcquisition(this, client, n, wait, lease, throwOnTimeout);
         boolean complete = false;
         try {
@@ -152,8 +118,8 @@ final class SlotSemaphore implements LockSemaphore {
     }
 
     /** {@link #take} without a thread waiting: the same steps, each turn's wait through {@code tryAcquireAsync}. */
-    private CompletableFuture<Optional<PermitLease>> takeAsync(int n, Duration wait, Duration lease,
-                                                            boolean throwOnTimeout) {
+    @Override
+    CompletableFuture<Optional<PermitLease>> takeAsync(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
         AsyncPermits<Optional<LockLease>> run = new AsyncPermits<>();
         run.begin(() -> round(run, new SlotAcquisition(this, client, n, wait,
                 lease == null ? null : checkLease(client.backendName(), name, lease), throwOnTimeout)));
