@@ -272,18 +272,17 @@ abstract class AsyncAcquireContract extends NestedContract {
             String k3 = key("m3");
             MultiLockSpec all = MultiLockSpec.of(List.of(k3, k1, k2));
             LockLease busy = a.acquire(k2, Duration.ofSeconds(5));
-            assertThat(failure(b.acquireAllAsync(all.waitFor(Duration.ofMillis(300)))))
+            assertThat(failure(b.acquireAllAsync(all.waitFor(Duration.ofMillis(200)))))
                     .isInstanceOf(LockTimeoutException.class).hasMessageContaining(k2);
             assertThat(done(b.tryAcquireAllAsync(all))).isEmpty();
             CompletableFuture<MultiLease> waiting = b.acquireAllAsync(all.waitFor(Duration.ofSeconds(60)));
-            Thread.sleep(300);
+            Thread.sleep(200);
             assertThat(waiting.cancel(true)).isTrue();
             for (String k : List.of(k1, k3)) { // taken before the busy part, given back
                 await(SLACK, () -> residue(k) == 0, "the cancelled request left nothing on " + k);
             }
             CompletableFuture<Optional<MultiLease>> granted = b.tryAcquireAllAsync(all.waitFor(Duration.ofSeconds(60)));
-            Thread.sleep(100);
-            busy.close();
+            busy.close(); // waiting or not yet: either way the whole is granted once the part is free
             try (MultiLease lease = done(granted).orElseThrow()) {
                 assertThat(lease.keys()).containsExactlyInAnyOrder(k1, k2, k3);
                 assertThat(lease.fencingToken(k2)).isGreaterThan(busy.fencingToken());
@@ -310,11 +309,11 @@ abstract class AsyncAcquireContract extends NestedContract {
             LockSemaphore theirs = b.semaphore(name, 3);
             PermitLease two = done(mine.acquireAsync(2, Duration.ofSeconds(5)));
             assertThat(two.count()).isEqualTo(2);
-            assertThat(failure(theirs.acquireAsync(2, Duration.ofMillis(300))))
+            assertThat(failure(theirs.acquireAsync(2, Duration.ofMillis(200))))
                     .isInstanceOf(LockTimeoutException.class).hasMessageContaining(name);
             assertThat(done(theirs.tryAcquireAsync(2, Duration.ZERO))).isEmpty();
             CompletableFuture<PermitLease> waiting = theirs.acquireAsync(2, Duration.ofSeconds(60));
-            Thread.sleep(300);
+            Thread.sleep(200);
             assertThat(waiting.cancel(true)).isTrue();
             // withdrawn at once: on a fair semaphore a request still queued would keep the free permit from this one
             mine.tryAcquire(1, SLACK).orElseThrow(() -> new AssertionError("the cancelled request still queues")).close();
