@@ -85,6 +85,16 @@ public abstract class ForwardingLockClient implements LockClient {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<MultiLease> acquireAllAsync(MultiLockSpec spec) {
+        return delegate.acquireAllAsync(spec);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Optional<MultiLease>> tryAcquireAllAsync(MultiLockSpec spec) {
+        return delegate.tryAcquireAllAsync(spec);
+    }
+
+    @Override
     public <T, X extends Throwable> T call(String key, Duration wait, LockCallable<T, X> work) throws X {
         return delegate.call(key, wait, work);
     }

@@ -210,6 +210,29 @@ public interface LockClient extends AutoCloseable {
     Optional<MultiLease> tryAcquireAll(MultiLockSpec spec);
 
     /**
+     * {@link #acquireAll(MultiLockSpec)} without a thread waiting: every part or none, in canonical
+     * order under the spec's one deadline, through the same fast path, each part an ordinary lease
+     * (its gate in this client, its token, {@link LockLease#onLost}), each waiting as
+     * {@link #acquireAsync} waits. The future completes with the multi-key lease, or exceptionally
+     * with what {@code acquireAll} throws ({@link LockTimeoutException} when a part was not granted
+     * in time; none is held then), never on the calling thread. Cancelling it, a part's wait running
+     * out, or {@link #close()} withdraws the part under way exactly once and releases the parts taken;
+     * a lease that races the cancel is closed, never leaked. Owners and threads are as for
+     * {@link #acquireAsync}: reentrancy by explicit owner only.
+     *
+     * @return the multi-key lease, or a future completed exceptionally as described
+     */
+    java.util.concurrent.CompletableFuture<MultiLease> acquireAllAsync(MultiLockSpec spec);
+
+    /**
+     * As {@link #acquireAllAsync(MultiLockSpec)}, but a part not granted in time completes the future
+     * with empty (after the parts taken were released) instead of {@link LockTimeoutException}.
+     *
+     * @return the multi-key lease, or empty if not every part was granted in time (none is held)
+     */
+    java.util.concurrent.CompletableFuture<Optional<MultiLease>> tryAcquireAllAsync(MultiLockSpec spec);
+
+    /**
      * Acquires {@code key} (waiting up to {@code wait}), runs {@code work}, releases, and
      * returns the work's result. The work's own exception reaches the caller unchanged; if
      * the lease was lost while the work ran, {@link LockLostException} is thrown instead of

@@ -2,6 +2,7 @@ package dev.mortise.lock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A counting semaphore over a lock backend: at most {@link #permits()} permits of the semaphore
@@ -153,4 +154,32 @@ public interface LockSemaphore {
 
     /** As {@link #tryAcquire(int, Duration)}, every permit with the explicit, not renewed, {@code lease}. */
     Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease);
+
+    /**
+     * {@link #acquire(int, Duration)} without a thread waiting, on the client's asynchronous path
+     * ({@link LockClient#acquireAsync}): n permits all or nothing, as the blocking form takes them
+     * (native: one request whose server wait holds no thread here; slots: the same passes, each
+     * turn's wait on one slot through {@code tryAcquireAsync}). The future completes with the permit
+     * lease, or exceptionally with what {@code acquire} throws ({@link LockTimeoutException} when n
+     * permits were not free together in time, {@link IllegalArgumentException} for a bad argument,
+     * never thrown by this method itself); never on the calling thread, but on
+     * {@link dev.mortise.lock.spi.AsyncWaits#executor()}, so dependent stages must not block.
+     * Cancelling it withdraws the request exactly once and releases what it held; a grant that races
+     * the cancel is released, never leaked. The client closing fails it.
+     *
+     * @return the permit lease, or a future completed exceptionally as described
+     */
+    CompletableFuture<PermitLease> acquireAsync(int n, Duration wait);
+
+    /** As {@link #acquireAsync(int, Duration)}, every permit with the explicit, not renewed, {@code lease}. */
+    CompletableFuture<PermitLease> acquireAsync(int n, Duration wait, Duration lease);
+
+    /**
+     * As {@link #acquireAsync(int, Duration)}, but n permits not free together in time complete the
+     * future with empty (none is held) instead of {@link LockTimeoutException}.
+     */
+    CompletableFuture<Optional<PermitLease>> tryAcquireAsync(int n, Duration wait);
+
+    /** As {@link #tryAcquireAsync(int, Duration)}, every permit with the explicit, not renewed, {@code lease}. */
+    CompletableFuture<Optional<PermitLease>> tryAcquireAsync(int n, Duration wait, Duration lease);
 }

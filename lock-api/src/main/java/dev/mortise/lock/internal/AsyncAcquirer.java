@@ -4,6 +4,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockMode;
 import dev.mortise.lock.spi.AsyncWaits;
 import dev.mortise.lock.spi.LockBackend;
+import dev.mortise.lock.spi.Permits;
 
 import java.time.Duration;
 import java.util.Set;
@@ -53,10 +54,21 @@ final class AsyncAcquirer {
      */
     CompletableFuture<LockLease> attempt(String requestedKey, Duration requestedWait, Duration requestedLease,
                                          String requestedOwner, LockMode mode, boolean throwOnTimeout) {
+        return attempt(requestedKey, requestedWait, requestedLease, requestedOwner, mode, null, throwOnTimeout);
+    }
+
+    /**
+     * As {@link #attempt(String, Duration, Duration, String, LockMode, boolean)}, for a semaphore
+     * acquisition when {@code permits} is not null: the asynchronous form of
+     * {@link Acquirer#attempt(String, Duration, Duration, String, LockMode, Permits, boolean)}.
+     */
+    CompletableFuture<LockLease> attempt(String requestedKey, Duration requestedWait, Duration requestedLease,
+                                         String requestedOwner, LockMode mode, Permits permits,
+                                         boolean throwOnTimeout) {
         CompletableFuture<LockLease> answer = new CompletableFuture<>();
         AsyncWaits.executor().execute(() -> {
             try {
-                Acquisition a = acquirer.check(requestedKey, requestedWait, requestedLease, requestedOwner, mode, null,
+                Acquisition a = acquirer.check(requestedKey, requestedWait, requestedLease, requestedOwner, mode, permits,
                         throwOnTimeout, null);
                 LockLease nested = a.ownerId() == null ? null : acquirer.nestIfOwned(a.key(), null, a.ownerId(), mode, 0);
                 if (nested != null) {

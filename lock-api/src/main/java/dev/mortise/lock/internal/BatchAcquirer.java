@@ -66,6 +66,16 @@ final class BatchAcquirer {
      */
     List<LockLease> attemptAll(List<String> keys, List<LockMode> modes, Duration requestedWait,
                                Duration requestedLease, String requestedOwner) {
+        return attemptAll(keys, modes, requestedWait, requestedLease, requestedOwner, Thread.currentThread());
+    }
+
+    /**
+     * As {@link #attemptAll(List, List, Duration, Duration, String)}, the holds owned by {@code thread}
+     * when there is no explicit owner: the calling thread, or null for an asynchronous request (its
+     * own owner, as {@link Acquirer#check} has it).
+     */
+    List<LockLease> attemptAll(List<String> keys, List<LockMode> modes, Duration requestedWait,
+                               Duration requestedLease, String requestedOwner, Thread thread) {
         int n = keys.size();
         if (n < 2 || single.isClosed()) {
             return null;
@@ -74,10 +84,10 @@ final class BatchAcquirer {
         if (checked == null) {
             return null;
         }
-        if (!checked.waitTime().isZero() && Thread.currentThread().isInterrupted()) {
+        if (thread != null && !checked.waitTime().isZero() && thread.isInterrupted()) {
             return null;
         }
-        Batch batch = new Batch(keys, modes, checked, System.nanoTime());
+        Batch batch = new Batch(keys, modes, checked, checked.ownerId() == null ? thread : null, System.nanoTime());
         try {
             return batch.take();
         } catch (LockException e) {
@@ -132,11 +142,11 @@ final class BatchAcquirer {
         int entered;
         int published; // holds [0, published) are published: leased, or lost here and cleared
 
-        Batch(List<String> keys, List<LockMode> modes, Checked checked, long start) {
+        Batch(List<String> keys, List<LockMode> modes, Checked checked, Thread ownerThread, long start) {
             this.keys = keys;
             this.modes = modes;
             this.checked = checked;
-            this.ownerThread = checked.ownerId() == null ? Thread.currentThread() : null;
+            this.ownerThread = ownerThread;
             this.start = start;
             this.n = keys.size();
             this.gate = new KeyGates.Gate[n];

@@ -9,23 +9,27 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.Permits;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
 /**
  * The core's side of the native semaphore's seam: permit holds are ordinary holds of the
- * {@link Acquirer}, and the stored count is the backend's {@link LockBackend#setPermits}.
+ * {@link Acquirer} (of the {@link AsyncAcquirer} for the asynchronous forms), and the stored count is the backend's {@link LockBackend#setPermits}.
  * Thread-safe.
  */
 final class CorePermits implements PermitHolds {
 
     private final Acquirer acquirer;
+    private final AsyncAcquirer async;
     private final LockBackend backend;
     private final String backendName;
     private final Arguments arguments;
     private final BooleanSupplier closed;
 
-    CorePermits(Acquirer acquirer, LockBackend backend, Arguments arguments, BooleanSupplier closed) {
+    CorePermits(Acquirer acquirer, AsyncAcquirer async, LockBackend backend, Arguments arguments,
+                BooleanSupplier closed) {
         this.acquirer = acquirer;
+        this.async = async;
         this.backend = backend;
         this.backendName = backend.name();
         this.arguments = arguments;
@@ -40,6 +44,12 @@ final class CorePermits implements PermitHolds {
     @Override
     public LockLease acquire(String key, Permits permits, Duration wait, Duration lease, String owner) {
         return acquirer.attempt(key, wait, lease, owner, LockMode.SHARED, permits, false);
+    }
+
+    @Override
+    public CompletableFuture<LockLease> acquireAsync(String key, Permits permits, Duration wait, Duration lease,
+                                                    String owner) {
+        return async.attempt(key, wait, lease, owner, LockMode.SHARED, permits, false);
     }
 
     @Override

@@ -15,6 +15,7 @@ import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LostReason;
 import dev.mortise.lock.MultiLease;
 import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.internal.group.LeaseFutures;
 import dev.mortise.lock.internal.semaphore.Semaphores;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.LockBackend;
@@ -94,7 +95,7 @@ final class DefaultLockClient implements LockClient {
                 gates, actions, events, messages));
         this.views = new LockViews(acquirer, backendName);
         this.inspector = new Inspector(backend, arguments, gates, closed::get);
-        this.permitHolds = new CorePermits(acquirer, backend, arguments, closed::get);
+        this.permitHolds = new CorePermits(acquirer, async, backend, arguments, closed::get);
         backend.addGrantListener(new BackendEvents(gates, actions));
         this.jumpRegistration = ticker.onJump(this::timeJumped);
     }
@@ -168,7 +169,7 @@ final class DefaultLockClient implements LockClient {
 
     @Override
     public CompletableFuture<Optional<LockLease>> tryAcquireAsync(LockSpec spec) {
-        return async.attempt(spec, false).thenApply(Optional::ofNullable);
+        return LeaseFutures.map(async.attempt(spec, false), Optional::ofNullable, LeaseFutures::closeQuietly);
     }
 
     @Override
@@ -179,6 +180,17 @@ final class DefaultLockClient implements LockClient {
     @Override
     public Optional<MultiLease> tryAcquireAll(MultiLockSpec spec) {
         return multi.tryAcquire(spec);
+    }
+
+    @Override
+    public CompletableFuture<MultiLease> acquireAllAsync(MultiLockSpec spec) {
+        return LeaseFutures.map(multi.acquireAsync(spec, true), Optional::orElseThrow,
+                granted -> granted.ifPresent(LeaseFutures::closeQuietly));
+    }
+
+    @Override
+    public CompletableFuture<Optional<MultiLease>> tryAcquireAllAsync(MultiLockSpec spec) {
+        return multi.acquireAsync(spec, false);
     }
 
     private void checkSpec(LockSpec spec) {
@@ -327,18 +339,7 @@ final class DefaultLockClient implements LockClient {
 
     @Override
     public List<HeldLock> heldLocks() {
-        List<HeldLock> result = new ArrayList<>();
-        long now = ticker.read();
-        for (KeyGates.Gate gate : gates.all()) {
-            for (Hold hold : gate.holds()) {
-                if (hold.isActive()) {
-                    result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
-                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos()), hold.remaining(),
-                            hold.renewed, hold.ownerDescription(), hold.mode, hold.holderId()));
-                }
-            }
-        }
-        return result;
+        return inspector.heldLocks();
     }
 
     /**

@@ -1,11 +1,13 @@
 package dev.mortise.lock.internal;
 
+import dev.mortise.lock.HeldLock;
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.LockException;
 import dev.mortise.lock.LockInspection;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,7 +17,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * {@link dev.mortise.lock.LockClient#inspect}: one read of the server's state of a key, its owner
- * strings turned into holder ids and marked where they are this client's live holds. Thread-safe.
+ * strings turned into holder ids and marked where they are this client's live holds; and
+ * {@code heldLocks()}, the client's own view of the same. Thread-safe.
  */
 final class Inspector {
 
@@ -76,5 +79,21 @@ final class Inspector {
                     + "(KeyState.free(...) for a free key)", checked, backendName, null);
         }
         return state;
+    }
+
+    /** What {@link dev.mortise.lock.LockClient#heldLocks()} lists: the client's active holds, now. */
+    List<HeldLock> heldLocks() {
+        List<HeldLock> result = new ArrayList<>();
+        long now = backend.ticker().read(); // the client's ticker: DefaultLockClient refuses any other
+        for (KeyGates.Gate gate : gates.all()) {
+            for (Hold hold : gate.holds()) {
+                if (hold.isActive()) {
+                    result.add(new HeldLock(hold.key(), backendName, hold.grant.fencingToken(), hold.openLeases(),
+                            hold.acquiredAt(), Duration.ofNanos(now - hold.acquiredNanos()), hold.remaining(),
+                            hold.renewed, hold.ownerDescription(), hold.mode, hold.holderId()));
+                }
+            }
+        }
+        return result;
     }
 }

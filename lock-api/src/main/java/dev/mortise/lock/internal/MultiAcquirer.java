@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * All-or-nothing acquisition of several keys over the public {@link LockClient} API of the core
@@ -59,11 +60,21 @@ final class MultiAcquirer {
         return take(spec, false);
     }
 
+    /**
+     * {@link #acquire} or {@link #tryAcquire} ({@code throwOnTimeout} false) without a thread waiting:
+     * the same steps, each part through the client's {@code acquireAsync} (see {@link AsyncMultiAcquire}).
+     *
+     * @return the multi-key lease, empty if a part was not granted in time and {@code throwOnTimeout} is
+     *         false, or a future completed exceptionally as the blocking forms throw
+     */
+    CompletableFuture<Optional<MultiLease>> acquireAsync(MultiLockSpec spec, boolean throwOnTimeout) {
+        return new AsyncMultiAcquire(this, client, spec, throwOnTimeout).start();
+    }
+
     private Optional<MultiLease> take(MultiLockSpec spec, boolean throwOnTimeout) {
         List<LockSpec> parts = check(spec);
-        Duration wait = spec.waitTime();
         long start = System.nanoTime();
-        Optional<MultiLease> together = atOnce(parts, spec);
+        Optional<MultiLease> together = atOnce(parts, spec, Thread.currentThread());
         if (together.isPresent()) {
             return together;
         }
@@ -72,10 +83,7 @@ final class MultiAcquirer {
         boolean complete = false;
         try {
             for (LockSpec part : parts) {
-                // one deadline for the whole request: each part waits only for what is left of it
-                Duration left = wait.minusNanos(System.nanoTime() - start);
-                LockSpec request = part.waitFor(left.isNegative() ? Duration.ZERO : left)
-                        .lease(spec.explicitLease()).owner(spec.explicitOwner());
+                LockSpec request = request(spec, part, start);
                 LockLease lease;
                 if (throwOnTimeout) {
                     try {
@@ -94,12 +102,9 @@ final class MultiAcquirer {
                 modes.add(part.lockMode());
             }
             complete = true;
-            return Optional.of(new DefaultMultiLease(client.backendName(), taken, modes));
+            return Optional.of(lease(taken, modes));
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : GroupLease.closeAll(taken, Duration.ZERO)) {
-                failure.addSuppressed(release);
-            }
-            taken.clear();
+            releaseAll(taken, failure);
             throw failure;
         } finally {
             if (!complete && !taken.isEmpty()) {
@@ -108,12 +113,26 @@ final class MultiAcquirer {
         }
     }
 
+    /** The request for {@code part}: one deadline for the whole request, so each part waits only for what is left of it. */
+    static LockSpec request(MultiLockSpec spec, LockSpec part, long start) {
+        Duration left = spec.waitTime().minusNanos(System.nanoTime() - start);
+        return part.waitFor(left.isNegative() ? Duration.ZERO : left).lease(spec.explicitLease())
+                .owner(spec.explicitOwner());
+    }
+
+    /** The multi-key lease of the parts taken, in canonical order. */
+    MultiLease lease(List<LockLease> taken, List<LockMode> modes) {
+        return new DefaultMultiLease(client.backendName(), taken, modes);
+    }
+
     /**
      * The fast path: every part in one backend request, when no part is in use in this client and
      * the backend batches natively. Empty when it did not apply or a part was busy: nothing of it is
      * held then, and the ordered path goes on with what is left of the wait.
+     *
+     * @param thread the thread that owns the holds without an explicit owner; null for an async request
      */
-    private Optional<MultiLease> atOnce(List<LockSpec> parts, MultiLockSpec spec) {
+    Optional<MultiLease> atOnce(List<LockSpec> parts, MultiLockSpec spec, Thread thread) {
         List<String> keys = new ArrayList<>(parts.size());
         List<LockMode> modes = new ArrayList<>(parts.size());
         for (LockSpec part : parts) {
@@ -121,9 +140,22 @@ final class MultiAcquirer {
             modes.add(part.lockMode());
         }
         List<LockLease> leases = batch.attemptAll(keys, modes, spec.waitTime(), spec.explicitLease(),
-                spec.explicitOwner());
-        return leases == null ? Optional.empty()
-                : Optional.of(new DefaultMultiLease(client.backendName(), leases, modes));
+                spec.explicitOwner(), thread);
+        return leases == null ? Optional.empty() : Optional.of(lease(leases, modes));
+    }
+
+    /**
+     * Releases every part taken of a request that ends in {@code failure} (null: none to report),
+     * which carries the releases that failed as suppressed; the list is cleared.
+     */
+    static <X extends Throwable> X releaseAll(List<LockLease> taken, X failure) {
+        for (RuntimeException release : GroupLease.closeAll(taken, Duration.ZERO)) {
+            if (failure != null) {
+                failure.addSuppressed(release);
+            }
+        }
+        taken.clear();
+        return failure;
     }
 
     /**
@@ -131,13 +163,13 @@ final class MultiAcquirer {
      * not matter (it is given up anyway); a release the server did not get is reported, since the
      * hold then lasts until its lease runs out.
      */
-    private static void giveBack(List<LockLease> taken) {
+    static void giveBack(List<LockLease> taken) {
         List<RuntimeException> failures = GroupLease.closeAll(taken, Duration.ZERO);
         failures.removeIf(f -> f instanceof LockLostException);
         GroupLease.throwTogether(failures);
     }
 
-    private List<LockSpec> check(MultiLockSpec spec) {
+    List<LockSpec> check(MultiLockSpec spec) {
         if (spec == null) {
             throw new IllegalArgumentException("MultiLockSpec must not be null (backend '" + client.backendName() + "')");
         }
@@ -156,7 +188,7 @@ final class MultiAcquirer {
         return parts;
     }
 
-    private LockTimeoutException timedOut(MultiLockSpec spec, String busy, int taken) {
+    LockTimeoutException timedOut(MultiLockSpec spec, String busy, int taken) {
         return new LockTimeoutException("Could not lock all of " + spec.keys() + " on backend '"
                 + client.backendName() + "' within " + spec.waitTime() + ": '" + busy + "' was still held by another "
                 + "owner after " + taken + " of " + spec.keys().size() + " keys were taken. None is held now (the "

@@ -2,8 +2,13 @@ package dev.mortise.lock.tck;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
+import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
 import dev.mortise.lock.LockTimeoutException;
+import dev.mortise.lock.MultiLease;
+import dev.mortise.lock.MultiLockSpec;
+import dev.mortise.lock.PermitLease;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Acquiring without a waiting thread ({@code acquireAsync}, {@code tryAcquireAsync}): the contract of
  * the blocking calls through the asynchronous path — grants and mutual exclusion, a wait that runs
  * out, cancellation at every point leaving nothing on the server, reentrancy by explicit owner,
- * strictly increasing tokens, {@code onLost} — and a thousand waiters that hold no thread each. Run
+ * strictly increasing tokens, {@code onLost} — and a thousand waiters that hold no thread each; the
+ * multi-key ({@link MultiKey}) and permit ({@link Permits}) forms in nested classes. Run
  * by every {@link LockBackendContractSuite} as its nested {@code AsyncAcquire} class, against the
  * backend's real server. Tagged {@code async}, so it runs alone with
  * {@code -Dgroups=async -Dtest=<the contract test>}.
@@ -107,9 +113,11 @@ abstract class AsyncAcquireContract extends NestedContract {
         LockLease held = a.acquire(key, Duration.ofSeconds(5));
         CompletableFuture<LockLease> waiting = b.acquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
         CompletableFuture<LockLease> queued = b.acquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
+        CompletableFuture<Optional<LockLease>> tried = b.tryAcquireAsync(LockSpec.of(key).waitFor(Duration.ofSeconds(60)));
         Thread.sleep(300);
         assertThat(waiting.cancel(true)).isTrue();
         assertThat(queued.cancel(true)).isTrue();
+        assertThat(tried.cancel(true)).isTrue(); // the try form withdraws too, not only the future it maps
         held.close();
         await(SLACK, () -> residue(key) == 0, "the cancelled requests left nothing on the server");
         try (LockLease next = b.acquire(key, Duration.ofSeconds(5))) {
@@ -249,6 +257,84 @@ abstract class AsyncAcquireContract extends NestedContract {
         }
         drained.get(); // every waiter was granted (none failed)
         return peak;
+    }
+
+    /**
+     * {@code acquireAllAsync}/{@code tryAcquireAllAsync}: all or nothing while one part is held
+     * elsewhere, the wait running out or a cancel while waiting leaving nothing, and the whole granted
+     * once the part is free.
+     */
+    @Nested
+    class MultiKey {
+
+        @Test
+        void allOrNothingWhileAPartIsHeldAndACancelLeavesNothing() throws Exception {
+            String k1 = key("m1");
+            String k2 = key("m2");
+            String k3 = key("m3");
+            MultiLockSpec all = MultiLockSpec.of(List.of(k3, k1, k2));
+            LockLease busy = a.acquire(k2, Duration.ofSeconds(5));
+            assertThat(failure(b.acquireAllAsync(all.waitFor(Duration.ofMillis(200)))))
+                    .isInstanceOf(LockTimeoutException.class).hasMessageContaining(k2);
+            assertThat(done(b.tryAcquireAllAsync(all))).isEmpty();
+            CompletableFuture<MultiLease> waiting = b.acquireAllAsync(all.waitFor(Duration.ofSeconds(60)));
+            Thread.sleep(200);
+            assertThat(waiting.cancel(true)).isTrue();
+            for (String k : List.of(k1, k3)) { // taken before the busy part, given back
+                await(SLACK, () -> residue(k) == 0, "the cancelled request left nothing on " + k);
+            }
+            CompletableFuture<Optional<MultiLease>> granted = b.tryAcquireAllAsync(all.waitFor(Duration.ofSeconds(60)));
+            busy.close(); // waiting or not yet: either way the whole is granted once the part is free
+            try (MultiLease lease = done(granted).orElseThrow()) {
+                assertThat(lease.keys()).containsExactlyInAnyOrder(k1, k2, k3);
+                assertThat(lease.fencingToken(k2)).isGreaterThan(busy.fencingToken());
+                assertThat(a.tryAcquire(k1)).isEmpty();
+            }
+            for (String k : List.of(k1, k2, k3)) {
+                await(SLACK, () -> residue(k) == 0, "nothing left on the server for " + k);
+            }
+        }
+    }
+
+    /**
+     * {@code LockSemaphore.acquireAsync}/{@code tryAcquireAsync}: n permits granted together, a wait
+     * for more than are free running out or cancelled leaving nothing, on the backend's native
+     * semaphore or its slot fallback.
+     */
+    @Nested
+    class Permits {
+
+        @Test
+        void nPermitsAreGrantedAndACancelWhileWaitingLeavesNothing() throws Exception {
+            String name = key("sem");
+            LockSemaphore mine = a.semaphore(name, 3);
+            LockSemaphore theirs = b.semaphore(name, 3);
+            PermitLease two = done(mine.acquireAsync(2, Duration.ofSeconds(5)));
+            assertThat(two.count()).isEqualTo(2);
+            assertThat(failure(theirs.acquireAsync(2, Duration.ofMillis(200))))
+                    .isInstanceOf(LockTimeoutException.class).hasMessageContaining(name);
+            assertThat(done(theirs.tryAcquireAsync(2, Duration.ZERO))).isEmpty();
+            CompletableFuture<PermitLease> waiting = theirs.acquireAsync(2, Duration.ofSeconds(60));
+            Thread.sleep(200);
+            assertThat(waiting.cancel(true)).isTrue();
+            // withdrawn at once: on a fair semaphore a request still queued would keep the free permit from this one
+            mine.tryAcquire(1, SLACK).orElseThrow(() -> new AssertionError("the cancelled request still queues")).close();
+            two.close();
+            await(SLACK, () -> permitResidue(mine) == 0, "the cancelled request left nothing of " + name);
+            try (PermitLease all = done(theirs.tryAcquireAsync(3, Duration.ofSeconds(5))).orElseThrow()) {
+                assertThat(all.count()).isEqualTo(3);
+                assertThat(all.isValid()).isTrue();
+            }
+            await(SLACK, () -> permitResidue(mine) == 0, "nothing left on the server of " + name);
+        }
+
+        private int permitResidue(LockSemaphore semaphore) {
+            try {
+                return SemaphoreContract.residue(contract, semaphore, semaphore.permits());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     private int residue(String key) {

@@ -1,6 +1,7 @@
 package dev.mortise.lock.tck;
 
 import dev.mortise.lock.LockBackendException;
+import dev.mortise.lock.spi.AsyncWaits;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.ForwardingLockBackend;
 import dev.mortise.lock.spi.Grant;
@@ -15,7 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 
@@ -34,6 +37,7 @@ import java.util.function.BiFunction;
  *       if the reply was lost: the server applied the request, the caller does not know it.</li>
  * </ul>
  *
+ * {@code acquireAsync} is faulted as {@code ACQUIRE} (the same three faults, on its answer).
  * Everything else ({@code validity}, {@code linger},
  * {@code inspect}, {@code addGrantListener}, {@code guarantees}, {@code ping}, {@code close}, and
  * any SPI method added later) is forwarded unchanged by {@link ForwardingLockBackend}, so the core
@@ -253,6 +257,55 @@ public final class FaultInjectingBackend extends ForwardingLockBackend {
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
         return inject(Operation.ACQUIRE, request.key(), () -> delegate().acquire(request, wait));
+    }
+
+    /**
+     * Faulted as an {@link Operation#ACQUIRE}, so the asynchronous path meets the faults the blocking
+     * one does: {@link Fault#FAIL} sends nothing and fails the answer; {@link Fault#DROP_REPLY} lets
+     * the delegate's wait run and then fails the answer instead of giving its grant (left on the
+     * server, as for {@link #acquire}); {@link Fault#DELAY} holds the delegate's answer back (on
+     * {@link AsyncWaits#scheduler()}, no thread held). Cancelling the answer cancels the delegate's
+     * wait; a grant the delegate gave that no one takes any more (cancelled while it was held back) is
+     * released.
+     */
+    @Override
+    public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        Injection injection = decide(Operation.ACQUIRE, request.key());
+        if (injection == null) {
+            return delegate().acquireAsync(request, wait);
+        }
+        injected.get(injection.fault()).incrementAndGet();
+        CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
+        if (injection.fault() == Fault.FAIL) {
+            AsyncWaits.executor().execute(() -> answer.completeExceptionally(
+                    failure(Fault.FAIL, Operation.ACQUIRE, request.key(), "the request was not sent")));
+            return answer;
+        }
+        CompletableFuture<Optional<Grant>> asked = delegate().acquireAsync(request, wait);
+        answer.whenComplete((grant, failure) -> asked.cancel(false));
+        asked.whenComplete((grant, failure) -> {
+            if (failure != null) {
+                answer.completeExceptionally(failure);
+            } else if (injection.fault() == Fault.DROP_REPLY) {
+                answer.completeExceptionally(failure(Fault.DROP_REPLY, Operation.ACQUIRE, request.key(),
+                        "the server applied the request but its reply was lost"));
+            } else {
+                AsyncWaits.scheduler().schedule(() -> AsyncWaits.executor().execute(() -> {
+                    if (!answer.complete(grant) && grant.isPresent()) {
+                        releaseQuietly(grant.get());
+                    }
+                }), injection.delay().toNanos(), TimeUnit.NANOSECONDS);
+            }
+        });
+        return answer;
+    }
+
+    private void releaseQuietly(Grant grant) {
+        try {
+            delegate().release(grant);
+        } catch (RuntimeException ignored) {
+            // it ends with its lease
+        }
     }
 
     @Override

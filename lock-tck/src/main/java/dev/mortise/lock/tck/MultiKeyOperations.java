@@ -155,18 +155,26 @@ final class MultiKeyOperations {
                             Duration wait, boolean tryOnly, boolean byList, String op, String asked) {
         MultiLease lease;
         try {
-            if (tryOnly) {
-                Optional<MultiLease> maybe = byList
-                        ? (wait.isZero() && random.nextBoolean() ? client.client.tryAcquireAll(names)
-                        : client.client.tryAcquireAll(names, wait))
-                        : client.client.tryAcquireAll(spec);
+            if (!byList) {
+                Optional<MultiLease> maybe = worker.calls.multi(client, spec, tryOnly, op);
+                if (maybe == null) {
+                    return null; // cancelled part-way (counted)
+                }
+                if (maybe.isEmpty()) {
+                    suite.count(op + " busy");
+                    return null;
+                }
+                lease = maybe.get();
+            } else if (tryOnly) {
+                Optional<MultiLease> maybe = wait.isZero() && random.nextBoolean() ? client.client.tryAcquireAll(names)
+                        : client.client.tryAcquireAll(names, wait);
                 if (maybe.isEmpty()) {
                     suite.count(op + " busy");
                     return null;
                 }
                 lease = maybe.get();
             } else {
-                lease = byList ? client.client.acquireAll(names, wait) : client.client.acquireAll(spec);
+                lease = client.client.acquireAll(names, wait);
             }
         } catch (LockTimeoutException e) {
             suite.count(op + " timeout");

@@ -49,6 +49,15 @@ final class PropertyClients {
         return slots.get(slot);
     }
 
+    /** The clients in the slots now (the ones the run has not replaced). */
+    List<PropertyClient> current() {
+        List<PropertyClient> current = new ArrayList<>();
+        for (int slot = 0; slot < slots.length(); slot++) {
+            current.add(slots.get(slot));
+        }
+        return current;
+    }
+
     /** The leases the run may ask for, known once the first client's backend told its minimum. */
     PropertyLeases leases() {
         return leases;

@@ -40,6 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       order, the mode asked of each, each part's token, invalid once a part is; and (c) for
  *       the whole: exactly one whole-lease {@code onLost} if, and only if, a part got one.
  *       Each part is also an ordinary tracked lease of its key's hold.</li>
+ *   <li><b>(h) no orphan holds</b>: at the end, every hold an open client lists is one the suite
+ *       has an open lease of; the grant of an asynchronous acquire whose {@code cancel} returned true
+ *       is released ({@link OrphanHolds}).</li>
  * </ul>
  *
  * This class records grants and checks (a), (b) and (e); (c) is {@link LossChecks}', (g)
@@ -62,6 +65,8 @@ final class PropertyModel {
     final MultiLeaseChecks multis;
     /** Holds the test deleted on the server, which (a) does not bind. */
     final HoldForgets forgets;
+    /** (h), no orphan holds. */
+    final OrphanHolds orphans;
     private final Set<String> reportedPairs = ConcurrentHashMap.newKeySet();
     /** Keys of exclusion violations, for the per-key trace in the report. */
     private final Set<String> violatedKeys = ConcurrentHashMap.newKeySet();
@@ -71,6 +76,7 @@ final class PropertyModel {
         this.losses = new LossChecks(this, lostGrace, violations);
         this.multis = new MultiLeaseChecks(this, lostGrace, violations);
         this.forgets = new HoldForgets(this);
+        this.orphans = new OrphanHolds(this, violations);
     }
 
     long millisSinceStart(long nanos) {

@@ -46,6 +46,8 @@ final class PropertyWorker implements Runnable {
     private final List<TrackedLease> held = new ArrayList<>();
     /** This worker's multi-key leases and what it does with them. */
     private final MultiKeyOperations multiKey;
+    /** Blocking or asynchronous, per call. */
+    final PropertyCalls calls;
 
     PropertyWorker(int id, int slot, ValidityPropertySuite suite, PropertyModel model, PropertyLeases leases,
                    List<String> keys, long seed) {
@@ -57,6 +59,7 @@ final class PropertyWorker implements Runnable {
         this.keys = keys;
         this.random = new Random(seed);
         this.targetHeld = 3 + random.nextInt(13);
+        this.calls = new PropertyCalls(suite, model, random, id);
         this.multiKey = new MultiKeyOperations(this);
     }
 
@@ -143,6 +146,12 @@ final class PropertyWorker implements Runnable {
 
     private void acquire(PropertyClient client, String key, Duration explicitLease, Duration wait, boolean tryOnly,
                          LockMode mode) {
+        acquire(client, key, explicitLease, wait, tryOnly, mode, false);
+    }
+
+    /** @param byThread whether the acquire must be the thread's (a nested one): then it is blocking */
+    private void acquire(PropertyClient client, String key, Duration explicitLease, Duration wait, boolean tryOnly,
+                         LockMode mode, boolean byThread) {
         long floor = model.tokenFloor(key);
         long start = System.nanoTime();
         LockLease lease;
@@ -155,19 +164,16 @@ final class PropertyWorker implements Runnable {
                 spec = spec.lease(explicitLease);
                 suite.leaseUsed(explicitLease);
             }
-            if (tryOnly) {
-                Optional<LockLease> maybe = explicitLease == null && !shared && random.nextBoolean()
-                        ? (wait.isZero() ? client.client.tryAcquire(key) : client.client.tryAcquire(key, wait))
-                        : client.client.tryAcquire(spec);
-                if (maybe.isEmpty()) {
-                    suite.count(op + " busy");
-                    return;
-                }
-                lease = maybe.get();
-            } else {
-                lease = explicitLease == null && !shared && random.nextBoolean() ? client.client.acquire(key, wait)
-                        : client.client.acquire(spec);
+            Optional<LockLease> maybe = calls.single(client, spec, tryOnly, explicitLease == null && !shared, byThread,
+                    op);
+            if (maybe == null) {
+                return; // cancelled part-way (counted)
             }
+            if (maybe.isEmpty()) {
+                suite.count(op + " busy");
+                return;
+            }
+            lease = maybe.get();
         } catch (LockTimeoutException e) {
             suite.count(op + " timeout");
             return;
@@ -226,7 +232,7 @@ final class PropertyWorker implements Runnable {
         // which must be refused at once as an upgrade.
         LockMode mode = outer.hold.mode == LockMode.SHARED && random.nextInt(8) != 0 ? LockMode.SHARED : mode();
         acquire(client, outer.key(), random.nextBoolean() || !explicit ? null : leases.explicitShort(random),
-                Duration.ofMillis(random.nextInt(300)), random.nextBoolean(), mode);
+                Duration.ofMillis(random.nextInt(300)), random.nextBoolean(), mode, true);
     }
 
     /** Whether this worker has an open lease (alone or as a part) on a shared hold of {@code key} from {@code client}. */

@@ -87,7 +87,8 @@ public final class ValidityPropertySuite {
      * @param lostGrace        how long a lease may be invalid before its onLost must have come
      * @param without          kinds of operation left out, to narrow a failure down: {@code extend},
      *                         {@code faults}, {@code forget}, {@code close}, {@code blocking},
-     *                         {@code nested}, {@code explicit}, {@code shared}, {@code multikey}
+     *                         {@code nested}, {@code explicit}, {@code shared}, {@code multikey},
+     *                         {@code async} (the asynchronous forms, see {@link PropertyCalls})
      */
     public record Settings(long seed, int sequences, Duration maxRun, int clients, int workersPerClient,
                            Duration lostGrace, java.util.Set<String> without) {
@@ -216,6 +217,7 @@ public final class ValidityPropertySuite {
         }
         long randomPhase = System.nanoTime() - started;
 
+        model.orphans.check(clients.current(), settings.lostGrace());
         clients.closeAll();
         checkLeasesOfClosedClients();
         long graceEnd = System.nanoTime() + settings.lostGrace().toNanos();

@@ -78,6 +78,31 @@ final class WireHolds {
     }
 
     /**
+     * Whether the waiter cases ({@link WireWaiterCases}) take A's hold through the asynchronous form in
+     * {@code mode}: EXCLUSIVE ({@code acquireAsync}), PERMITS ({@code LockSemaphore.acquireAsync}) and
+     * MULTI_KEY ({@code acquireAllAsync}) do; SHARED and LEADER wait on a thread (the blocking path).
+     * The modes of a fault run at once, so this costs no extra run.
+     */
+    static boolean waitsAsync(Mode mode) {
+        return mode == Mode.EXCLUSIVE || mode == Mode.PERMITS || mode == Mode.MULTI_KEY;
+    }
+
+    /** As {@link #takeA}, through the asynchronous form of a mode that {@link #waitsAsync}. */
+    static java.util.concurrent.CompletableFuture<Held> takeAAsync(LockClient client, Mode mode, String name,
+                                                                  Duration wait, Duration lease) {
+        return switch (mode) {
+            case EXCLUSIVE -> client.acquireAsync(spec(name, wait, lease)).thenApply(WireHolds::lease);
+            case PERMITS -> (lease == null ? client.semaphore(name, 1).acquireAsync(1, wait)
+                    : client.semaphore(name, 1).acquireAsync(1, wait, lease)).thenApply(WireHolds::permits);
+            case MULTI_KEY -> {
+                MultiLockSpec spec = MultiLockSpec.of(List.of(name + ":1", name + ":2")).waitFor(wait);
+                yield client.acquireAllAsync(lease == null ? spec : spec.lease(lease)).thenApply(WireHolds::multi);
+            }
+            case SHARED, LEADER -> throw new IllegalArgumentException(mode + " waits on a thread in the waiter cases");
+        };
+    }
+
+    /**
      * B's hold that excludes A's: the same key exclusively (a leadership key too), a permit of the
      * same semaphore, one of A's keys. On an explicit lease of a minute: B is the other holder, not
      * what is tested, and a renewed one-second lease can run out on a starved machine before its

@@ -24,6 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the key, or, where the backend grants on the wake-up itself, the message that names it) is cut off
  * with its connection, or held until another client holds the key and then delivered. Another client contends meanwhile; a sampler checks throughout that A and it are
  * never valid at once, and the one granted after the other has let go gets the later token.
+ *
+ * <p>A waits through the asynchronous path in the EXCLUSIVE ({@code acquireAsync}), PERMITS
+ * ({@code LockSemaphore.acquireAsync}) and MULTI_KEY ({@code acquireAllAsync}) modes, and on a thread
+ * (the blocking path) in the SHARED and LEADER modes ({@link WireHolds#waitsAsync}); the modes run at
+ * once, so both paths meet every waiter fault in one run.
  */
 final class WireWaiterCases {
 
@@ -57,8 +62,10 @@ final class WireWaiterCases {
         // then read by an attempt that does not re-apply the lease) is not hidden by a watchdog that
         // renews it in time, nor by a close before the server's lease ends.
         Duration aLease = cut && mode.takesExplicitLeases() ? lease : null;
-        CompletableFuture<Held> waiter = CompletableFuture.supplyAsync(
-                () -> WireHolds.takeA(wire.viaProxy(), mode, name, long_, aLease), EXECUTOR);
+        CompletableFuture<Held> waiter = WireHolds.waitsAsync(mode)
+                ? WireHolds.takeAAsync(wire.viaProxy(), mode, name, long_, aLease)
+                : CompletableFuture.supplyAsync(() -> WireHolds.takeA(wire.viaProxy(), mode, name, long_, aLease),
+                EXECUTOR);
         // A has queued, subscribed or watched, and now waits to be woken (a poller never goes quiet).
         proxies.awaitQuiet(SLACK, Duration.ofMillis(500), lease.multipliedBy(2));
         assertThat(waiter).as("A waits while B holds").isNotDone();

@@ -12,6 +12,7 @@ import dev.mortise.lock.spi.Permits;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@link LockSemaphore} of a backend that keeps permits itself
@@ -26,7 +27,7 @@ import java.util.UUID;
  * <p>Thread-safe. The count is volatile: {@link #setPermits} changes it for every later call of
  * this handle.
  */
-final class NativeSemaphore implements LockSemaphore {
+final class NativeSemaphore extends SemaphoreForms {
 
     private final PermitHolds holds;
     private final String name;
@@ -62,56 +63,93 @@ final class NativeSemaphore implements LockSemaphore {
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait) {
-        return take(n, wait, null, true).orElseThrow();
+    String backendName() {
+        return holds.backendName();
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, SlotSemaphore.checkLease(holds.backendName(), name, lease), true).orElseThrow();
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait) {
-        return take(n, wait, null, false);
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, SlotSemaphore.checkLease(holds.backendName(), name, lease), false);
-    }
-
-    private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+    Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
         SlotSemaphore.check(holds.backendName(), name, permits, n, wait);
-        String owner = "semaphore:" + name + ":" + UUID.randomUUID();
+        String owner = owner();
         long deadline = Deadlines.after(System.nanoTime(), wait);
         while (true) {
             int limit = permits;
             LockLease granted;
             try {
-                granted = holds.acquire(permitsKey(), new Permits(n, limit), wait.isZero() ? Duration.ZERO
-                        : Duration.ofNanos(Deadlines.left(deadline)), lease, owner);
+                granted = holds.acquire(permitsKey(), new Permits(n, limit), left(wait, deadline), lease, owner);
             } catch (PermitCountMismatchException e) {
-                // This handle's count was changed (setPermits) while the request was on its way: the
-                // server has the new count, so ask again with it. Any other disagreement is the caller's.
-                if (permits != limit && permits == e.storedPermits() && n <= permits
-                        && (wait.isZero() || Deadlines.left(deadline) > 0)) {
+                if (askAgain(e, limit, n, wait, deadline)) {
                     continue;
                 }
                 throw e;
             }
-            if (granted != null) {
-                return Optional.of(new NativePermitLease(name, holds.backendName(), n, granted));
-            }
-            if (throwOnTimeout) {
-                throw new LockTimeoutException("Could not acquire " + n + " of the " + permits
-                        + " permits of semaphore '" + name + "' on backend '" + holds.backendName() + "' within "
-                        + wait + ": the holders of '" + permitsKey() + "' kept more than " + (permits - n)
-                        + " permits. Nothing is held now. Wait longer, ask for fewer permits, or find the holders "
-                        + "(LockClient.inspect(\"" + permitsKey() + "\")).", permitsKey(), holds.backendName());
-            }
-            return Optional.empty();
+            return answer(granted, n, wait, throwOnTimeout);
         }
+    }
+
+    /** {@link #take} without a thread waiting: the same steps, each request through {@link PermitHolds#acquireAsync}. */
+    @Override
+    CompletableFuture<Optional<PermitLease>> takeAsync(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+        AsyncPermits<LockLease> run = new AsyncPermits<>();
+        run.begin(() -> {
+            SlotSemaphore.check(holds.backendName(), name, permits, n, wait);
+            if (lease != null) {
+                SlotSemaphore.checkLease(holds.backendName(), name, lease);
+            }
+            String owner = owner();
+            long deadline = Deadlines.after(System.nanoTime(), wait);
+            askAsync(run, n, wait, lease, owner, deadline, throwOnTimeout);
+        });
+        return run.answer();
+    }
+
+    private void askAsync(AsyncPermits<LockLease> run, int n, Duration wait, Duration lease, String owner,
+                          long deadline, boolean throwOnTimeout) {
+        int limit = permits;
+        run.ask(holds.acquireAsync(permitsKey(), new Permits(n, limit), left(wait, deadline), lease, owner),
+                (granted, failure) -> {
+                    if (failure instanceof PermitCountMismatchException mismatch
+                            && askAgain(mismatch, limit, n, wait, deadline)) {
+                        askAsync(run, n, wait, lease, owner, deadline, throwOnTimeout);
+                    } else if (failure != null) {
+                        run.fail(failure);
+                    } else {
+                        run.finish(() -> answer(granted, n, wait, throwOnTimeout));
+                    }
+                });
+    }
+
+    /** An owner id of the acquisition's own: permits never nest. */
+    private String owner() {
+        return "semaphore:" + name + ":" + UUID.randomUUID();
+    }
+
+    private static Duration left(Duration wait, long deadline) {
+        return wait.isZero() ? Duration.ZERO : Duration.ofNanos(Deadlines.left(deadline));
+    }
+
+    /**
+     * Whether a refused count is this handle's count changed (setPermits) while the request was on its
+     * way: the server has the new count, so ask again with it. Any other disagreement is the caller's.
+     */
+    private boolean askAgain(PermitCountMismatchException e, int limit, int n, Duration wait, long deadline) {
+        return permits != limit && permits == e.storedPermits() && n <= permits
+                && (wait.isZero() || Deadlines.left(deadline) > 0);
+    }
+
+    /** The permit lease of a grant; empty, or {@link LockTimeoutException}, when none came in time. */
+    private Optional<PermitLease> answer(LockLease granted, int n, Duration wait, boolean throwOnTimeout) {
+        if (granted != null) {
+            return Optional.of(new NativePermitLease(name, holds.backendName(), n, granted));
+        }
+        if (throwOnTimeout) {
+            throw new LockTimeoutException("Could not acquire " + n + " of the " + permits
+                    + " permits of semaphore '" + name + "' on backend '" + holds.backendName() + "' within "
+                    + wait + ": the holders of '" + permitsKey() + "' kept more than " + (permits - n)
+                    + " permits. Nothing is held now. Wait longer, ask for fewer permits, or find the holders "
+                    + "(LockClient.inspect(\"" + permitsKey() + "\")).", permitsKey(), holds.backendName());
+        }
+        return Optional.empty();
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.mortise.lock.LockLease;
 import dev.mortise.lock.spi.Permits;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What a native semaphore needs from the core: one permit hold per acquisition, and the count
@@ -25,6 +26,14 @@ public interface PermitHolds {
      * @throws dev.mortise.lock.PermitCountMismatchException if the server keeps another count
      */
     LockLease acquire(String key, Permits permits, Duration wait, Duration lease, String owner);
+
+    /**
+     * {@link #acquire} without a thread waiting, on the core's asynchronous path: completed with the
+     * lease, null if not granted within {@code wait}, or exceptionally with what {@code acquire}
+     * throws; never on the calling thread. Cancelling it withdraws the request (a grant racing the
+     * cancel is released).
+     */
+    CompletableFuture<LockLease> acquireAsync(String key, Permits permits, Duration wait, Duration lease, String owner);
 
     /** {@link dev.mortise.lock.spi.LockBackend#setPermits}, its failures named. */
     void setPermits(String key, int limit);

@@ -2,21 +2,13 @@ package dev.mortise.lock.internal.semaphore;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockLease;
-import dev.mortise.lock.LockLostException;
 import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
-import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.PermitLease;
-import dev.mortise.lock.internal.group.GroupLease;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The generic {@link LockSemaphore}, built on the public {@link LockClient} API of any backend:
@@ -42,7 +34,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Thread-safe and stateless apart from its name, count and client.
  */
-final class SlotSemaphore implements LockSemaphore {
+final class SlotSemaphore extends SemaphoreForms {
 
     /** How long one blocking turn waits on one slot before every slot is tried again. */
     static final Duration STEP = Duration.ofMillis(200);
@@ -94,87 +86,73 @@ final class SlotSemaphore implements LockSemaphore {
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait) {
-        return take(n, wait, null, true).orElseThrow();
+    String backendName() {
+        return client.backendName();
     }
 
     @Override
-    public PermitLease acquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(client.backendName(), name, lease), true).orElseThrow();
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait) {
-        return take(n, wait, null, false);
-    }
-
-    @Override
-    public Optional<PermitLease> tryAcquire(int n, Duration wait, Duration lease) {
-        return take(n, wait, checkLease(client.backendName(), name, lease), false);
-    }
-
-    private Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
-        int permits = this.permits; // one count for the whole acquisition
-        check(client.backendName(), name, permits, n, wait);
-        String owner = "semaphore:" + name + ":" + UUID.randomUUID();
-        long start = System.nanoTime();
-        int offset = ThreadLocalRandom.current().nextInt(permits);
-        Map<Integer, LockLease> taken = new TreeMap<>();
+    Optional<PermitLease> take(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+        SlotAcquisition acquisition = new SlotAcquisition(this, client, n, wait, lease, throwOnTimeout);
         boolean complete = false;
         try {
-            for (int turn = 0; ; turn++) {
-                for (int k = 0; k < permits && taken.size() < n; k++) {
-                    int slot = (offset + k) % permits;
-                    if (!taken.containsKey(slot)) {
-                        client.tryAcquire(spec(slot, Duration.ZERO, lease, owner)).ifPresent(l -> taken.put(slot, l));
-                    }
-                }
-                if (taken.size() == n) {
-                    PermitLease granted = new SlotPermitLease(name, client.backendName(), taken);
+            while (true) {
+                if (acquisition.pass()) {
+                    PermitLease granted = acquisition.lease();
                     complete = true;
                     return Optional.of(granted);
                 }
-                // hold nothing while blocking: see the class comment
-                giveBack(taken);
-                Duration left = wait.minusNanos(System.nanoTime() - start);
-                if (left.isNegative() || left.isZero()) {
-                    if (throwOnTimeout) {
-                        throw timedOut(n, wait, permits);
-                    }
-                    return Optional.empty();
+                LockSpec turn = acquisition.nextTurn();
+                if (turn == null) {
+                    return acquisition.ranOut();
                 }
-                int slot = (offset + turn) % permits;
-                Duration step = left.compareTo(STEP) < 0 ? left : STEP;
-                client.tryAcquire(spec(slot, step, lease, owner)).ifPresent(l -> taken.put(slot, l));
+                client.tryAcquire(turn).ifPresent(acquisition::took);
             }
         } catch (RuntimeException | Error failure) {
-            for (RuntimeException release : GroupLease.closeAll(new ArrayList<>(taken.values()), Duration.ZERO)) {
-                failure.addSuppressed(release);
-            }
-            taken.clear();
+            acquisition.failed(failure);
             throw failure;
         } finally {
-            if (!complete && !taken.isEmpty()) {
-                giveBack(taken);
+            if (!complete) {
+                acquisition.abandon();
             }
         }
     }
 
-    private LockSpec spec(int slot, Duration wait, Duration lease, String owner) {
-        LockSpec spec = LockSpec.of(slotKey(slot)).waitFor(wait).owner(owner);
-        return lease == null ? spec : spec.lease(lease);
+    /** {@link #take} without a thread waiting: the same steps, each turn's wait through {@code tryAcquireAsync}. */
+    @Override
+    CompletableFuture<Optional<PermitLease>> takeAsync(int n, Duration wait, Duration lease, boolean throwOnTimeout) {
+        AsyncPermits<Optional<LockLease>> run = new AsyncPermits<>();
+        run.begin(() -> round(run, new SlotAcquisition(this, client, n, wait,
+                lease == null ? null : checkLease(client.backendName(), name, lease), throwOnTimeout)));
+        return run.answer();
     }
 
-    /**
-     * Releases the slots of a pass that did not get enough. A slot lost meanwhile does not matter
-     * (it is given up anyway); a release the server did not get is reported, since that slot then
-     * stays taken until its lease runs out.
-     */
-    private static void giveBack(Map<Integer, LockLease> taken) {
-        List<RuntimeException> failures = GroupLease.closeAll(new ArrayList<>(taken.values()), Duration.ZERO);
-        taken.clear();
-        failures.removeIf(f -> f instanceof LockLostException);
-        GroupLease.throwTogether(failures);
+    /** One pass and, if it is short, one turn's wait, whose answer starts the next round. */
+    private void round(AsyncPermits<Optional<LockLease>> run, SlotAcquisition acquisition) {
+        try {
+            if (run.isDone()) {
+                acquisition.abandon(); // cancelled between two rounds
+                return;
+            }
+            if (acquisition.pass()) {
+                run.finish(() -> Optional.of(acquisition.lease()));
+                return;
+            }
+            LockSpec turn = acquisition.nextTurn();
+            if (turn == null) {
+                run.finish(acquisition::ranOut);
+                return;
+            }
+            run.ask(client.tryAcquireAsync(turn), (granted, failure) -> {
+                if (failure != null) {
+                    run.fail(acquisition.failed(failure));
+                    return;
+                }
+                granted.ifPresent(acquisition::took);
+                round(run, acquisition);
+            });
+        } catch (RuntimeException | Error failure) {
+            run.fail(acquisition.failed(failure));
+        }
     }
 
     static void check(String backend, String name, int permits, int n, Duration wait) {
@@ -195,14 +173,6 @@ final class SlotSemaphore implements LockSemaphore {
                     + "renewed one");
         }
         return lease;
-    }
-
-    private LockTimeoutException timedOut(int n, Duration wait, int permits) {
-        return new LockTimeoutException("Could not acquire " + n + " of the " + permits + " permits of semaphore '"
-                + name + "' on backend '" + client.backendName() + "' within " + wait + ": fewer than " + n
-                + " slots (" + slotKey(0) + " ...) were free together. None is held now. Wait longer, ask for fewer "
-                + "permits, or find the holders (LockClient.heldLocks on each client lists the slot keys).",
-                name, client.backendName());
     }
 
     @Override
