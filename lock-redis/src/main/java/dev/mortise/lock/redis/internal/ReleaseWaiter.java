@@ -139,6 +139,7 @@ final class ReleaseWaiter {
             lock.lock();
             try {
                 retrying = false;
+                awaitingSend = false;
                 released = true; // the request retries and meets the failure itself
                 wake.complete(null);
             } finally {
@@ -204,11 +205,12 @@ final class ReleaseWaiter {
         }
     }
 
-    /** The sleep ended (woken, timed out, or interrupted never reaches here): what woke it. */
+    /** The sleep ended, woken or timed out (an interrupted or cancelled wait ends instead): what woke it. */
     News awake() {
         lock.lock();
         try {
             sleeping = false;
+            awaitingSend = false;
             if (handedToken != null) {
                 return News.HANDED;
             }
