@@ -11,12 +11,14 @@ import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
+import dev.mortise.lock.spi.WaitDriver;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -143,7 +145,18 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return new WaitingAcquisition(commands, request, wait).acquire();
+        return WaitDriver.await(new WaitingAcquisition(commands, request, wait), request.key());
+    }
+
+    /**
+     * The same wait as {@link #acquire}, run on the shared asynchronous threads: between its steps it
+     * holds no thread, sleeping on the release message, the hand-off, the subscription's confirmation
+     * or the holder's lease end. Completing the answer (cancel) withdraws the request as an interrupt
+     * does; a grant that arrives after that is released.
+     */
+    @Override
+    public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return WaitDriver.start(this, new WaitingAcquisition(commands, request, wait));
     }
 
     @Override

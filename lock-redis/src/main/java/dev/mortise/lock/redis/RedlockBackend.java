@@ -15,12 +15,14 @@ import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
+import dev.mortise.lock.spi.WaitDriver;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -66,7 +68,6 @@ public final class RedlockBackend implements LockBackend {
 
     private final RedlockNodes nodes;
     private final RedlockAttempts attempts;
-    private final RedlockWait waits;
     private final RedlockHolds holds;
     private final RedlockInspection inspection;
     private final List<Runnable> closers;
@@ -76,7 +77,6 @@ public final class RedlockBackend implements LockBackend {
                    Duration driftFixed, String prefix) {
         this.nodes = new RedlockNodes(nodes, nodeTimeout, prefix);
         this.attempts = new RedlockAttempts(this.nodes, driftFactor, driftFixed);
-        this.waits = new RedlockWait(this.nodes, attempts);
         this.holds = new RedlockHolds(this.nodes);
         this.inspection = new RedlockInspection(this.nodes);
         this.closers = List.copyOf(closers);
@@ -137,7 +137,18 @@ public final class RedlockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, Duration wait) throws InterruptedException {
-        return waits.acquire(this, request, wait);
+        return WaitDriver.await(new RedlockWait(nodes, attempts, request, wait), request.key());
+    }
+
+    /**
+     * The same wait as {@link #acquire} (the same steps), run on the shared asynchronous threads: each
+     * round of attempts on one of them, the backoff sleeps on the shared timer, no thread held between.
+     * Completing the answer (cancel) withdraws the markers as an interrupt does; a grant that arrives
+     * after that is released.
+     */
+    @Override
+    public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        return WaitDriver.start(this, new RedlockWait(nodes, attempts, request, wait));
     }
 
     @Override

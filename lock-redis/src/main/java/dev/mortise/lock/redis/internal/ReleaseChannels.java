@@ -1,5 +1,7 @@
 package dev.mortise.lock.redis.internal;
 
+import dev.mortise.lock.spi.AsyncWaits;
+
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +24,12 @@ public final class ReleaseChannels implements AutoCloseable {
 
     private final ScriptRunner runner;
     private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
-    private final Executor lingerTimer = CompletableFuture.delayedExecutor(LINGER.toMillis(), TimeUnit.MILLISECONDS);
+    /**
+     * Runs a linger's end on the shared asynchronous threads: the default async pool of
+     * {@link CompletableFuture} starts a thread per task on a machine of two cores or fewer.
+     */
+    private final Executor lingerTimer = CompletableFuture.delayedExecutor(LINGER.toMillis(), TimeUnit.MILLISECONDS,
+            AsyncWaits.executor());
     private volatile boolean closed;
 
     ReleaseChannels(ScriptRunner runner) {
@@ -83,7 +90,7 @@ public final class ReleaseChannels implements AutoCloseable {
 
     /**
      * Registers {@code waiter} on its key's subscription, subscribing if there is none; the
-     * subscription may still be unconfirmed ({@link ReleaseWaiter#awaitSubscribed(ScriptRunner)}).
+     * subscription may still be unconfirmed ({@link ReleaseWaiter#subscribed()}).
      */
     void join(ReleaseWaiter waiter) {
         boolean[] created = new boolean[1];

@@ -1,33 +1,35 @@
 package dev.mortise.lock.redis.internal;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * One waiting call's view of its key's release channel ({@link ReleaseChannels}): it learns of
+ * One waiting request's view of its key's release channel ({@link ReleaseChannels}): it learns of
  * releases, and of a hand-off to its owner (fair mode, or a waiting writer in the default mode),
  * published after it joined. A hand-off to another owner is no release: the lock is held again.
  *
- * <p>When a release arrives while the waiting thread sleeps, the message thread sends the
- * retry itself ({@code retry}), and the waiting thread wakes once, with the answer: a
- * hand-off costs the release, the message and one acquire round trip, with no thread
- * wake-up in between. A release that arrives while the thread's own attempt is on its way
- * is remembered, and the thread retries at once. One waiting thread uses it; the message
- * thread and the reply thread meet it under its lock (a {@link ReentrantLock}, not a monitor:
- * a virtual thread waiting here does not pin its carrier on JDK 21-23).
+ * <p>When a release arrives while the request sleeps, the message thread sends the retry itself
+ * ({@code retry}), and the request wakes once, with the answer: a hand-off costs the release, the
+ * message and one acquire round trip, with no wake-up in between. A release that arrives while the
+ * request's own attempt is on its way is remembered, and it retries at once. A sleep is a future
+ * ({@link #sleep()}) that the message thread, or the reply to its retry, completes: the steps of the
+ * wait ({@link WaitingAcquisition}) sleep on it, blocking a caller's thread or holding none. The
+ * steps (one at a time), the message thread and the reply thread meet under its lock (a
+ * {@link ReentrantLock}, not a monitor: a virtual thread here does not pin its carrier on JDK 21-23).
  */
 final class ReleaseWaiter {
 
-    /** What woke the waiting thread. */
+    /** What woke the request. */
     enum News {
         /** The release script handed the lock to this owner ({@link #handedToken()}). */
         HANDED,
         /** The message thread sent a retry ({@link #takeRetry()}); it may still be on its way. */
         RETRIED,
-        /** A release came while the thread was busy, or the wait ran out: try again. */
+        /** The message thread is sending a retry this very moment: sleep again ({@link #sleep()} is renewed). */
+        SENDING,
+        /** A release came while the request was busy, or the sleep ran out: try again. */
         TRY_AGAIN
     }
 
@@ -42,11 +44,13 @@ final class ReleaseWaiter {
     private CompletableFuture<Void> subscribed;
 
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled on every change the waiting thread may wait for. */
-    private final Condition changed = lock.newCondition();
 
     // guarded by lock
+    /** Completed on every change the sleeping request may wake for; a fresh one per sleep. */
+    private CompletableFuture<Void> wake = new CompletableFuture<>();
     private boolean sleeping;
+    /** The request woke while the message thread was sending its retry ({@link News#SENDING}). */
+    private boolean awaitingSend;
     private boolean released;
     private boolean retrying;
     private boolean closed;
@@ -58,7 +62,7 @@ final class ReleaseWaiter {
      * @param handedOwner the waiting owner a release may hand the lock to (hand-off messages name it):
      *                    every waiter in fair mode, a waiting writer in the default mode; or null
      * @param retry     starts one acquire attempt; called on the message thread, must not block
-     * @param abandon   gives back whatever a retry may take that the waiting thread will never read
+     * @param abandon   gives back whatever a retry may take that the request will never read
      */
     ReleaseWaiter(String key, RedisKeys keys, String handedOwner, Supplier<PendingAttempt> retry,
                   Consumer<PendingAttempt> abandon) {
@@ -82,15 +86,20 @@ final class ReleaseWaiter {
         this.subscribed = subscribed;
     }
 
+    /** Completes when the server confirmed the subscription (or failed it): from then on no release is missed. */
+    CompletableFuture<Void> subscribed() {
+        return subscribed;
+    }
+
     /**
-     * Waits until the server confirmed the subscription, at most the operation timeout; from
-     * then on no release is missed.
+     * After a sleep on {@link #subscribed()} of at most the operation timeout: returns if the server
+     * confirmed the subscription.
      *
-     * @throws dev.mortise.lock.LockBackendException if it is not confirmed in time
+     * @throws dev.mortise.lock.LockBackendException if it failed, or was not confirmed in time
      */
-    void awaitSubscribed(ScriptRunner runner) {
+    void checkSubscribed(ScriptRunner runner) {
         if (!subscribed.isDone() || subscribed.isCompletedExceptionally()) {
-            runner.await(subscribed, runner.timeout(), key, "subscribe to releases of");
+            runner.awaitDone(subscribed, runner.timeout(), key, "subscribe to releases of");
         }
     }
 
@@ -104,13 +113,13 @@ final class ReleaseWaiter {
             if (!RELEASED.equals(message)) {
                 if (handOffPrefix != null && message.startsWith(handOffPrefix)) {
                     handedToken = message.substring(handOffPrefix.length());
-                    changed.signalAll();
+                    wake.complete(null);
                 }
                 return; // else handed to another waiter, who holds it now: nothing to try
             }
             if (!sleeping || retrying || handedToken != null) {
-                released = true; // the thread's own attempt (or a retry) is on its way: try again after it
-                changed.signalAll();
+                released = true; // the request's own attempt (or a retry) is on its way: try again after it
+                wake.complete(null);
                 return;
             }
             sleeping = false;
@@ -118,7 +127,11 @@ final class ReleaseWaiter {
         } finally {
             lock.unlock();
         }
-        // Sent outside the lock: the reply thread needs it to wake the waiting thread.
+        sendRetry();
+    }
+
+    /** On the message thread: sends the retry (outside the lock: the reply thread needs it to wake the request). */
+    private void sendRetry() {
         PendingAttempt pending;
         try {
             pending = retry.get();
@@ -126,14 +139,16 @@ final class ReleaseWaiter {
             lock.lock();
             try {
                 retrying = false;
-                released = true; // the waiting thread retries and meets the failure itself
-                changed.signalAll();
+                awaitingSend = false;
+                released = true; // the request retries and meets the failure itself
+                wake.complete(null);
             } finally {
                 lock.unlock();
             }
             return;
         }
         boolean orphaned;
+        CompletableFuture<Void> woken;
         lock.lock();
         try {
             orphaned = closed;
@@ -142,7 +157,11 @@ final class ReleaseWaiter {
             } else {
                 retried = pending;
             }
-            changed.signalAll();
+            woken = wake;
+            if (awaitingSend) {
+                awaitingSend = false;
+                woken.complete(null); // the request woke meanwhile and waits for the retry to be sent
+            }
         } finally {
             lock.unlock();
         }
@@ -152,19 +171,11 @@ final class ReleaseWaiter {
             }
             return;
         }
-        pending.reply().whenComplete((reply, failure) -> wake());
+        // Wakes the sleep under way when the retry was sent, not a later one (which it would cost an attempt).
+        pending.reply().whenComplete((reply, failure) -> woken.complete(null));
     }
 
-    private void wake() {
-        lock.lock();
-        try {
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The waiting thread is about to send an attempt itself: releases seen so far are covered by it. */
+    /** The request is about to send an attempt itself: releases seen so far are covered by it. */
     void beforeAttempt() {
         lock.lock();
         try {
@@ -175,21 +186,40 @@ final class ReleaseWaiter {
     }
 
     /**
-     * After a busy attempt: sleeps until a release, a hand-off, the answer to a retry the
-     * message thread sent, or {@code nanos} pass.
-     *
-     * @throws InterruptedException if interrupted; the caller then closes the waiter
+     * After a busy attempt: a sleep until a release, a hand-off, or the answer to a retry the message
+     * thread sent; complete at once if one of them already came. The caller sleeps on it at most the
+     * time it chose, then calls {@link #awake()}.
      */
-    News await(long nanos) throws InterruptedException {
+    CompletableFuture<Void> sleep() {
         lock.lock();
         try {
-            if (handedToken == null && !released) {
-                sleep(nanos);
+            wake = new CompletableFuture<>();
+            if (handedToken != null || released) {
+                wake.complete(null);
+            } else {
+                sleeping = true;
             }
+            return wake;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The sleep ended, woken or timed out (an interrupted or cancelled wait ends instead): what woke it. */
+    News awake() {
+        lock.lock();
+        try {
+            sleeping = false;
+            awaitingSend = false;
             if (handedToken != null) {
                 return News.HANDED;
             }
             if (retrying) {
+                if (retried == null) {
+                    wake = new CompletableFuture<>(); // completed once the message thread has sent it
+                    awaitingSend = true;
+                    return News.SENDING;
+                }
                 return News.RETRIED;
             }
             released = false;
@@ -199,23 +229,13 @@ final class ReleaseWaiter {
         }
     }
 
-    /** The sleep of {@link #await} (lock held). */
-    private void sleep(long nanos) throws InterruptedException {
-        sleeping = true;
-        long deadline = System.nanoTime() + nanos;
+    /** After {@link News#SENDING}: what to sleep on until the retry has been sent. */
+    CompletableFuture<Void> sending() {
+        lock.lock();
         try {
-            while (handedToken == null && !released && !(retried != null && retried.reply().isDone())) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                changed.awaitNanos(left);
-            }
-            while (retrying && retried == null) {
-                changed.await(); // the message thread is sending a retry this very moment
-            }
+            return wake;
         } finally {
-            sleeping = false;
+            lock.unlock();
         }
     }
 

@@ -79,6 +79,14 @@ public final class ScriptRunner {
      *                              operation timeout if the open connection did not answer
      */
     public void ensureReady(String key) {
+        ensureReady(key, connectTimeout);
+    }
+
+    /**
+     * As {@link #ensureReady(String)}, waiting for the connection at most {@code connectWait}: zero after
+     * a caller slept on {@link #pendingConnect} for the connect timeout already.
+     */
+    public void ensureReady(String key, Duration connectWait) {
         if (ready) {
             return;
         }
@@ -88,7 +96,7 @@ public final class ScriptRunner {
         } catch (RuntimeException e) {
             throw connectFailure(key, e);
         }
-        awaitConnection(connected, key);
+        awaitConnection(connected, connectWait, key);
         ScriptCall ping = Inspection.pingCall();
         String answering = key == null ? "get a first answer" : "get a first answer for";
         try {
@@ -105,14 +113,31 @@ public final class ScriptRunner {
     }
 
     /**
+     * The client's first connect while it is under way, for a caller that sleeps on it instead of
+     * waiting in {@link #ensureReady}; null once the client is ready.
+     *
+     * @throws LockBackendException if the connect could not even start
+     */
+    public CompletableFuture<?> pendingConnect(String key) {
+        if (ready) {
+            return null;
+        }
+        try {
+            return transport.connect();
+        } catch (RuntimeException e) {
+            throw connectFailure(key, e);
+        }
+    }
+
+    /**
      * Waits for the connection at most the connect timeout. A connection still opening is not
      * abandoned: other callers may be waiting for it too, and if it opens later, the next call uses
      * it. So this caller's interrupt ends this caller's wait only (nothing was sent, nothing is held),
      * never the connect.
      */
-    private void awaitConnection(CompletableFuture<?> connected, String key) {
+    private void awaitConnection(CompletableFuture<?> connected, Duration connectWait, String key) {
         try {
-            connected.get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            connected.get(connectWait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockInterruptedException(prefix(key, connecting(key)) + "interrupted while the connection "
@@ -247,8 +272,21 @@ public final class ScriptRunner {
      * interrupt flag is restored.
      */
     public <T> T await(CompletableFuture<T> future, Duration max, String key, String what) {
+        return awaitUntil(future, System.nanoTime() + max.toNanos(), max, key, what);
+    }
+
+    /**
+     * As {@link #await(CompletableFuture, Duration, String, String)} without waiting, for a caller that
+     * slept on {@code future} for {@code waited} already: its value, or the failure that wait would have
+     * thrown.
+     */
+    public <T> T awaitDone(CompletableFuture<T> future, Duration waited, String key, String what) {
+        return awaitUntil(future, System.nanoTime(), waited, key, what);
+    }
+
+    private <T> T awaitUntil(CompletableFuture<T> future, long deadline, Duration max, String key, String what) {
         try {
-            return Deadlines.awaitUninterruptibly(future, System.nanoTime() + max.toNanos());
+            return Deadlines.awaitUninterruptibly(future, deadline);
         } catch (TimeoutException e) {
             future.cancel(false);
             throw new LockBackendException(prefix(key, what) + "got no answer within the operation timeout ("

@@ -5,9 +5,12 @@ import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.Deadlines;
 import dev.mortise.lock.spi.Grant;
 import dev.mortise.lock.spi.LockRequest;
+import dev.mortise.lock.spi.WaitStep;
+import dev.mortise.lock.spi.WaitSteps;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -28,12 +31,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>It then sleeps until a release message arrives or the holder's lease runs out (expiry
  * publishes nothing), and retries; on a release the message thread sends the retry itself
- * ({@link ReleaseWaiter}), so the waiting thread wakes once, with the answer.
+ * ({@link ReleaseWaiter}), so the waiter wakes once, with the answer.
  *
  * <p>In fair mode the retries also queue the waiter on the server and refresh its entry at
  * least once per {@link #HEARTBEAT}; a release hands the lock over inside its script and
  * the message carries the token, so the waiter is granted without another round trip. A
- * waiter that gives up (timeout, interrupt, failure) leaves the queue, passing on a lock
+ * waiter that gives up (timeout, interrupt, cancel, failure) leaves the queue, passing on a lock
  * handed to it meanwhile, and gives back whatever an unanswered retry may take.
  *
  * <p>A hand-off message can come late (a paused process, a slow pub/sub connection): by then the
@@ -53,16 +56,28 @@ import java.util.concurrent.TimeUnit;
  * it at least once per {@link #HEARTBEAT}, so that a crashed writer holds readers back for the waiter
  * TTL at most. A waiter that gives up withdraws its marker ({@code unmark.lua}).
  *
- * <p>One object per call of {@code acquire(request, wait)}, used by the waiting thread only (its
- * {@link ReleaseWaiter} meets the message thread); {@link #acquire()} runs once.
+ * <p>The wait is written as {@link WaitSteps}: the blocking {@code acquire} runs them with
+ * {@link dev.mortise.lock.spi.WaitDriver#await} on the caller's thread, {@code acquireAsync} with
+ * {@link dev.mortise.lock.spi.WaitDriver#start} on the shared asynchronous threads, holding none while
+ * it sleeps. Every wait for the server to act is a sleep on a future that the server's news
+ * completes: the first connect of a lazily connecting client, the subscription's confirmation, a
+ * release or hand-off message ({@link ReleaseWaiter#sleep()}), the reply to a retry the message thread
+ * sent. A step blocks only on the reply to its own attempt, within the operation timeout.
+ *
+ * <p>One object per wait; the driver calls its steps one at a time ({@link WaitSteps}), and its
+ * {@link ReleaseWaiter} meets the message thread.
  */
-public final class WaitingAcquisition {
+public final class WaitingAcquisition implements WaitSteps {
 
     /** Longest sleep of a fair waiter between refreshes of its queue entry. */
     static final Duration HEARTBEAT = Duration.ofSeconds(1);
 
+    /** Where the next step takes up the wait. */
+    private enum Phase { START, CONNECTED, SUBSCRIBED, WOKEN }
+
     private final LockCommands commands;
     private final Deployment deployment;
+    private final ScriptRunner runner;
     private final LockRequest request;
     private final RedisKeys keys;
     private final long deadline;
@@ -76,11 +91,11 @@ public final class WaitingAcquisition {
     /** Retries of a waiting request: fair mode queues them, a writer marks, a permit request follows the stored count. */
     private final boolean waiting;
     private final Duration entryTtl;
+    private Phase phase = Phase.START;
     private ReleaseWaiter waiter;
     private boolean queued;
     private boolean marked;
-    private boolean granted;
-    /** The answer to the last attempt the waiting thread read. */
+    /** The answer to the last attempt the steps read. */
     private AttemptAnswer answer;
     /**
      * Local validity of a hand-off counts from the last attempt the server answered busy, and
@@ -93,6 +108,7 @@ public final class WaitingAcquisition {
         this.deadline = Deadlines.after(System.nanoTime(), wait);
         this.commands = commands;
         this.deployment = commands.deployment();
+        this.runner = deployment.runner();
         this.request = request;
         this.keys = deployment.keys(request.key());
         this.fair = deployment.fair();
@@ -101,25 +117,25 @@ public final class WaitingAcquisition {
         this.entryTtl = deployment.waiterTtl();
     }
 
-    /**
-     * Waits for the grant, at most the wait given; whatever way it ends without a grant, it
-     * withdraws what it left on the server ({@link #withdraw}).
-     *
-     * @return the grant, or empty if the wait ran out
-     */
-    public Optional<Grant> acquire() throws InterruptedException {
-        boolean failed = false;
-        try {
-            return await();
-        } catch (RuntimeException e) {
-            failed = true;
-            throw e;
-        } finally {
-            withdraw(failed);
-        }
+    @Override
+    public WaitStep next() {
+        return switch (phase) {
+            case START -> start();
+            case CONNECTED -> firstAttempt();
+            case SUBSCRIBED -> {
+                waiter.checkSubscribed(runner);
+                askAgain();
+                yield decide();
+            }
+            case WOKEN -> woken();
+        };
     }
 
-    private Optional<Grant> await() throws InterruptedException {
+    /**
+     * Joins the key's subscription if it is confirmed already, so that a busy first attempt needs
+     * no retry; sleeps until a lazily connecting client has connected (at most the connect timeout).
+     */
+    private WaitStep start() {
         ReleaseChannels channels = commands.channels();
         if (!channels.isEmpty()) {
             waiter = newWaiter();
@@ -127,54 +143,76 @@ public final class WaitingAcquisition {
                 waiter = null;
             }
         }
-        deployment.runner().ensureReady(request.key());
+        phase = Phase.CONNECTED;
+        CompletableFuture<?> connecting = runner.pendingConnect(request.key());
+        if (connecting != null && !connecting.isDone()) {
+            return WaitStep.sleep(connecting, runner.connectTimeout().toNanos());
+        }
+        return firstAttempt();
+    }
+
+    /**
+     * The first attempt. Busy without a confirmed subscription: subscribes and sleeps until the
+     * server confirms it, then asks again, so a release between the refusal and the subscription
+     * is seen by that retry. In fair mode a busy waiter asks again at once, to queue.
+     */
+    private WaitStep firstAttempt() {
+        runner.ensureReady(request.key(), Duration.ZERO); // connected by now, or the connect timed out
         PendingAttempt first = commands.attempts().start(request, keys, marks, entryTtl, deadline);
         marked = marks; // a marking attempt is on its way: from here on, withdraw it on giving up
         read(first);
         Attempt attempt = answer.attempt();
         if (attempt.isGranted() || Deadlines.left(deadline) == 0) {
-            granted = attempt.isGranted();
-            return attempt.grant();
+            return attempt.isGranted() ? WaitStep.granted(attempt.grant().get()) : WaitStep.ranOut();
         }
-        if (waiter == null || fair) {
-            if (waiter == null) {
-                waiter = newWaiter();
-                channels.join(waiter);
-                waiter.awaitSubscribed(deployment.runner());
-            }
+        if (waiter == null) {
+            waiter = newWaiter();
+            commands.channels().join(waiter);
+            phase = Phase.SUBSCRIBED;
+            return WaitStep.sleep(waiter.subscribed(), runner.timeout().toNanos());
+        }
+        if (fair) {
             askAgain();
         }
-        while (true) {
-            attempt = answer.attempt();
-            if (attempt.isGranted()) {
-                granted = true;
-                return attempt.grant();
-            }
-            long left = Deadlines.left(deadline);
-            if (left == 0) {
-                return Optional.empty();
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while waiting for lock '" + request.key() + "'");
-            }
-            ReleaseWaiter.News news = waiter.await(sleepNanos(attempt, left));
-            if (news == ReleaseWaiter.News.HANDED) {
-                Optional<Grant> handed = handedOver();
-                if (handed.isPresent()) {
-                    granted = true;
-                    return handed;
-                }
-                news = ReleaseWaiter.News.TRY_AGAIN;
-            }
-            if (news == ReleaseWaiter.News.RETRIED) {
-                read(waiter.takeRetry());
-            } else {
-                askAgain();
-            }
-        }
+        return decide();
     }
 
-    /** Sends a retry from the waiting thread (fair mode: queued from here on) and reads it. */
+    /** The answer read last decides: granted, ran out, or a sleep until news or the holder's lease ends. */
+    private WaitStep decide() {
+        Attempt attempt = answer.attempt();
+        if (attempt.isGranted()) {
+            return WaitStep.granted(attempt.grant().get());
+        }
+        long left = Deadlines.left(deadline);
+        if (left == 0) {
+            return WaitStep.ranOut();
+        }
+        phase = Phase.WOKEN;
+        return WaitStep.sleep(waiter.sleep(), sleepNanos(attempt, left));
+    }
+
+    /** After a sleep: takes a hand-off, reads the retry the message thread sent, or asks again. */
+    private WaitStep woken() {
+        ReleaseWaiter.News news = waiter.awake();
+        if (news == ReleaseWaiter.News.SENDING) {
+            return WaitStep.sleep(waiter.sending(), runner.timeout().toNanos());
+        }
+        if (news == ReleaseWaiter.News.HANDED) {
+            Optional<Grant> handed = handedOver();
+            if (handed.isPresent()) {
+                return WaitStep.granted(handed.get());
+            }
+            news = ReleaseWaiter.News.TRY_AGAIN;
+        }
+        if (news == ReleaseWaiter.News.RETRIED) {
+            read(waiter.takeRetry());
+        } else {
+            askAgain();
+        }
+        return decide();
+    }
+
+    /** Sends a retry from the steps (fair mode: queued from here on) and reads it. */
     private void askAgain() {
         waiter.beforeAttempt();
         queued |= fair;
@@ -214,7 +252,6 @@ public final class WaitingAcquisition {
             // Unanswered, it may still land after our release and queue us again:
             // give the lock on now (the cancel also refuses that retry) and fail.
             commands.holds().cancelAsync(keys, request.owner(), request.lease());
-            ScriptRunner runner = deployment.runner();
             throw new LockBackendException("Backend 'redis' (" + runner.where() + ") handed lock '" + request.key()
                     + "' over, but an earlier retry got no answer within the operation timeout ("
                     + runner.timeout().toMillis() + " ms), so the lock was given on rather than kept with a request "
@@ -250,11 +287,14 @@ public final class WaitingAcquisition {
 
     /**
      * The wait ended: leaves the release channel, and without a grant leaves the queue (fair mode)
-     * and withdraws the writer marker (default mode). After a failure the server may not answer
-     * either: the caller gets the failure within its operation timeout and the marker's withdrawal
-     * goes on in the background.
+     * and withdraws the writer marker (default mode), whatever ended it: the deadline, an interrupt,
+     * a cancel, a failure. After a failure the server may not answer either: the caller gets the
+     * failure within its operation timeout and the marker's withdrawal goes on in the background.
      */
-    private void withdraw(boolean failed) {
+    @Override
+    public void end(boolean granted, Throwable failure) {
+        // a cancel ends the wait as an interrupt does: the server is fine, the marker's withdrawal awaited
+        boolean failed = failure instanceof RuntimeException && !(failure instanceof CancellationException);
         if (waiter != null) {
             waiter.close(granted);
         }
@@ -274,7 +314,7 @@ public final class WaitingAcquisition {
      * of the lease): a hand-off to a waiter that is gone would hold the lock for a whole lease.
      */
     private void leaveQueue() {
-        CompletableFuture<Long> first = CleanUps.send(deployment.runner(), commands.fair().leave(keys,
+        CompletableFuture<Long> first = CleanUps.send(runner, commands.fair().leave(keys,
                 request.owner()), CleanUps.deadlineAfter(entryTtl.plus(deployment.horizon(request.lease()))));
         awaitQuietly(first, "leave the queue of");
     }
@@ -287,7 +327,7 @@ public final class WaitingAcquisition {
      * lapsed by itself (at most the waiter TTL after the blocking hold's lease).
      */
     private void withdrawMarker(boolean await) {
-        CompletableFuture<Long> first = CleanUps.send(deployment.runner(), commands.exclusive().unmark(keys,
+        CompletableFuture<Long> first = CleanUps.send(runner, commands.exclusive().unmark(keys,
                 request.owner()), CleanUps.deadlineAfter(entryTtl.plus(deployment.horizon(request.lease()))));
         if (await) {
             awaitQuietly(first, "withdraw the writer-waiting marker of");
@@ -295,7 +335,6 @@ public final class WaitingAcquisition {
     }
 
     private void awaitQuietly(CompletableFuture<Long> first, String what) {
-        ScriptRunner runner = deployment.runner();
         try {
             runner.await(first, runner.timeout(), request.key(), what);
         } catch (RuntimeException e) {

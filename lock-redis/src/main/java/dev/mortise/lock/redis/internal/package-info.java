@@ -14,7 +14,8 @@
  *       {@link dev.mortise.lock.redis.internal.Inspection}; one attempt from request to answer is
  *       {@link dev.mortise.lock.redis.internal.Attempts}'.</li>
  *   <li>Waiting: {@link dev.mortise.lock.redis.internal.WaitingAcquisition}, one object per waiting
- *       acquisition, over the release channels ({@link dev.mortise.lock.redis.internal.ReleaseChannels},
+ *       acquisition, written as {@code WaitSteps} (run blocking by {@code acquire}, without a thread
+ *       between steps by {@code acquireAsync}), over the release channels ({@link dev.mortise.lock.redis.internal.ReleaseChannels},
  *       {@link dev.mortise.lock.redis.internal.ReleaseWaiter}).</li>
  *   <li>Below the commands: {@link dev.mortise.lock.redis.internal.ScriptRunner} (timeouts, {@code NOSCRIPT},
  *       messages) over the {@link dev.mortise.lock.redis.internal.RedisTransport} seam, which the driver

@@ -3,7 +3,7 @@
  * front is {@link dev.mortise.lock.redis.RedlockBackend}; here are the nodes and how a round reaches
  * them ({@link dev.mortise.lock.redis.internal.redlock.RedlockNodes},
  * {@link dev.mortise.lock.redis.internal.redlock.NodeReplies}), the two-round attempt
- * ({@link dev.mortise.lock.redis.internal.redlock.RedlockAttempts}), the polling wait
+ * ({@link dev.mortise.lock.redis.internal.redlock.RedlockAttempts}), the polling wait as {@code WaitSteps}
  * ({@link dev.mortise.lock.redis.internal.redlock.RedlockWait}), renewal and release
  * ({@link dev.mortise.lock.redis.internal.redlock.RedlockHolds}) and the majority read
  * ({@link dev.mortise.lock.redis.internal.redlock.RedlockInspection}). Each node is one deployment's
