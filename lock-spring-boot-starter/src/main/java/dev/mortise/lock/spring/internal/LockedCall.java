@@ -70,9 +70,12 @@ public final class LockedCall {
         return lease instanceof MultiKeyLease multi ? multi.multi().parts() : List.of(lease);
     }
 
-    /** The declared return type of the method. */
+    /**
+     * The declared return type of the method; for a Kotlin {@code suspend} method the publisher
+     * Spring's AOP hands it over as ({@link SuspendingMethods}).
+     */
     public Class<?> returnType() {
-        return invocation.method().getReturnType();
+        return SuspendingMethods.adviceReturnType(invocation.method());
     }
 
     /**
