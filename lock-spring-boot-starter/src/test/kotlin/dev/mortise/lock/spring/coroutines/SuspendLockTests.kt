@@ -192,6 +192,36 @@ class SuspendLockTests {
         }
     }
 
+    open class Inner {
+        @DistributedLock(key = "'order:' + #id", waitFor = "300ms")
+        open suspend fun check(id: String): String {
+            delay(1)
+            return "checked $id"
+        }
+    }
+
+    open class Outer(private val inner: Inner) {
+        @DistributedLock(key = "'order:' + #id", waitFor = "300ms")
+        open suspend fun pay(id: String): String {
+            delay(1)
+            return inner.check(id) + ", paid"
+        }
+    }
+
+    @Test
+    fun aNestedSuspendCallOnTheSameKeyReEntersTheOuterCallsHold() {
+        ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration::class.java))
+            .withPropertyValues("mortise.lock.backend=local")
+            .withBean(Inner::class.java)
+            .withBean(Outer::class.java)
+            .run { context ->
+                val paid = runBlocking(Dispatchers.Default) { context.getBean(Outer::class.java).pay("7") }
+                assertThat(paid).isEqualTo("checked 7, paid")
+                assertThat(context.getBean(LockClient::class.java).heldLocks()).isEmpty()
+            }
+    }
+
     open class FencedOrders {
         @DistributedLock(key = "'order:' + #id", fence = "'orders'")
         open suspend fun pay(id: String): String = "paid $id"
