@@ -8,6 +8,7 @@ import dev.mortise.lock.redis.internal.RedisKeys
 import dev.mortise.lock.spring.DistributedLock
 import dev.mortise.lock.spring.LeaderOnly
 import dev.mortise.lock.spring.Leaderships
+import dev.mortise.lock.spring.ReactiveLockContext
 import dev.mortise.lock.spring.autoconfigure.LockClientBuilderCustomizer
 import dev.mortise.lock.spring.autoconfigure.MortiseLeadershipAutoConfiguration
 import dev.mortise.lock.spring.autoconfigure.MortiseLockAutoConfiguration
@@ -20,6 +21,7 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.reactive.awaitSingle
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeoutOrNull
 import org.assertj.core.api.Assertions.assertThat
@@ -196,7 +198,8 @@ class SuspendLockTests {
         @DistributedLock(key = "'order:' + #id", waitFor = "300ms")
         open suspend fun check(id: String): String {
             delay(1)
-            return "checked $id"
+            val lease = ReactiveLockContext.current().awaitSingle() // the lease, in the coroutine's Reactor Context
+            return "checked ${lease.key()}"
         }
     }
 
@@ -217,7 +220,7 @@ class SuspendLockTests {
             .withBean(Outer::class.java)
             .run { context ->
                 val paid = runBlocking(Dispatchers.Default) { context.getBean(Outer::class.java).pay("7") }
-                assertThat(paid).isEqualTo("checked 7, paid")
+                assertThat(paid).isEqualTo("checked order:7, paid")
                 assertThat(context.getBean(LockClient::class.java).heldLocks()).isEmpty()
             }
     }
