@@ -103,6 +103,11 @@ class SuspendLockTests {
             LockClientBuilderCustomizer { _, builder -> builder.listener { ledger.events.add(it) } }
         })
 
+    /** The starter on the in-process backend, for what needs no server. */
+    private fun localRunner() = ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration::class.java))
+        .withPropertyValues("mortise.lock.backend=local")
+
     private fun keys(key: String) = RedisKeys.of("mortise", key)
 
     /** How many of [names] exist on the server. */
@@ -213,9 +218,7 @@ class SuspendLockTests {
 
     @Test
     fun aNestedSuspendCallOnTheSameKeyReEntersTheOuterCallsHold() {
-        ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration::class.java))
-            .withPropertyValues("mortise.lock.backend=local")
+        localRunner()
             .withBean(Inner::class.java)
             .withBean(Outer::class.java)
             .run { context ->
@@ -232,9 +235,7 @@ class SuspendLockTests {
 
     @Test
     fun aFenceOnASuspendMethodFailsStartUp() {
-        ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(MortiseLockAutoConfiguration::class.java))
-            .withPropertyValues("mortise.lock.backend=local")
+        localRunner()
             .withBean(FencedOrders::class.java)
             .run { context ->
                 assertThat(context).hasFailed()
