@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The in-process backend with an acquire that can be held up before it reaches the server
  * or after the server granted it (the answer of the last round trip still on its way), as
- * a slow network would: the stall ignores interrupts, like a blocking socket read. Every other
+ * a slow network would, on the blocking and the asynchronous wait alike: the stall ignores
+ * interrupts, like a blocking socket read. Every other
  * call is forwarded to the in-process backend.
  */
 final class StallingBackend extends ForwardingLockBackend {
@@ -106,5 +107,31 @@ final class StallingBackend extends ForwardingLockBackend {
         Optional<Grant> grant = local.acquire(request, wait);
         pause(Stall.AFTER_GRANT);
         return grant;
+    }
+
+    /**
+     * The asynchronous wait stalls as the blocking one does, on a thread of this test backend's
+     * (the slow network it plays); a grant its caller no longer takes is released. Unstalled, the
+     * in-process backend's own wait, which holds no thread.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
+        if (stall == Stall.NONE) {
+            return local.acquireAsync(request, wait);
+        }
+        java.util.concurrent.CompletableFuture<Optional<Grant>> answer = new java.util.concurrent.CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                Optional<Grant> grant = acquire(request, wait);
+                if (!answer.complete(grant)) {
+                    grant.ifPresent(local::release);
+                }
+            } catch (Throwable e) {
+                answer.completeExceptionally(e);
+            }
+        }, "stalling-acquire");
+        thread.setDaemon(true);
+        thread.start();
+        return answer;
     }
 }

@@ -7,6 +7,7 @@ import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
+import org.springframework.core.KotlinDetector;
 
 import java.lang.reflect.Method;
 
@@ -20,7 +21,8 @@ import java.lang.reflect.Method;
  * into your code (the {@code aspectj-maven-plugin} with {@code lock-spring-boot-starter} as
  * an aspect library, or {@code -javaagent:aspectjweaver.jar} with this aspect listed in
  * {@code META-INF/aop.xml}). Until it has the engine, annotated methods fail rather than
- * run unlocked, so a missing wiring never goes unnoticed.
+ * run unlocked, so a missing wiring never goes unnoticed. Kotlin {@code suspend} methods are
+ * locked by the proxies only (a woven suspend method fails, see the message).
  */
 @Aspect
 public class DistributedLockAspect {
@@ -37,6 +39,15 @@ public class DistributedLockAspect {
             throw new IllegalStateException("@DistributedLock on " + joinPoint.getSignature()
                     + " is woven by AspectJ but the aspect has no engine: set mortise.lock.mode=aspectj so the "
                     + "auto-configuration wires it.");
+        }
+        Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
+        if (KotlinDetector.isSuspendingFunction(method)) {
+            // Woven code sees a suspend function's raw continuation calls, which cannot be held
+            // across suspensions here; Spring's proxies hand them over as a Mono instead.
+            throw new IllegalStateException("@DistributedLock on the Kotlin suspend method " + joinPoint.getSignature()
+                    + " is woven by AspectJ, which cannot hold a lock across the method's suspensions: lock suspend "
+                    + "methods through Spring's proxies (mortise.lock.mode=proxy, the default), or call lock-kotlin's "
+                    + "withLock inside the method. The method did not run.");
         }
         return current.invoke(new JoinPointInvocation(joinPoint));
     }

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import org.springframework.core.KotlinDetector;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
@@ -16,7 +17,8 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * <p>Same lookups as {@code MethodBasedEvaluationContext}: an argument wins over a variable set
  * with {@link #setVariable} under the same name (a parameter named {@code lockKey} wins over the
  * fence's {@code #lockKey}); an argument that is {@code null} reads as {@code null}; when there are
- * more arguments than parameters the last parameter reads the rest as an array; a call without
+ * more arguments than parameters the last parameter reads the rest as an array (a Kotlin
+ * {@code suspend} method's continuation is no argument here); a call without
  * arguments binds none. Not thread-safe: one per evaluation, as any {@code StandardEvaluationContext}.
  */
 final class ArgumentsEvaluationContext extends StandardEvaluationContext {
@@ -43,10 +45,11 @@ final class ArgumentsEvaluationContext extends StandardEvaluationContext {
 
     private Object argument(int i) {
         int parameters = names.count;
-        if (arguments.length > parameters && i == parameters - 1) {
-            return Arrays.copyOfRange(arguments, i, arguments.length);
+        int given = arguments.length - names.hidden;
+        if (given > parameters && i == parameters - 1) {
+            return Arrays.copyOfRange(arguments, i, given);
         }
-        return arguments.length > i ? arguments[i] : null;
+        return given > i ? arguments[i] : null;
     }
 
     /**
@@ -57,10 +60,16 @@ final class ArgumentsEvaluationContext extends StandardEvaluationContext {
     static final class Names {
         private final Map<String, Integer> index;
         private final int count;
+        /**
+         * Trailing arguments that are no parameter of the source method: the {@code Continuation}
+         * the Kotlin compiler adds to a {@code suspend} method (whose discovered names leave it out).
+         */
+        private final int hidden;
 
         /** @param parameterNames the discovered names, or {@code null} when unknown */
         Names(Method method, String[] parameterNames) {
-            this.count = parameterNames != null ? parameterNames.length : method.getParameterCount();
+            this.hidden = KotlinDetector.isSuspendingFunction(method) ? 1 : 0;
+            this.count = parameterNames != null ? parameterNames.length : method.getParameterCount() - hidden;
             Map<String, Integer> map = new HashMap<>();
             for (int i = 0; i < count; i++) {
                 map.put("a" + i, i);

@@ -8,21 +8,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 
 /**
  * Holds the lock of a method returning a {@link CompletionStage} until the stage
- * completes. The caller waits for the lock (per the policy) as before, but the acquire
- * itself runs on an acquiring thread ({@link AsyncAcquirer}) under an owner of its own,
- * since the hold outlives the call: the lease never shows in
- * {@link dev.mortise.lock.LockContext} of the calling (pooled) thread once the call
- * returned. Failures to acquire come back as a failed future, SKIP as a future completed
+ * completes. The caller waits for the lock (per the policy), and the method then starts on the
+ * caller's thread as a synchronous one would; the acquire itself goes through
+ * {@code LockClient.acquireAsync} ({@link PendingAcquire}) under an owner of its own, since the
+ * hold outlives the call: the lease never shows in {@link dev.mortise.lock.LockContext} of the
+ * calling (pooled) thread. Failures to acquire come back as a failed future, SKIP as a future completed
  * with {@code null}. The returned future completes after the release, so a caller that
  * joins it finds the lock free.
  *
  * <p>Cancelling the returned future releases the lock at once and cancels the method's
  * own future (if it is a {@code CompletableFuture}). An interrupt of the caller while it
- * waits for the lock stops the wait; a grant already on its way is released.
+ * waits for the lock withdraws the request; a grant already on its way is released.
  * {@link OnLost#CANCEL} and {@link OnLost#INTERRUPT} complete the returned future
  * exceptionally with {@code LockLostException} at the loss.
  */
@@ -37,21 +36,17 @@ public final class CompletionStageHandler implements ReturnTypeHandler {
     public Object handle(LockedCall call) throws Throwable {
         AsyncHold hold = new AsyncHold(call);
         String owner = call.owner(true);
-        String acquireAs = owner != null ? owner : LockedCall.newOwner();
+        PendingAcquire pending = PendingAcquire.start(call, owner != null ? owner : LockedCall.newOwner());
         CompletableFuture<Optional<LockedCall.Held>> acquired = new CompletableFuture<>();
-        Future<?> task = AsyncAcquirer.submit(() -> {
-            try {
-                Optional<LockedCall.Held> held = call.acquire(acquireAs);
-                if (held.isPresent() && !hold.granted(held.get())) {
-                    return;
-                }
-                if (held.isEmpty()) {
-                    hold.notGranted();
-                }
-                acquired.complete(held);
-            } catch (Throwable failure) {
+        pending.answer().whenComplete((held, failure) -> {
+            if (failure != null) {
                 hold.notGranted();
-                acquired.completeExceptionally(failure);
+                acquired.completeExceptionally(PendingAcquire.unwrap(failure));
+            } else if (held.isEmpty()) {
+                hold.notGranted();
+                acquired.complete(held);
+            } else if (hold.granted(held.get())) { // false: the caller gave up meanwhile, the hold is released
+                acquired.complete(held);
             }
         });
         Optional<LockedCall.Held> result;
@@ -59,7 +54,7 @@ public final class CompletionStageHandler implements ReturnTypeHandler {
             result = acquired.get();
         } catch (InterruptedException e) {
             hold.cancel();
-            task.cancel(true);
+            pending.cancel();
             Thread.currentThread().interrupt();
             return CompletableFuture.failedFuture(new LockInterruptedException("Interrupted while waiting for lock '"
                     + call.key() + "' of " + call.operation().describeMethod() + "; the method did not run.",

@@ -46,7 +46,7 @@ public final class LeaderOnlyInterceptor implements MethodInterceptor {
         }
         log.debug("Skipped {}.{}: this instance does not lead group '{}'", target.getSimpleName(), method.getName(),
                 group);
-        return skipped(method.getReturnType());
+        return skipped(SuspendingMethods.adviceReturnType(method)); // a suspend method: an empty Mono (Flux)
     }
 
     /** The empty value of {@code type}. */

@@ -60,7 +60,7 @@ public final class LockInvoker {
                 invocation.target(), invocation.targetClass())) : null;
         LockedCall call = new LockedCall(operation, clients.get().get(operation.backend()), lockKeys, invocation,
                 this, fence);
-        Class<?> returnType = invocation.method().getReturnType();
+        Class<?> returnType = call.returnType();
         for (ReturnTypeHandler handler : handlers) {
             if (handler.supports(returnType)) {
                 return handler.handle(call);

@@ -123,9 +123,11 @@ public final class LockOperationSource {
         }
         String name = lock.name().isBlank() ? lock.key() : lock.name();
         String fence = lock.fence().isBlank() ? null : lock.fence();
-        if (fence != null && !synchronous(method.getReturnType())) {
+        Class<?> returned = SuspendingMethods.adviceReturnType(method);
+        if (fence != null && !synchronous(returned)) {
             throw new IllegalStateException("@DistributedLock on " + where + " has fence = \"" + fence
-                    + "\" but returns " + method.getReturnType().getSimpleName() + ": the fence is checked in the "
+                    + "\" but returns " + returned.getSimpleName() + (returned == method.getReturnType() ? ""
+                    : " (a Kotlin suspend method)") + ": the fence is checked in the "
                     + "method's JDBC transaction, which only a method that returns synchronously has. Return the "
                     + "result directly, or check with Fences.check(resource, lease) inside your own transaction.");
         }

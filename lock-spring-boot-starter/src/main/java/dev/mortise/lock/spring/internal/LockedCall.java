@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One call of an annotated method with its key evaluated: the steps return-type handlers
@@ -69,9 +70,12 @@ public final class LockedCall {
         return lease instanceof MultiKeyLease multi ? multi.multi().parts() : List.of(lease);
     }
 
-    /** The declared return type of the method. */
+    /**
+     * The declared return type of the method; for a Kotlin {@code suspend} method the publisher
+     * Spring's AOP hands it over as ({@link SuspendingMethods}).
+     */
     public Class<?> returnType() {
-        return invocation.method().getReturnType();
+        return SuspendingMethods.adviceReturnType(invocation.method());
     }
 
     /**
@@ -117,27 +121,47 @@ public final class LockedCall {
     }
 
     /**
-     * Acquires by the operation's busy policy.
+     * Acquires by the operation's busy policy, waiting on this thread.
      *
      * @return the lease, or empty when SKIP found the lock busy
      * @throws LockTimeoutException for WAIT ran out, {@link LockBusyException} for FAIL
      */
     public Optional<Held> acquire(String owner) {
         Duration wait = operation.waitFor();
-        String key = key();
-        LockObserver.Acquisition observed = invoker.observer().acquiring(operation, client.backendName(), key);
+        LockObserver.Acquisition observed = observe();
         Optional<LockLease> lease;
         try (AcquiringName ignored = AcquiringName.set(operation.name())) {
             lease = keys.multi() ? acquireAll(wait, owner) : acquireOne(wait, owner);
-        } catch (LockTimeoutException e) {
-            observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
-            throw e;
         } catch (RuntimeException | Error e) {
-            observed.notAcquired(Outcome.ERROR, e);
+            notAcquired(observed, e);
             throw e;
         }
+        return granted(observed, lease, owner);
+    }
+
+    /** Starts observing an acquire of this call (exactly one of the acquisition's methods is called later). */
+    LockObserver.Acquisition observe() {
+        return invoker.observer().acquiring(operation, client.backendName(), key());
+    }
+
+    /** Records that the acquire failed with {@code failure} (a timeout as BUSY or TIMEOUT). */
+    void notAcquired(LockObserver.Acquisition observed, Throwable failure) {
+        if (failure instanceof LockTimeoutException) {
+            observed.notAcquired(operation.waitFor().isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
+        } else {
+            observed.notAcquired(Outcome.ERROR, failure);
+        }
+    }
+
+    /**
+     * The acquire answered {@code lease} (empty: not granted in time): the hold, or empty for SKIP.
+     *
+     * @throws LockBusyException for FAIL when not granted
+     */
+    Optional<Held> granted(LockObserver.Acquisition observed, Optional<LockLease> lease, String owner) {
+        String key = key();
         if (lease.isEmpty()) {
-            observed.notAcquired(wait.isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
+            observed.notAcquired(operation.waitFor().isZero() ? Outcome.BUSY : Outcome.TIMEOUT, null);
             if (operation.onBusy() == OnBusy.FAIL) {
                 throw new LockBusyException("Lock '" + key + "' of " + operation.describeMethod() + " on backend '"
                         + client.backendName() + "' is held by another owner and onBusy = FAIL, so the method did "
@@ -156,6 +180,27 @@ public final class LockedCall {
             invoker.releaser().track(held);
         }
         return Optional.of(held);
+    }
+
+    /**
+     * Sends this call's request without waiting on this thread ({@link PendingAcquire}): the
+     * client's future, completed with the lease, or empty when not granted in time.
+     */
+    CompletableFuture<Optional<LockLease>> requestAsync(String owner) {
+        Duration wait = operation.waitFor();
+        if (keys.multi()) {
+            return MultiKeyAcquireThread.start(() -> acquireAll(wait, owner), operation.name());
+        }
+        LockSpec spec = spec(wait, owner);
+        if (operation.onBusy() == OnBusy.WAIT) {
+            return PendingAcquire.optional(client.acquireAsync(spec));
+        }
+        return client.tryAcquireAsync(spec);
+    }
+
+    /** The backend name of this call's client. */
+    String backendName() {
+        return client.backendName();
     }
 
     /** The request of a single-key call, in the operation's mode. */

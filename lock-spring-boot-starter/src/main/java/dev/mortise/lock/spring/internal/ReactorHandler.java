@@ -14,19 +14,20 @@ import reactor.util.context.ContextView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Future;
 
 /**
- * Locks methods returning Reactor's {@link Mono} or {@link Flux}. Each subscription
- * acquires anew: on an acquiring thread of its own ({@link AsyncAcquirer}, so the lease
- * never shows in {@link dev.mortise.lock.LockContext} of a thread that runs other work),
- * then the method is invoked on the bounded-elastic scheduler — all its work, assembly
- * included, runs under the lock — and the lock is released on complete or error (a loss
- * while it ran becomes the {@code LockLostException} error).
+ * Locks methods returning Reactor's {@link Mono} or {@link Flux}, and Kotlin {@code suspend}
+ * methods (Spring's AOP hands their invocation over as a {@code Mono}, or a {@code Flux} for a
+ * {@code Flow}). Each subscription acquires anew, on {@code LockClient.acquireAsync}
+ * ({@link PendingAcquire}): no thread waits for the lock, and the lease never shows in
+ * {@link dev.mortise.lock.LockContext} of an application thread. Once granted, the method is
+ * invoked on the bounded-elastic scheduler (never on Mortise's shared threads, which answer the
+ * acquire) — all its work, assembly included, runs under the lock — and the lock is released on
+ * complete or error (a loss while it ran becomes the {@code LockLostException} error).
  *
  * <p><b>Cancellation</b> at any point releases the lock: before the acquire (nothing is
- * taken), while it waits (the wait is interrupted; a grant already on its way is released
- * when it arrives), between the grant and the method, and while the method's publisher
+ * taken), while it waits (the request is withdrawn from the client's queue or the server; a
+ * grant already on its way is released when it arrives), between the grant and the method, and while the method's publisher
  * runs. {@link AsyncHold} makes these races release exactly once. The method and its
  * publisher are started only while the hold is still on: a cancellation that lands while the
  * method assembles its publisher, or between the grant and the method, keeps the publisher
@@ -105,25 +106,25 @@ public final class ReactorHandler implements ReturnTypeHandler {
     }
 
     /**
-     * Acquires on an acquiring thread; completes empty for SKIP. Cancelling the returned
-     * Mono interrupts the wait and makes a late grant be released.
+     * Acquires on {@code LockClient.acquireAsync}, no thread waiting; completes empty for SKIP.
+     * Cancelling the returned Mono withdraws the request and makes a late grant be released.
      */
     private static Mono<LockedCall.Held> acquire(LockedCall call, AsyncHold hold, String owner) {
         Mono<LockedCall.Held> acquire = Mono.create(sink -> {
-            Future<?> task = AsyncAcquirer.submit(() -> {
-                if (hold.ended()) {
-                    return;
-                }
-                Optional<LockedCall.Held> held;
-                try {
-                    held = call.acquire(owner);
-                } catch (Throwable failure) {
+            if (hold.ended()) {
+                return;
+            }
+            PendingAcquire pending = PendingAcquire.start(call, owner);
+            sink.onCancel(() -> {
+                hold.cancel();
+                pending.cancel();
+            });
+            pending.answer().whenComplete((held, failure) -> {
+                if (failure != null) {
                     if (hold.notGranted()) {
-                        sink.error(failure);
+                        sink.error(PendingAcquire.unwrap(failure));
                     }
-                    return;
-                }
-                if (held.isEmpty()) {
+                } else if (held.isEmpty()) {
                     if (hold.notGranted()) {
                         sink.success();
                     }
@@ -131,12 +132,9 @@ public final class ReactorHandler implements ReturnTypeHandler {
                     sink.success(held.get());
                 }
             });
-            sink.onCancel(() -> {
-                hold.cancel();
-                task.cancel(true);
-            });
         });
-        // The method runs on an application scheduler, never on the acquiring thread.
+        // The answer comes on Mortise's shared threads, which must not block: the method runs on an
+        // application scheduler.
         return acquire.publishOn(Schedulers.boundedElastic());
     }
 

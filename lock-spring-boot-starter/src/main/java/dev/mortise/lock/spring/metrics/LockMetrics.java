@@ -115,9 +115,9 @@ public final class LockMetrics implements LockListener {
     public void onEvent(LockEvent event) {
         switch (event.type()) {
             case ACQUIRED -> acquired(event);
-            case BUSY -> acquireTimer(event.backend(), acquiringName(), mode(event), "busy")
+            case BUSY -> acquireTimer(event.backend(), acquiringName(event), mode(event), "busy")
                     .record(event.duration());
-            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(), mode(event), "timeout")
+            case TIMEOUT -> acquireTimer(event.backend(), acquiringName(event), mode(event), "timeout")
                     .record(event.duration());
             case ERROR -> {
                 if (isApiAcquireFailure(event)) {
@@ -147,7 +147,7 @@ public final class LockMetrics implements LockListener {
     private static final String RENEWALS_DESCRIPTION = "Watchdog renewals of held locks";
 
     private void acquired(LockEvent event) {
-        String name = acquiringName();
+        String name = acquiringName(event);
         String mode = mode(event);
         acquireTimer(event.backend(), name, mode, "acquired").record(event.duration());
         // A nested lease shares the hold (same token): one held sample per hold.
@@ -168,11 +168,11 @@ public final class LockMetrics implements LockListener {
      */
     private static boolean isApiAcquireFailure(LockEvent event) {
         return event.operation() == LockEvent.Operation.ACQUIRE && !(event.cause() instanceof LockTimeoutException)
-                && AcquiringName.current() == null;
+                && AcquiringName.of(event.backend(), event.key()) == null;
     }
 
-    private static String acquiringName() {
-        String name = AcquiringName.current();
+    private static String acquiringName(LockEvent event) {
+        String name = AcquiringName.of(event.backend(), event.key());
         return name == null ? PROGRAMMATIC : name;
     }
 
