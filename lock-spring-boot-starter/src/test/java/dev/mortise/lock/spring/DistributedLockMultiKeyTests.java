@@ -78,6 +78,30 @@ class DistributedLockMultiKeyTests {
     }
 
     @Test
+    void aMonoCallWaitsForEveryKeyAndACancelledOneTakesNothing() {
+        runner.withBean(Batch.class).run(context -> {
+            Batch batch = context.getBean(Batch.class);
+            LockClient client = context.getBean(LockClient.class);
+            LockLease elsewhere = LockTestSupport.holdElsewhere(client, "r2");
+            java.util.concurrent.CompletableFuture<List<String>> waiting = batch.heldInsideMono(List.of("r1", "r2"), client)
+                    .toFuture();
+            reactor.core.Disposable cancelled = batch.heldInsideMono(List.of("r3", "r2"), client).subscribe();
+            Thread.sleep(200);
+            assertThat(waiting).as("one key of two is held elsewhere").isNotDone();
+            // Parts are taken in canonical order: the first call holds r1 while it waits for r2; the second
+            // waits for r2 first, holding nothing.
+            assertThat(client.heldLocks()).extracting(h -> h.key()).containsExactlyInAnyOrder("r2", "r1");
+            cancelled.dispose();
+            elsewhere.close();
+            assertThat(waiting.get(30, TimeUnit.SECONDS)).containsExactlyInAnyOrder("r1", "r2");
+            for (int i = 0; i < 100 && !client.heldLocks().isEmpty(); i++) {
+                Thread.sleep(20);
+            }
+            assertThat(client.heldLocks()).as("released after the Mono, nothing left by the cancelled call").isEmpty();
+        });
+    }
+
+    @Test
     void aNestedCallOnOneOfTheKeysReentersItsPart() {
         runner.withBean(Batch.class).withBean(Single.class).run(context -> {
             Batch batch = context.getBean(Batch.class);
@@ -191,6 +215,12 @@ class DistributedLockMultiKeyTests {
                 LockContext.find(key).ifPresent(lease -> held.add(lease.key()));
             }
             return held;
+        }
+
+        /** The keys {@code client} holds while the method's Mono runs. */
+        @DistributedLock(key = "#keys")
+        public reactor.core.publisher.Mono<List<String>> heldInsideMono(List<String> keys, LockClient client) {
+            return reactor.core.publisher.Mono.fromCallable(() -> client.heldLocks().stream().map(h -> h.key()).toList());
         }
 
         @DistributedLock(key = "#keys", onBusy = OnBusy.SKIP)

@@ -189,7 +189,10 @@ public final class LockedCall {
     CompletableFuture<Optional<LockLease>> requestAsync(String owner) {
         Duration wait = operation.waitFor();
         if (keys.multi()) {
-            return MultiKeyAcquireThread.start(() -> acquireAll(wait, owner), operation.name());
+            MultiLockSpec spec = multiSpec(wait, owner);
+            return operation.onBusy() == OnBusy.WAIT
+                    ? PendingAcquire.leaseOf(client.acquireAllAsync(spec), all -> Optional.of(new MultiKeyLease(all)))
+                    : PendingAcquire.leaseOf(client.tryAcquireAllAsync(spec), all -> all.map(MultiKeyLease::new));
         }
         LockSpec spec = spec(wait, owner);
         if (operation.onBusy() == OnBusy.WAIT) {

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * One asynchronous acquire of an annotated call on {@code LockClient.acquireAsync}: no thread
@@ -76,15 +77,27 @@ final class PendingAcquire {
      * lease that arrives after that cancel is closed, never leaked.
      */
     static CompletableFuture<Optional<LockLease>> optional(CompletableFuture<LockLease> request) {
+        return leaseOf(request, Optional::of);
+    }
+
+    /**
+     * {@code request}'s answer as the call's lease ({@code lease}: a multi-key lease as one, say), in a
+     * future whose cancel cancels {@code request}; a lease that arrives after that cancel is closed.
+     */
+    static <T> CompletableFuture<Optional<LockLease>> leaseOf(CompletableFuture<T> request,
+                                                             Function<T, Optional<LockLease>> lease) {
         CompletableFuture<Optional<LockLease>> answer = new CompletableFuture<>();
-        request.whenComplete((lease, failure) -> {
+        request.whenComplete((value, failure) -> {
             if (failure != null) {
                 answer.completeExceptionally(failure);
-            } else if (!answer.complete(Optional.of(lease))) {
-                closeQuietly(lease);
+                return;
+            }
+            Optional<LockLease> granted = lease.apply(value);
+            if (!answer.complete(granted)) {
+                granted.ifPresent(PendingAcquire::closeQuietly);
             }
         });
-        answer.whenComplete((lease, failure) -> {
+        answer.whenComplete((given, failure) -> {
             if (failure instanceof CancellationException) {
                 request.cancel(false);
             }
