@@ -202,7 +202,10 @@ final class AsyncAcquire {
         }
     }
 
-    /** Hands the caller its lease (or null); a lease the caller no longer takes is closed, never leaked. */
+    /**
+     * Hands the caller its lease (or null), on no thread's {@link dev.mortise.lock.LockContext}; a lease the
+     * caller no longer takes is closed, never leaked.
+     */
     private void deliver(LockLease lease) {
         if (!answer.complete(lease) && lease != null) {
             try {

@@ -16,11 +16,21 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 final class ThreadLeases {
 
     private static final ThreadLocal<Deque<LockLease>> STACK = ThreadLocal.withInitial(ConcurrentLinkedDeque::new);
+    /** The "stack" of leases built on a shared thread: always empty (nothing is pushed on it). */
+    private static final Deque<LockLease> NO_THREAD = new ConcurrentLinkedDeque<>();
 
     private ThreadLeases() {
     }
 
+    /**
+     * Puts {@code lease} on the calling thread's stack and answers that stack; on one of Mortise's shared
+     * threads ({@link dev.mortise.lock.spi.AsyncWaits}), where an asynchronous acquire builds the leases
+     * it hands out, on none (an empty stack), or the thread's next tasks, anyone's, would see it.
+     */
     static Deque<LockLease> push(LockLease lease) {
+        if (dev.mortise.lock.spi.AsyncWaits.onSharedThread()) {
+            return NO_THREAD;
+        }
         Deque<LockLease> stack = STACK.get();
         stack.addLast(lease);
         return stack;

@@ -71,9 +71,24 @@ public final class AsyncWaits {
     private static ThreadFactory daemons(String prefix) {
         AtomicInteger count = new AtomicInteger();
         return runnable -> {
-            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            Thread thread = new SharedThread(runnable, prefix + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    /**
+     * Whether the calling thread is one of these shared threads: work it does for one caller (a lease it
+     * builds, say) must not stay attached to it, since its next task is anyone's.
+     */
+    public static boolean onSharedThread() {
+        return Thread.currentThread() instanceof SharedThread;
+    }
+
+    /** A thread of these pools (so {@link #onSharedThread()} can tell). */
+    private static final class SharedThread extends Thread {
+        SharedThread(Runnable task, String name) {
+            super(task, name);
+        }
     }
 }
