@@ -35,8 +35,11 @@ public final class MarkdownWriter {
         WaitersSection.write(report, page);
         OverheadSection.write(report, page);
         findings();
-        resource("/analysis.md", true);
-        resource("/method.md", false);
+        if (!report.uncontended.isEmpty()) {
+            // The analysis and the method are the full run's: a run of other scenarios alone stands on its tables.
+            resource("/analysis.md", true);
+            resource("/method.md", false);
+        }
         return page.text();
     }
 
