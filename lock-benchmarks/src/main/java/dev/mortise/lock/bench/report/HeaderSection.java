@@ -37,11 +37,13 @@ final class HeaderSection {
                     + "`: the figures, the commit, the date and the load are the run's; only the presentation is new.");
             page.line("");
         }
-        page.chart("latency.png", "Latency per backend and library: uncontended acquire + release, 1 thread, p50 and p99",
-                UncontendedCharts.overview(report.uncontended));
-        page.line("Raw data: [`benchmarks/results.json`](benchmarks/results.json), "
-                + "[`benchmarks/uncontended.csv`](benchmarks/uncontended.csv), "
-                + "[`benchmarks/handoff.csv`](benchmarks/handoff.csv)"
+        if (!report.uncontended.isEmpty()) {
+            page.chart("latency.png", "Latency per backend and library: uncontended acquire + release, 1 thread, p50 and p99",
+                    UncontendedCharts.overview(report.uncontended));
+        }
+        page.line("Raw data: [`benchmarks/results.json`](benchmarks/results.json)"
+                + (report.uncontended.isEmpty() ? "" : ", [`benchmarks/uncontended.csv`](benchmarks/uncontended.csv)")
+                + (report.handoffs.isEmpty() ? "" : ", [`benchmarks/handoff.csv`](benchmarks/handoff.csv)")
                 + (report.keySets.isEmpty() ? "" : ", [`benchmarks/keysets.csv`](benchmarks/keysets.csv)") + ".");
         page.line("");
         machine(report, page);
