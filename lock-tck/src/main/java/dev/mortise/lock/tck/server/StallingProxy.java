@@ -58,6 +58,11 @@ public final class StallingProxy implements AutoCloseable {
     private volatile boolean closed;
     private volatile CountDownLatch held = new CountDownLatch(1);
     private volatile CountDownLatch letGo = new CountDownLatch(0);
+    /**
+     * Runs on the pump right after a hold told {@link #awaitHeld} (nothing by default): the moment a test
+     * thread woken by it may already run on, for {@code StallingProxyTest} to act in.
+     */
+    volatile Runnable afterHeld = () -> { };
 
     /** A proxy to {@code 127.0.0.1:port}, listening on a free loopback port. */
     public StallingProxy(int port) throws IOException {
@@ -327,12 +332,10 @@ public final class StallingProxy implements AutoCloseable {
                     }
                     if (!upstream && incomingHoldsLeft.get() > 0 && contains(buffer, n, incomingMarker)
                             && incomingHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
-                        held.countDown();
-                        letGo.await();
+                        holdHere();
                     }
                     if (!upstream && holdNextReply.compareAndSet(true, false)) {
-                        held.countDown();
-                        letGo.await();
+                        holdHere();
                         if (dropHeld) {
                             cuts.incrementAndGet();
                             break; // the late answer never comes: the connection breaks instead
@@ -340,8 +343,7 @@ public final class StallingProxy implements AutoCloseable {
                     }
                     if (stalled) {
                         if (stallMillis == Long.MAX_VALUE) {
-                            held.countDown();
-                            letGo.await();
+                            holdHere();
                         } else {
                             Thread.sleep(stallMillis);
                         }
@@ -363,6 +365,13 @@ public final class StallingProxy implements AutoCloseable {
         }, "stalling-proxy-" + port() + (upstream ? "-up" : "-down"));
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** On a pump: tells {@link #awaitHeld} that the chunk is held, and holds it until {@link #letGo()}. */
+    private void holdHere() throws InterruptedException {
+        held.countDown();
+        afterHeld.run();
+        letGo.await();
     }
 
     private static boolean contains(byte[] buffer, int length, byte[] wanted) {
