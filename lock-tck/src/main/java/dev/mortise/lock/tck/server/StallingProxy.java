@@ -367,11 +367,17 @@ public final class StallingProxy implements AutoCloseable {
         thread.start();
     }
 
-    /** On a pump: tells {@link #awaitHeld} that the chunk is held, and holds it until {@link #letGo()}. */
+    /**
+     * On a pump: tells {@link #awaitHeld} that the chunk is held, and holds it until {@link #letGo()}.
+     * The release is this hold's own, read before the test thread is told: woken, that thread may let
+     * go and arm the next hold (a new latch) before this pump runs on, which must not keep this chunk
+     * until the next hold's letGo.
+     */
     private void holdHere() throws InterruptedException {
+        CountDownLatch release = letGo;
         held.countDown();
         afterHeld.run();
-        letGo.await();
+        release.await();
     }
 
     private static boolean contains(byte[] buffer, int length, byte[] wanted) {
