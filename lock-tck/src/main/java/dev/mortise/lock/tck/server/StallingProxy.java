@@ -302,11 +302,11 @@ public final class StallingProxy implements AutoCloseable {
                     }
                     first = false;
                     flowing.await();
-                    if (upstream && countedMarker != null && contains(buffer, n, countedMarker)) {
+                    if (upstream && countedMarker != null && ByteMarkers.contains(buffer, n, countedMarker)) {
                         lastCountedNanos = System.nanoTime();
                         counted.incrementAndGet();
                     }
-                    if (!upstream && incomingCutsLeft.get() > 0 && contains(buffer, n, incomingCutMarker)
+                    if (!upstream && incomingCutsLeft.get() > 0 && ByteMarkers.contains(buffer, n, incomingCutMarker)
                             && incomingCutsLeft.getAndUpdate(c -> Math.max(0, c - 1)) > 0) {
                         cuts.incrementAndGet();
                         break; // the message is lost with its connection
@@ -315,22 +315,22 @@ public final class StallingProxy implements AutoCloseable {
                         cuts.incrementAndGet();
                         break; // the reply is lost with its connection
                     }
-                    if (upstream && cutsLeft.get() > 0 && contains(buffer, n, cutMarker)
+                    if (upstream && cutsLeft.get() > 0 && ByteMarkers.contains(buffer, n, cutMarker)
                             && cutsLeft.getAndUpdate(c -> Math.max(0, c - 1)) > 0) {
                         cutNextReply.set(true); // before the request leaves: its reply cannot pass first
                     }
-                    if (upstream && dropsLeft.get() > 0 && contains(buffer, n, dropMarker)
+                    if (upstream && dropsLeft.get() > 0 && ByteMarkers.contains(buffer, n, dropMarker)
                             && dropsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         drops.incrementAndGet();
                         break;
                     }
-                    boolean stalled = upstream && stallsLeft.get() > 0 && contains(buffer, n, marker)
+                    boolean stalled = upstream && stallsLeft.get() > 0 && ByteMarkers.contains(buffer, n, marker)
                             && stallsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0;
-                    if (upstream && replyHoldsLeft.get() > 0 && contains(buffer, n, replyMarker)
+                    if (upstream && replyHoldsLeft.get() > 0 && ByteMarkers.contains(buffer, n, replyMarker)
                             && replyHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         holdNextReply.set(true); // before the request leaves: its reply cannot pass first
                     }
-                    if (!upstream && incomingHoldsLeft.get() > 0 && contains(buffer, n, incomingMarker)
+                    if (!upstream && incomingHoldsLeft.get() > 0 && ByteMarkers.contains(buffer, n, incomingMarker)
                             && incomingHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         holdHere();
                     }
@@ -378,22 +378,6 @@ public final class StallingProxy implements AutoCloseable {
         held.countDown();
         afterHeld.run();
         release.await();
-    }
-
-    private static boolean contains(byte[] buffer, int length, byte[] wanted) {
-        if (wanted == null) {
-            return false;
-        }
-        outer:
-        for (int i = 0; i + wanted.length <= length; i++) {
-            for (int j = 0; j < wanted.length; j++) {
-                if (buffer[i + j] != wanted[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
     }
 
     private static void closeQuietly(java.io.Closeable socket) {

@@ -79,7 +79,8 @@ class StallingProxyTest {
             try {
                 Socket socket = echo.accept();
                 Thread pump = new Thread(() -> {
-                    try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
+                    try (socket; InputStream in = socket.getInputStream()) {
+                        OutputStream out = socket.getOutputStream();
                         in.transferTo(out);
                     } catch (IOException e) {
                         // closed
