@@ -58,6 +58,11 @@ public final class StallingProxy implements AutoCloseable {
     private volatile boolean closed;
     private volatile CountDownLatch held = new CountDownLatch(1);
     private volatile CountDownLatch letGo = new CountDownLatch(0);
+    /**
+     * Runs on the pump right after a hold told {@link #awaitHeld} (nothing by default): the moment a test
+     * thread woken by it may already run on, for {@code StallingProxyTest} to act in.
+     */
+    volatile Runnable afterHeld = () -> { };
 
     /** A proxy to {@code 127.0.0.1:port}, listening on a free loopback port. */
     public StallingProxy(int port) throws IOException {
@@ -297,11 +302,11 @@ public final class StallingProxy implements AutoCloseable {
                     }
                     first = false;
                     flowing.await();
-                    if (upstream && countedMarker != null && contains(buffer, n, countedMarker)) {
+                    if (upstream && countedMarker != null && ByteMarkers.contains(buffer, n, countedMarker)) {
                         lastCountedNanos = System.nanoTime();
                         counted.incrementAndGet();
                     }
-                    if (!upstream && incomingCutsLeft.get() > 0 && contains(buffer, n, incomingCutMarker)
+                    if (!upstream && incomingCutsLeft.get() > 0 && ByteMarkers.contains(buffer, n, incomingCutMarker)
                             && incomingCutsLeft.getAndUpdate(c -> Math.max(0, c - 1)) > 0) {
                         cuts.incrementAndGet();
                         break; // the message is lost with its connection
@@ -310,29 +315,27 @@ public final class StallingProxy implements AutoCloseable {
                         cuts.incrementAndGet();
                         break; // the reply is lost with its connection
                     }
-                    if (upstream && cutsLeft.get() > 0 && contains(buffer, n, cutMarker)
+                    if (upstream && cutsLeft.get() > 0 && ByteMarkers.contains(buffer, n, cutMarker)
                             && cutsLeft.getAndUpdate(c -> Math.max(0, c - 1)) > 0) {
                         cutNextReply.set(true); // before the request leaves: its reply cannot pass first
                     }
-                    if (upstream && dropsLeft.get() > 0 && contains(buffer, n, dropMarker)
+                    if (upstream && dropsLeft.get() > 0 && ByteMarkers.contains(buffer, n, dropMarker)
                             && dropsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         drops.incrementAndGet();
                         break;
                     }
-                    boolean stalled = upstream && stallsLeft.get() > 0 && contains(buffer, n, marker)
+                    boolean stalled = upstream && stallsLeft.get() > 0 && ByteMarkers.contains(buffer, n, marker)
                             && stallsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0;
-                    if (upstream && replyHoldsLeft.get() > 0 && contains(buffer, n, replyMarker)
+                    if (upstream && replyHoldsLeft.get() > 0 && ByteMarkers.contains(buffer, n, replyMarker)
                             && replyHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
                         holdNextReply.set(true); // before the request leaves: its reply cannot pass first
                     }
-                    if (!upstream && incomingHoldsLeft.get() > 0 && contains(buffer, n, incomingMarker)
+                    if (!upstream && incomingHoldsLeft.get() > 0 && ByteMarkers.contains(buffer, n, incomingMarker)
                             && incomingHoldsLeft.getAndUpdate(s -> Math.max(0, s - 1)) > 0) {
-                        held.countDown();
-                        letGo.await();
+                        holdHere();
                     }
                     if (!upstream && holdNextReply.compareAndSet(true, false)) {
-                        held.countDown();
-                        letGo.await();
+                        holdHere();
                         if (dropHeld) {
                             cuts.incrementAndGet();
                             break; // the late answer never comes: the connection breaks instead
@@ -340,8 +343,7 @@ public final class StallingProxy implements AutoCloseable {
                     }
                     if (stalled) {
                         if (stallMillis == Long.MAX_VALUE) {
-                            held.countDown();
-                            letGo.await();
+                            holdHere();
                         } else {
                             Thread.sleep(stallMillis);
                         }
@@ -365,20 +367,17 @@ public final class StallingProxy implements AutoCloseable {
         thread.start();
     }
 
-    private static boolean contains(byte[] buffer, int length, byte[] wanted) {
-        if (wanted == null) {
-            return false;
-        }
-        outer:
-        for (int i = 0; i + wanted.length <= length; i++) {
-            for (int j = 0; j < wanted.length; j++) {
-                if (buffer[i + j] != wanted[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
+    /**
+     * On a pump: tells {@link #awaitHeld} that the chunk is held, and holds it until {@link #letGo()}.
+     * The release is this hold's own, read before the test thread is told: woken, that thread may let
+     * go and arm the next hold (a new latch) before this pump runs on, which must not keep this chunk
+     * until the next hold's letGo.
+     */
+    private void holdHere() throws InterruptedException {
+        CountDownLatch release = letGo;
+        held.countDown();
+        afterHeld.run();
+        release.await();
     }
 
     private static void closeQuietly(java.io.Closeable socket) {
