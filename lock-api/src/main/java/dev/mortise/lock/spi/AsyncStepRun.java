@@ -18,6 +18,8 @@ final class AsyncStepRun {
 
     private final LockBackend backend;
     private final WaitSteps steps;
+    /** Where each step runs. */
+    private final java.util.concurrent.Executor executor;
     private final CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
     /** The current sleep; null while a step runs or after the end. */
     private final AtomicReference<Sleep> sleeping = new AtomicReference<>();
@@ -38,9 +40,10 @@ final class AsyncStepRun {
         }
     }
 
-    AsyncStepRun(LockBackend backend, WaitSteps steps) {
+    AsyncStepRun(LockBackend backend, WaitSteps steps, java.util.concurrent.Executor executor) {
         this.backend = backend;
         this.steps = steps;
+        this.executor = executor;
         answer.whenComplete((grant, failure) -> {
             Sleep token = sleeping.get();
             if (token != null) {
@@ -111,7 +114,7 @@ final class AsyncStepRun {
         if (scheduled != null) {
             scheduled.cancel(false);
         }
-        AsyncWaits.executor().execute(this::step);
+        executor.execute(this::step);
     }
 
     private void releaseQuietly(Grant grant) {

@@ -73,8 +73,20 @@ public final class WaitDriver {
      * it brings is released through {@code backend}.
      */
     public static CompletableFuture<Optional<Grant>> start(LockBackend backend, WaitSteps steps) {
-        AsyncStepRun run = new AsyncStepRun(backend, steps);
-        AsyncWaits.executor().execute(run::step);
+        return start(backend, steps, AsyncWaits.executor());
+    }
+
+    /**
+     * As {@link #start(LockBackend, WaitSteps)}, each step on {@code executor} instead of the shared
+     * one: for a backend whose steps can block for long (a call that waits out a lost connection up to
+     * the operation timeout), so that its stalled steps take threads of its own pool, never the few
+     * every other wait and callback of the JVM shares. Timed wake-ups still use
+     * {@link AsyncWaits#scheduler()}. {@code executor} must not grow with the number of waits.
+     */
+    public static CompletableFuture<Optional<Grant>> start(LockBackend backend, WaitSteps steps,
+                                                           java.util.concurrent.Executor executor) {
+        AsyncStepRun run = new AsyncStepRun(backend, steps, executor);
+        executor.execute(run::step);
         return run.answer();
     }
 }

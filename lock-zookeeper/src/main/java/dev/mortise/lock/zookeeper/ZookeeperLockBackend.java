@@ -85,6 +85,8 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final SessionTimeout timeout;
     private final KeyInspection inspection;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The asynchronous waits' steps: a call in flight when the connection drops waits it out here, not on the shared threads. */
+    private final java.util.concurrent.ExecutorService asyncSteps = dev.mortise.lock.zookeeper.internal.WaitThreads.pool();
 
     ZookeeperLockBackend(CuratorFramework client, boolean ownsClient, String rootPath, Duration operationTimeout,
                          String ensemble) {
@@ -197,16 +199,18 @@ public final class ZookeeperLockBackend implements LockBackend {
 
     /**
      * The same wait as {@link #acquire}, holding no thread while it sleeps: each step (a create
-     * and listing, a look, a watch set) runs on the shared asynchronous threads, and a sleep ends
+     * and listing, a look, a watch set) runs on a thread of this backend's own, and a sleep ends
      * when the watch left on the node waited for fires (a deletion, a data change, a connection
      * event), or, behind a lingering hold, when its marker ends; a waiter that finds the connection
-     * down sleeps until it is back (at most the operation timeout). A grant's validity counts from
+     * down sleeps until it is back (at most the operation timeout). The steps run on this backend's four
+     * threads ({@code WaitThreads}), not the JVM's shared ones: a step whose call was in flight when the
+     * connection dropped waits it out there, up to the operation timeout. A grant's validity counts from
      * the same requests as on the blocking path; a wait that ends without a grant (ran out, failed,
      * or its answer cancelled) deletes its node and removes its watches.
      */
     @Override
     public CompletableFuture<Optional<Grant>> acquireAsync(LockRequest request, Duration wait) {
-        return WaitDriver.start(this, waitFor(request, wait, true));
+        return WaitDriver.start(this, waitFor(request, wait, true), asyncSteps);
     }
 
     private WaitSteps waitFor(LockRequest request, Duration wait, boolean async) {
@@ -371,6 +375,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         }
         client.getConnectionStateListenable().removeListener(guard);
         expiry.shutdown();
+        asyncSteps.shutdown();
         ops.close();
         if (ownsClient) {
             client.close();

@@ -138,12 +138,21 @@ class ZookeeperAsyncWaitTest {
         assertThat(ran.await(30, TimeUnit.SECONDS)).as("another async step runs while the server is down").isTrue();
 
         server.restart();
-        assertThat(answers).as("still waiting once the server is back").noneMatch(CompletableFuture::isDone);
+        // A restarted test server may or may not still know the waiters' session (ci26: it did not). Either
+        // way no waiter is granted while the holders hold; one whose session ended fails saying so, its node
+        // gone; the others are granted once the holders let go.
+        assertThat(answers).as("none granted while the holders hold").noneMatch(answer -> answer.isDone()
+                && !answer.isCompletedExceptionally());
         for (Grant hold : holds) {
             holder.release(hold);
         }
         for (CompletableFuture<Optional<Grant>> answer : answers) {
-            waiter.release(answer.get(60, TimeUnit.SECONDS).orElseThrow());
+            try {
+                waiter.release(answer.get(60, TimeUnit.SECONDS).orElseThrow());
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(dev.mortise.lock.LockBackendException.class)
+                        .hasMessageContaining("session ended while waiting");
+            }
         }
         await(Duration.ofSeconds(30), () -> nodes(admin, waiting) == 0, "nothing left on the server");
     }
