@@ -78,6 +78,9 @@ public final class AcquiringName implements AutoCloseable {
         if (name != null) {
             return name;
         }
+        if (EXPECTED.isEmpty()) {
+            return null; // no asynchronous annotated acquire under way: no key string built per event
+        }
         Expected expected = EXPECTED.get(slot(backend, key));
         return expected == null ? null : expected.name();
     }
