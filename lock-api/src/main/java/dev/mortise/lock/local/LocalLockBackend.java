@@ -63,6 +63,11 @@ public final class LocalLockBackend implements LockBackend {
     }
 
     @Override
+    public Optional<dev.mortise.lock.spi.WaitRecords> waitRecords() {
+        return Optional.of(server.waitRecords());
+    }
+
+    @Override
     public Attempt tryAcquire(LockRequest request) {
         return server.tryAcquire(request);
     }

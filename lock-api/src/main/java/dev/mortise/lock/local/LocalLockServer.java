@@ -53,6 +53,7 @@ public final class LocalLockServer {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, KeyRecord> entries = new HashMap<>(); // guarded by lock
     private final AsyncWaiters asyncWaiters = new AsyncWaiters(this);
+    private final LocalWaitRecords waitRecords = new LocalWaitRecords(this);
     private volatile boolean down;
 
     public LocalLockServer() {
@@ -373,6 +374,16 @@ public final class LocalLockServer {
         } finally {
             unlock();
         }
+    }
+
+    /** The wait records of deadlock detection this server keeps, shared by its backends. */
+    LocalWaitRecords waitRecords() {
+        return waitRecords;
+    }
+
+    /** Test hook: how many wait records the server keeps for {@code holderIds} (expired ones are swept first). */
+    public int waitRecords(java.util.Collection<String> holderIds) {
+        return waitRecords.stored(holderIds);
     }
 
     /** Test hook: every operation fails with {@link LockBackendException} until {@link #start()}. */

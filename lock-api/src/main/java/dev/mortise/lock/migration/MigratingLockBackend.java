@@ -291,6 +291,17 @@ public final class MigratingLockBackend implements LockBackend {
         return old && next;
     }
 
+    /** Both stores' wait records together (see {@link MigratingWaitRecords}); empty if either keeps none. */
+    @Override
+    public java.util.Optional<dev.mortise.lock.spi.WaitRecords> waitRecords() {
+        var old = from.waitRecords();
+        var next = to.waitRecords();
+        if (old.isEmpty() || next.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new MigratingWaitRecords(old.get(), next.get()));
+    }
+
     /**
      * Both stores' view of {@code key}, reported as the {@code to} store's, whose tokens this backend
      * hands out: every holder of {@code to} with its token, its remaining lease the lesser of the

@@ -118,6 +118,11 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public java.util.Optional<WaitRecords> waitRecords() {
+        return delegate.waitRecords();
+    }
+
+    @Override
     public void addGrantListener(GrantListener listener) {
         delegate.addGrantListener(listener);
     }

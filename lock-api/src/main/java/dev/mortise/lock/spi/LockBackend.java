@@ -300,6 +300,16 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * Where this backend keeps the wait records of deadlock detection, if it keeps them: see
+     * {@link WaitRecords}. Every bundled backend does. Empty (the default) turns detection off for
+     * clients of this backend: their waits end only by their wait time, as before, and the
+     * client's documentation says so.
+     */
+    default java.util.Optional<WaitRecords> waitRecords() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Subscribes the core to holds the backend learns are suspended, restored or lost
      * without being asked (a ZooKeeper session, an etcd keep-alive). Backends with no
      * such knowledge keep the default, which ignores the listener.

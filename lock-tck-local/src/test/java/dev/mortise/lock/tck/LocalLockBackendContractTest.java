@@ -39,4 +39,9 @@ class LocalLockBackendContractTest extends LockBackendContractSuite {
     protected int residueOnServer(String key) {
         return server.records(key);
     }
+
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) {
+        return server.waitRecords(holderIds);
+    }
 }

@@ -45,6 +45,11 @@ class MigratingLocalContractTest extends LockBackendContractSuite {
         return oldStore.records(key) + newStore.records(key);
     }
 
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) {
+        return oldStore.waitRecords(holderIds) + newStore.waitRecords(holderIds);
+    }
+
     @Test
     void excludesClientsOnTheOldStoreAndOnTheNewStoreAndReportsTheNewStoresTokens() throws Exception {
         String key = key();

@@ -130,6 +130,18 @@ public abstract class LockBackendContractSuite {
                 + "connect a backend to another port: override newBackendAt(int)");
     }
 
+    /**
+     * How many entries of the wait-record store ({@link dev.mortise.lock.spi.WaitRecords}) the server
+     * keeps for {@code holderIds}, expired ones it still stores included: keys, nodes or rows. Must be
+     * 0 once their records were removed or expired (a backend whose server sweeps expired entries
+     * itself counts only what outlives that sweep). Every bundled backend overrides it; the default
+     * fails the wait-record tests, naming what to write.
+     */
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps wait records but cannot count "
+                + "them on its server: override waitRecordsOnServer(Collection)");
+    }
+
     /** The operation timeout given to {@link #newUnreachableBackend}. */
     protected Duration operationTimeout() {
         return Duration.ofSeconds(2);
@@ -380,6 +392,14 @@ public abstract class LockBackendContractSuite {
     @Nested
     class Semaphore extends SemaphoreContract {
         Semaphore() {
+            super(LockBackendContractSuite.this);
+        }
+    }
+
+    /** The wait-record store of deadlock detection ({@link WaitRecordsContract}) on this backend's server. */
+    @Nested
+    class WaitRecordStore extends WaitRecordsContract {
+        WaitRecordStore() {
             super(LockBackendContractSuite.this);
         }
     }
