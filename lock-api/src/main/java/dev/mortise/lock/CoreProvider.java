@@ -26,6 +26,13 @@ public interface CoreProvider {
     LockClient newClient(LockBackend backend, Duration defaultLease, double driftFactor, Duration driftAllowance,
                          int maxKeyBytes, List<LockListener> listeners, Ticker ticker);
 
+    /** As the form without it, detecting deadlocks as {@code deadlocks} says; the default ignores it. */
+    default LockClient newClient(LockBackend backend, Duration defaultLease, double driftFactor,
+                                 Duration driftAllowance, int maxKeyBytes, List<LockListener> listeners, Ticker ticker,
+                                 DeadlockDetection deadlocks) {
+        return newClient(backend, defaultLease, driftFactor, driftAllowance, maxKeyBytes, listeners, ticker);
+    }
+
     /** A started candidate, as {@link LeaderElectionBuilder#start()} documents it. */
     LeaderElection startElection(LockClient client, String group, String key, List<LeadershipListener> listeners,
                                  Duration retryPause, Duration stepDownPause);

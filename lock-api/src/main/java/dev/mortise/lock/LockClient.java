@@ -323,6 +323,15 @@ public interface LockClient extends AutoCloseable {
     LockInspection inspect(String key);
 
     /**
+     * What this client's deadlock detection sees now: its waits longer than the threshold (published on
+     * the server while their owners hold other locks) and the last cycles it found. The default, for
+     * clients that do not detect deadlocks, reports detection off and nothing found.
+     */
+    default DeadlockReport deadlocks() {
+        return new DeadlockReport(DeadlockDetection.off(), java.util.List.of(), java.util.List.of(), 0);
+    }
+
+    /**
      * One round trip to the backend's server, for health checks.
      *
      * @throws LockBackendException if it cannot be reached within the operation timeout

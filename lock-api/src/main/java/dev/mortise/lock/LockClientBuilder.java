@@ -26,6 +26,7 @@ public final class LockClientBuilder {
     private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
     private final List<LockListener> listeners = new ArrayList<>();
     private Ticker ticker;
+    private DeadlockDetection deadlockDetection = DeadlockDetection.DEFAULT;
 
     LockClientBuilder(LockBackend backend) {
         this.backend = Objects.requireNonNull(backend, "backend must not be null: pass the LockBackend to lock on");
@@ -78,6 +79,18 @@ public final class LockClientBuilder {
         return this;
     }
 
+    /**
+     * How this client looks for deadlocks across processes (default {@link DeadlockDetection#DEFAULT}:
+     * waits longer than 200 ms whose owner holds other locks of this client are published and followed;
+     * {@link DeadlockDetection#off()} turns it off). On a backend that keeps no wait records
+     * ({@link LockBackend#waitRecords()} empty) detection is off whatever this says.
+     */
+    public LockClientBuilder deadlockDetection(DeadlockDetection detection) {
+        this.deadlockDetection = Objects.requireNonNull(detection,
+                "deadlock detection must not be null: DeadlockDetection.off() turns it off");
+        return this;
+    }
+
     /** Adds a listener for lock events (metrics, logging). */
     public LockClientBuilder listener(LockListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
@@ -111,6 +124,6 @@ public final class LockClientBuilder {
      */
     public LockClient build() {
         return Core.PROVIDER.newClient(backend, defaultLease, driftFactor, driftAllowance, maxKeyBytes,
-                List.copyOf(listeners), ticker != null ? ticker : backend.ticker());
+                List.copyOf(listeners), ticker != null ? ticker : backend.ticker(), deadlockDetection);
     }
 }

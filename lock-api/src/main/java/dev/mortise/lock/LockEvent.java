@@ -9,9 +9,10 @@ import java.time.Duration;
  * @param backend      the backend name
  * @param key          the lock key
  * @param fencingToken the token, or {@code -1} when nothing was granted
- * @param duration     for ACQUIRED/BUSY/TIMEOUT: time spent acquiring; for RELEASED/LOST:
+ * @param duration     for ACQUIRED/BUSY/TIMEOUT/DEADLOCK: time spent acquiring; for RELEASED/LOST:
  *                     time held; otherwise zero
- * @param cause        for ERROR and LOST: the failure, else {@code null}
+ * @param cause        for ERROR and LOST: the failure; for DEADLOCK the {@link LockDeadlockException};
+ *                     else {@code null}
  * @param lostReason   for LOST: why the hold was lost, else {@code null}
  * @param mode         the mode of the hold (ACQUIRED, RELEASED, RENEWED, LOST, and ERROR of a
  *                     hold), or of the request when nothing was granted (BUSY, TIMEOUT, ERROR of
@@ -33,7 +34,7 @@ public record LockEvent(Type type, String backend, String key, long fencingToken
     public LockEvent {
         mode = mode == null ? LockMode.EXCLUSIVE : mode;
         operation = operation != null ? operation : switch (type) {
-            case ACQUIRED, BUSY, TIMEOUT -> Operation.ACQUIRE;
+            case ACQUIRED, BUSY, TIMEOUT, DEADLOCK -> Operation.ACQUIRE;
             case RENEWED -> Operation.RENEW;
             case RELEASED -> Operation.RELEASE;
             case LOST, ERROR -> null;
@@ -77,6 +78,11 @@ public record LockEvent(Type type, String backend, String key, long fencingToken
         /** A hold was lost while open. */
         LOST,
         /** The backend failed an acquire, renew or release ({@link LockEvent#operation()} says which). */
-        ERROR
+        ERROR,
+        /**
+         * A waiting acquire was ended as the victim of a deadlock ({@link LockEvent#cause()} is the
+         * {@link LockDeadlockException} naming the cycle; the duration is the time it waited).
+         */
+        DEADLOCK
     }
 }

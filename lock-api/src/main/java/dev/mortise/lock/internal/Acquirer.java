@@ -42,6 +42,7 @@ final class Acquirer {
     private final AtomicLong holdSequence = new AtomicLong();
     private final boolean sharedSupported;
     private volatile boolean closed;
+    private WatchedWaits watched; // set once by watchWaits, before the client is handed out
 
     Acquirer(DefaultLockClient client, LockBackend backend, ClientSettings settings, Arguments arguments,
              Validity validity, KeyGates gates, HoldActions actions, Events events, Messages messages,
@@ -91,7 +92,12 @@ final class Acquirer {
         if (nested != null) {
             return nested;
         }
-        return throughGate(acquisition);
+        return watched.run(acquisition, () -> throughGate(acquisition));
+    }
+
+    /** Watches this client's blocking waits for deadlocks with {@code detector}. Called once, at build. */
+    void watchWaits(dev.mortise.lock.internal.deadlock.DeadlockDetector detector) {
+        this.watched = new WatchedWaits(detector, gates, events);
     }
 
     /**
@@ -227,7 +233,7 @@ final class Acquirer {
      * as it is and anything else wrapped, both told as ERROR.
      */
     RuntimeException failed(Acquisition a, RuntimeException e) {
-        if (e instanceof LockTimeoutException) {
+        if (e instanceof LockTimeoutException || watched.stoppedHere(e)) {
             return e;
         }
         events.fireError(LockEvent.Operation.ACQUIRE, a.key(), a.mode(), -1, System.nanoTime() - a.start(), e);

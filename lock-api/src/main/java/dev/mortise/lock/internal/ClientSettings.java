@@ -15,9 +15,17 @@ import java.util.List;
  * @param maxKeyBytes    longest key in UTF-8 bytes
  * @param listeners      event listeners
  * @param ticker         the clock of lease time: the backend's ({@link dev.mortise.lock.spi.LockBackend#ticker()})
+ * @param deadlocks      how deadlocks are detected
  */
 record ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,
-                      List<LockListener> listeners, Ticker ticker) {
+                      List<LockListener> listeners, Ticker ticker, dev.mortise.lock.DeadlockDetection deadlocks) {
+
+    /** Settings with the default deadlock detection. */
+    ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,
+                   List<LockListener> listeners, Ticker ticker) {
+        this(defaultLease, driftFactor, driftAllowance, maxKeyBytes, listeners, ticker,
+                dev.mortise.lock.DeadlockDetection.DEFAULT);
+    }
 
     /** Settings on the system ticker. */
     public ClientSettings(Duration defaultLease, double driftFactor, Duration driftAllowance, int maxKeyBytes,

@@ -33,6 +33,14 @@ public final class DefaultCoreProvider implements CoreProvider {
     }
 
     @Override
+    public LockClient newClient(LockBackend backend, Duration defaultLease, double driftFactor, Duration driftAllowance,
+                                int maxKeyBytes, List<LockListener> listeners, Ticker ticker,
+                                dev.mortise.lock.DeadlockDetection deadlocks) {
+        return new DefaultLockClient(backend, new ClientSettings(defaultLease, driftFactor, driftAllowance,
+                maxKeyBytes, listeners, ticker, deadlocks));
+    }
+
+    @Override
     public LeaderElection startElection(LockClient client, String group, String key,
                                         List<LeadershipListener> listeners, Duration retryPause,
                                         Duration stepDownPause) {

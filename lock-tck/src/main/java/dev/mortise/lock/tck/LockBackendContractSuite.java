@@ -396,6 +396,14 @@ public abstract class LockBackendContractSuite {
         }
     }
 
+    /** Deadlock detection ({@link DeadlockContract}) on this backend's server. */
+    @Nested
+    class Deadlocks extends DeadlockContract {
+        Deadlocks() {
+            super(LockBackendContractSuite.this);
+        }
+    }
+
     /** The wait-record store of deadlock detection ({@link WaitRecordsContract}) on this backend's server. */
     @Nested
     class WaitRecordStore extends WaitRecordsContract {

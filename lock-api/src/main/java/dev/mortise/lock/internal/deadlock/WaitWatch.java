@@ -1,0 +1,98 @@
+package dev.mortise.lock.internal.deadlock;
+
+import dev.mortise.lock.LockDeadlockException;
+import dev.mortise.lock.LockMode;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One wait that deadlock detection watches, from the start of the acquire until {@link #finish()}:
+ * its record, the holds its owner has (holder id → key), and whether a round made it a victim.
+ * Thread-safe: the state moves WAITING → VICTIM → DONE or WAITING → DONE under this object's
+ * monitor, so a wait that finished is never stopped, and one stopped is told so when it finishes.
+ */
+public final class WaitWatch {
+
+    private enum State { WAITING, VICTIM, DONE }
+
+    private final String key;
+    private final LockMode mode;
+    private final long sinceMillis = System.currentTimeMillis();
+    final long startNanos = System.nanoTime();
+    private final java.util.function.Supplier<Map<String, String>> holds;
+    /** Set by the first round (under {@link #publishing}): nothing is computed before the threshold. */
+    volatile WaitRecordText record;
+    volatile Map<String, String> heldKeys = Map.of();
+    /** Held while a round publishes and while the end removes, so no publish lands after the removal. */
+    final Object publishing = new Object();
+    private final Runnable stop;
+    private State state = State.WAITING; // guarded by this
+    private LockDeadlockException victimOf; // guarded by this
+    /** When the last publish's answer came ({@link System#nanoTime()}), and the TTL it applied; 0 if never. */
+    volatile long publishedAtNanos;
+    volatile Duration appliedTtl = Duration.ZERO;
+    volatile ScheduledFuture<?> rounds;
+
+    WaitWatch(String key, LockMode mode, java.util.function.Supplier<Map<String, String>> holds, Runnable stop) {
+        this.key = key;
+        this.mode = mode;
+        this.holds = holds;
+        this.stop = stop;
+    }
+
+    /**
+     * At the first round: the owner's holds now (holder id → key), and the record of this wait.
+     *
+     * @return false if the owner holds nothing of the client (the wait cannot be in a cycle)
+     */
+    boolean resolve() {
+        if (record == null) {
+            heldKeys = Map.copyOf(holds.get());
+            record = new WaitRecordText(java.util.UUID.randomUUID().toString().replace("-", ""), mode, sinceMillis,
+                    key);
+        }
+        return !heldKeys.isEmpty();
+    }
+
+    List<String> holderIds() {
+        return List.copyOf(heldKeys.keySet());
+    }
+
+    String key() {
+        return key;
+    }
+
+    LockMode mode() {
+        return mode;
+    }
+
+    synchronized boolean waiting() {
+        return state == State.WAITING;
+    }
+
+    /** Ends the wait as a deadlock's victim, if it still waits; true if it did. */
+    synchronized boolean stopAsVictim(LockDeadlockException exception) {
+        if (state != State.WAITING) {
+            return false;
+        }
+        state = State.VICTIM;
+        victimOf = exception;
+        stop.run();
+        return true;
+    }
+
+    /** Marks the wait over; the exception it was stopped with, or null if no round stopped it. */
+    synchronized LockDeadlockException finish() {
+        State was = state;
+        state = State.DONE;
+        return was == State.VICTIM ? victimOf : null;
+    }
+
+    /** The exception this wait was stopped with while it has not finished, else null. */
+    synchronized LockDeadlockException stoppedBy() {
+        return state == State.VICTIM ? victimOf : null;
+    }
+}
