@@ -30,9 +30,11 @@ final class CycleSearch {
     /**
      * One step of a chain: the member waiting for {@code key} in {@code mode} is blocked by the hold
      * {@code holderId}, whose owner's wait record is {@code nextText} (null when the hold is the
-     * searching wait's own: the step that closes the cycle).
+     * searching wait's own: the step that closes the cycle); {@code writerText} is the record of the
+     * writer a shared wait is queued behind when only readers hold the key, else null.
      */
-    record Edge(String key, LockMode mode, String holderId, OptionalLong token, String nextText) {
+    record Edge(String key, LockMode mode, String holderId, OptionalLong token, String nextText,
+                String writerText) {
     }
 
     private final LockBackend backend;
@@ -60,10 +62,12 @@ final class CycleSearch {
         if (path.size() >= DeadlockDetection.MAX_DEPTH || requests >= DeadlockDetection.MAX_REQUESTS_PER_ROUND) {
             return null;
         }
-        Map<String, KeyState.Holder> blocking = blocking(inspect(key), mode);
+        KeyState state = inspect(key);
+        String writer = queuedBehind(state, key, mode);
+        Map<String, KeyState.Holder> blocking = blocking(state, mode, writer != null);
         for (Map.Entry<String, KeyState.Holder> holder : blocking.entrySet()) {
             if (me.heldKeys.containsKey(holder.getKey())) {
-                path.add(new Edge(key, mode, holder.getKey(), holder.getValue().fencingToken(), null));
+                path.add(new Edge(key, mode, holder.getKey(), holder.getValue().fencingToken(), null, writer));
                 return path;
             }
         }
@@ -77,7 +81,7 @@ final class CycleSearch {
             if (next == null || !seen.add(next.nonce())) {
                 continue;
             }
-            path.add(new Edge(key, mode, holder.getKey(), holder.getValue().fencingToken(), text));
+            path.add(new Edge(key, mode, holder.getKey(), holder.getValue().fencingToken(), text, writer));
             List<Edge> cycle = follow(next.key(), next.mode(), me, path, seen);
             if (cycle != null) {
                 return cycle;
@@ -97,12 +101,16 @@ final class CycleSearch {
             if (edge.nextText() != null) {
                 texts.put(edge.holderId(), edge.nextText());
             }
+            if (edge.writerText() != null) {
+                texts.put(WriterMarkers.of(edge.key()), edge.writerText());
+            }
         }
         if (!read(List.copyOf(texts.keySet())).equals(texts)) {
             return false;
         }
         for (Edge edge : chain) {
-            KeyState.Holder holder = blocking(inspect(edge.key()), edge.mode()).get(edge.holderId());
+            KeyState.Holder holder = blocking(inspect(edge.key()), edge.mode(), edge.writerText() != null)
+                    .get(edge.holderId());
             if (holder == null || !holder.fencingToken().equals(edge.token())) {
                 return false;
             }
@@ -111,13 +119,28 @@ final class CycleSearch {
     }
 
     /**
-     * The holds that block a request of {@code mode}, by holder id: every hold blocks an exclusive
-     * request; only an exclusive hold blocks a shared one. (A reader held back by a writer queued
-     * ahead of it is not followed: that edge goes through a wait, not a hold.)
+     * The record of the writer a shared wait for {@code key} is queued behind, when only readers hold
+     * the key and its writer marker holds an exclusive wait for it; else null (one read, only then).
      */
-    static Map<String, KeyState.Holder> blocking(KeyState state, LockMode mode) {
+    private String queuedBehind(KeyState state, String key, LockMode mode) {
+        if (mode != LockMode.SHARED || state.mode() != LockMode.SHARED
+                || requests >= DeadlockDetection.MAX_REQUESTS_PER_ROUND) {
+            return null;
+        }
+        String marker = WriterMarkers.of(key);
+        String text = read(List.of(marker)).get(marker);
+        WaitRecordText writer = text == null ? null : WaitRecordText.decode(text);
+        return writer != null && writer.mode() == LockMode.EXCLUSIVE && writer.key().equals(key) ? text : null;
+    }
+
+    /**
+     * The holds that block a request of {@code mode}, by holder id: every hold blocks an exclusive
+     * request; only an exclusive hold blocks a shared one, unless the shared one is queued behind a
+     * waiting writer ({@code behindWriter}), which waits for every holder.
+     */
+    static Map<String, KeyState.Holder> blocking(KeyState state, LockMode mode, boolean behindWriter) {
         Map<String, KeyState.Holder> blocking = new LinkedHashMap<>();
-        if (!state.held() || (mode == LockMode.SHARED && state.mode() == LockMode.SHARED)) {
+        if (!state.held() || (mode == LockMode.SHARED && state.mode() == LockMode.SHARED && !behindWriter)) {
             return blocking;
         }
         for (KeyState.Holder holder : state.holders()) {

@@ -131,7 +131,7 @@ public final class DeadlockDetector {
 
     private void removeRecord(WaitWatch watch) {
         try {
-            records.remove(watch.holderIds(), watch.record.nonce());
+            records.remove(watch.entries(), watch.record.nonce());
         } catch (RuntimeException e) {
             // The record may stay until its TTL: wait that out, so a record on the server always
             // means its owner is blocked in the acquire (no cycle is ever confirmed through us after).
@@ -152,10 +152,13 @@ public final class DeadlockDetector {
                     return;
                 }
                 if (!watch.resolve()) {
-                    watch.rounds.cancel(false); // holds nothing of this client: in no cycle
+                    watch.rounds.cancel(false); // a reader holding nothing: in no cycle, holds no one back
                     return;
                 }
                 publish(watch);
+            }
+            if (!watch.searches()) {
+                return;
             }
             CycleSearch search = new CycleSearch(backend, records);
             List<CycleSearch.Edge> chain = search.find(watch);
@@ -171,7 +174,7 @@ public final class DeadlockDetector {
 
     private void publish(WaitWatch watch) {
         Duration ttl = settings.period().multipliedBy(3);
-        Duration applied = records.publish(watch.holderIds(), watch.record.nonce(), watch.record.encode(), ttl);
+        Duration applied = records.publish(watch.entries(), watch.record.nonce(), watch.record.encode(), ttl);
         watch.appliedTtl = applied.compareTo(ttl) > 0 ? applied : ttl;
         watch.publishedAtNanos = System.nanoTime();
         requests.incrementAndGet();

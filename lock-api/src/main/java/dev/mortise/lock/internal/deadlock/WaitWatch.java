@@ -46,7 +46,8 @@ public final class WaitWatch {
     /**
      * At the first round: the owner's holds now (holder id → key), and the record of this wait.
      *
-     * @return false if the owner holds nothing of the client (the wait cannot be in a cycle)
+     * @return false if nothing is to be published: a shared wait whose owner holds nothing of the
+     *         client (it is in no cycle and holds no reader back)
      */
     boolean resolve() {
         if (record == null) {
@@ -54,11 +55,29 @@ public final class WaitWatch {
             record = new WaitRecordText(java.util.UUID.randomUUID().toString().replace("-", ""), mode, sinceMillis,
                     key);
         }
+        return !heldKeys.isEmpty() || mode == LockMode.EXCLUSIVE;
+    }
+
+    /** Whether this wait can close a cycle (its owner holds something), so its rounds search. */
+    boolean searches() {
         return !heldKeys.isEmpty();
     }
 
+    /** The holder ids of the owner's holds. */
     List<String> holderIds() {
         return List.copyOf(heldKeys.keySet());
+    }
+
+    /**
+     * Where this wait's record is published: under each hold of its owner and, for an exclusive wait,
+     * under its key's writer marker too (readers queued behind it wait for the key's holders).
+     */
+    List<String> entries() {
+        List<String> entries = new java.util.ArrayList<>(heldKeys.keySet());
+        if (mode == LockMode.EXCLUSIVE) {
+            entries.add(WriterMarkers.of(key));
+        }
+        return entries;
     }
 
     String key() {
