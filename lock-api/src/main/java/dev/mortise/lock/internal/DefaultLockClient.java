@@ -91,7 +91,8 @@ final class DefaultLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.acquirer = new Acquirer(this, backend, settings, arguments, validity, gates, actions, events, messages,
                 HexFormat.of().formatHex(id) + ":");
-        this.deadlocks = new dev.mortise.lock.internal.deadlock.DeadlockDetector(backend, settings.deadlocks());
+        this.deadlocks = new dev.mortise.lock.internal.deadlock.DeadlockDetector(backend, settings.deadlocks(),
+                HolderIds::of);
         acquirer.watchWaits(deadlocks);
         this.async = new AsyncAcquirer(acquirer, gates, backend, settings, backendName);
         this.multi = new MultiAcquirer(this, new BatchAcquirer(acquirer, backend, settings, arguments, validity,

@@ -11,13 +11,13 @@ import java.util.HexFormat;
  * owner), so diagnostics show this digest instead: stable, the same on every client, and of no
  * use for releasing. Stateless; thread-safe.
  */
-public final class HolderIds {
+final class HolderIds {
 
     private HolderIds() {
     }
 
     /** The holder id of {@code owner}, the owner string a backend stores with a hold. */
-    public static String of(String owner) {
+    static String of(String owner) {
         MessageDigest sha256;
         try {
             sha256 = MessageDigest.getInstance("SHA-256");

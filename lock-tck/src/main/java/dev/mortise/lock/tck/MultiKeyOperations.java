@@ -176,6 +176,11 @@ final class MultiKeyOperations {
             } else {
                 lease = client.client.acquireAll(names, wait);
             }
+        } catch (dev.mortise.lock.LockDeadlockException e) {
+            // random nested orders deadlock for real; the deadlock suite checks each report against
+            // the true wait-for graph (DeadlockPropertyRun), this one that nothing of it is held
+            suite.count(op + " deadlock victim");
+            return null;
         } catch (LockTimeoutException e) {
             suite.count(op + " timeout");
             return null;

@@ -2,7 +2,6 @@ package dev.mortise.lock.internal.deadlock;
 
 import dev.mortise.lock.DeadlockDetection;
 import dev.mortise.lock.LockMode;
-import dev.mortise.lock.internal.HolderIds;
 import dev.mortise.lock.spi.KeyState;
 import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.WaitRecords;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * One detection round's walk from a wait along the chain key → holders → their wait records, and the
@@ -39,11 +39,14 @@ final class CycleSearch {
 
     private final LockBackend backend;
     private final WaitRecords records;
+    private final UnaryOperator<String> holderIds;
     private int requests;
 
-    CycleSearch(LockBackend backend, WaitRecords records) {
+    /** @param holderIds the holder-id digest of owner strings (as {@code LockLease.holderId()} shows them) */
+    CycleSearch(LockBackend backend, WaitRecords records, UnaryOperator<String> holderIds) {
         this.backend = backend;
         this.records = records;
+        this.holderIds = holderIds;
     }
 
     /** Requests sent so far by this search (inspections and record reads). */
@@ -102,7 +105,7 @@ final class CycleSearch {
                 texts.put(edge.holderId(), edge.nextText());
             }
             if (edge.writerText() != null) {
-                texts.put(WriterMarkers.of(edge.key()), edge.writerText());
+                texts.put(WriterMarkers.of(edge.key(), holderIds), edge.writerText());
             }
         }
         if (!read(List.copyOf(texts.keySet())).equals(texts)) {
@@ -127,7 +130,7 @@ final class CycleSearch {
                 || requests >= DeadlockDetection.MAX_REQUESTS_PER_ROUND) {
             return null;
         }
-        String marker = WriterMarkers.of(key);
+        String marker = WriterMarkers.of(key, holderIds);
         String text = read(List.of(marker)).get(marker);
         WaitRecordText writer = text == null ? null : WaitRecordText.decode(text);
         return writer != null && writer.mode() == LockMode.EXCLUSIVE && writer.key().equals(key) ? text : null;
@@ -138,13 +141,13 @@ final class CycleSearch {
      * request; only an exclusive hold blocks a shared one, unless the shared one is queued behind a
      * waiting writer ({@code behindWriter}), which waits for every holder.
      */
-    static Map<String, KeyState.Holder> blocking(KeyState state, LockMode mode, boolean behindWriter) {
+    private Map<String, KeyState.Holder> blocking(KeyState state, LockMode mode, boolean behindWriter) {
         Map<String, KeyState.Holder> blocking = new LinkedHashMap<>();
         if (!state.held() || (mode == LockMode.SHARED && state.mode() == LockMode.SHARED && !behindWriter)) {
             return blocking;
         }
         for (KeyState.Holder holder : state.holders()) {
-            blocking.put(HolderIds.of(holder.owner()), holder);
+            blocking.put(holderIds.apply(holder.owner()), holder);
         }
         return blocking;
     }

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * A client's deadlock detection: watches its waits, publishes those that outlast the threshold while
@@ -43,6 +44,7 @@ public final class DeadlockDetector {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final LockBackend backend;
+    private final UnaryOperator<String> holderIds;
     private final String backendName;
     private final DeadlockDetection settings;
     private final WaitRecords records;
@@ -54,7 +56,12 @@ public final class DeadlockDetector {
     private ScheduledThreadPoolExecutor scheduler; // guarded by this
     private boolean closed; // guarded by this
 
-    public DeadlockDetector(LockBackend backend, DeadlockDetection settings) {
+    /**
+     * @param holderIds the holder-id digest of owner strings, as {@link dev.mortise.lock.LockLease#holderId()}
+     *                  and inspection show them
+     */
+    public DeadlockDetector(LockBackend backend, DeadlockDetection settings, UnaryOperator<String> holderIds) {
+        this.holderIds = holderIds;
         this.backend = backend;
         this.backendName = backend.name();
         this.records = settings.enabled() ? backend.waitRecords().orElse(null) : null;
@@ -91,7 +98,7 @@ public final class DeadlockDetector {
         if (rounds == null) {
             return null;
         }
-        WaitWatch watch = new WaitWatch(key, mode, holds, stop);
+        WaitWatch watch = new WaitWatch(key, mode, holds, stop, holderIds);
         watches.add(watch);
         watch.rounds = rounds.scheduleWithFixedDelay(() -> round(watch), settings.threshold().toNanos(),
                 settings.period().toNanos(), TimeUnit.NANOSECONDS);
@@ -160,7 +167,7 @@ public final class DeadlockDetector {
             if (!watch.searches()) {
                 return;
             }
-            CycleSearch search = new CycleSearch(backend, records);
+            CycleSearch search = new CycleSearch(backend, records, holderIds);
             List<CycleSearch.Edge> chain = search.find(watch);
             boolean real = chain != null && watch.waiting() && search.confirm(chain);
             requests.addAndGet(search.requests());

@@ -23,6 +23,7 @@ public final class WaitWatch {
     private final long sinceMillis = System.currentTimeMillis();
     final long startNanos = System.nanoTime();
     private final java.util.function.Supplier<Map<String, String>> holds;
+    private final java.util.function.UnaryOperator<String> holderIdOf;
     /** Set by the first round (under {@link #publishing}): nothing is computed before the threshold. */
     volatile WaitRecordText record;
     volatile Map<String, String> heldKeys = Map.of();
@@ -36,7 +37,9 @@ public final class WaitWatch {
     volatile Duration appliedTtl = Duration.ZERO;
     volatile ScheduledFuture<?> rounds;
 
-    WaitWatch(String key, LockMode mode, java.util.function.Supplier<Map<String, String>> holds, Runnable stop) {
+    WaitWatch(String key, LockMode mode, java.util.function.Supplier<Map<String, String>> holds, Runnable stop,
+              java.util.function.UnaryOperator<String> holderIdOf) {
+        this.holderIdOf = holderIdOf;
         this.key = key;
         this.mode = mode;
         this.holds = holds;
@@ -75,7 +78,7 @@ public final class WaitWatch {
     List<String> entries() {
         List<String> entries = new java.util.ArrayList<>(heldKeys.keySet());
         if (mode == LockMode.EXCLUSIVE) {
-            entries.add(WriterMarkers.of(key));
+            entries.add(WriterMarkers.of(key, holderIdOf));
         }
         return entries;
     }

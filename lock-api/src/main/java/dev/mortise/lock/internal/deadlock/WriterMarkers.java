@@ -1,6 +1,6 @@
 package dev.mortise.lock.internal.deadlock;
 
-import dev.mortise.lock.internal.HolderIds;
+import java.util.function.UnaryOperator;
 
 /**
  * The entry under which a key's waiting writers publish their records besides their holds: a reader
@@ -14,7 +14,8 @@ final class WriterMarkers {
     private WriterMarkers() {
     }
 
-    static String of(String key) {
-        return HolderIds.of("mortise-writer-waits\u0000" + key);
+    /** @param holderIds the holder-id digest of owner strings */
+    static String of(String key, UnaryOperator<String> holderIds) {
+        return holderIds.apply("mortise-writer-waits\u0000" + key);
     }
 }
