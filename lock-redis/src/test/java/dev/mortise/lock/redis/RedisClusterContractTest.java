@@ -98,6 +98,16 @@ class RedisClusterContractTest extends LockBackendContractSuite {
         return Integer.parseInt(cluster.onOwner("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
     }
 
+    /** The wait-record strings of the holder ids, each on the master of its own slot ({@code EXISTS}). */
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        int count = 0;
+        for (String holderId : holderIds) {
+            count += Integer.parseInt(cluster.onOwner("EXISTS", RedisKeys.waitRecord("mortise", holderId)).substring(1));
+        }
+        return count;
+    }
+
     // ---- beyond the shared contract ---------------------------------------------------------
 
     @Test
