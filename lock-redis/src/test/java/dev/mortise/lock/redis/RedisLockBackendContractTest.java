@@ -77,12 +77,13 @@ class RedisLockBackendContractTest extends LockBackendContractSuite {
      */
     @Override
     protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
-        if (holderIds.isEmpty()) {
-            return 0;
-        }
-        String[] command = java.util.stream.Stream.concat(java.util.stream.Stream.of("EXISTS"),
+        return holderIds.isEmpty() ? 0 : Integer.parseInt(server.command(existsWaitRecords(holderIds)).substring(1));
+    }
+
+    /** {@code EXISTS} of the wait records of {@code holderIds} (not empty) under the default prefix. */
+    static String[] existsWaitRecords(java.util.Collection<String> holderIds) {
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of("EXISTS"),
                 holderIds.stream().map(id -> RedisKeys.waitRecord("mortise", id))).toArray(String[]::new);
-        return Integer.parseInt(server.command(command).substring(1));
     }
 
     /** Whether a woken waiter learns its grant from its attempt's reply (not in fair mode: from the hand-off message). */

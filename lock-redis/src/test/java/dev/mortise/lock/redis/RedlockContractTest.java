@@ -91,8 +91,7 @@ class RedlockContractTest extends LockBackendContractSuite {
         if (holderIds.isEmpty()) {
             return 0;
         }
-        String[] command = java.util.stream.Stream.concat(java.util.stream.Stream.of("EXISTS"),
-                holderIds.stream().map(id -> RedisKeys.waitRecord("mortise", id))).toArray(String[]::new);
+        String[] command = RedisLockBackendContractTest.existsWaitRecords(holderIds);
         int count = 0;
         for (RedisServer server : servers) {
             count += Integer.parseInt(server.command(command).substring(1));
