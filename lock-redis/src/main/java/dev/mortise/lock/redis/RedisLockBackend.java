@@ -2,6 +2,7 @@ package dev.mortise.lock.redis;
 
 import dev.mortise.lock.LockBackendException;
 import dev.mortise.lock.redis.internal.LockCommands;
+import dev.mortise.lock.redis.internal.RedisWaitRecords;
 import dev.mortise.lock.redis.internal.ScriptRunner;
 import dev.mortise.lock.redis.internal.WaitingAcquisition;
 import dev.mortise.lock.spi.Attempt;
@@ -12,6 +13,7 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitRecords;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -58,11 +60,13 @@ public final class RedisLockBackend implements LockBackend {
 
     private final ScriptRunner runner;
     private final LockCommands commands;
+    private final WaitRecords waitRecords;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     RedisLockBackend(ScriptRunner runner, LockCommands commands) {
         this.runner = runner;
         this.commands = commands;
+        this.waitRecords = new RedisWaitRecords(commands);
     }
 
     /** A builder; give it exactly one of an address, cluster nodes, a Sentinel group, a Config or a client. */
@@ -185,6 +189,16 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public KeyState inspect(String key) {
         return commands.inspection().inspect(key);
+    }
+
+    /**
+     * A string per holder id, {@code <prefix>:waits:{<holder id>}} = {@code <nonce>:<text>}, expired by
+     * the server ({@code PX}); each call is one script call per Cluster slot, pipelined per node: one
+     * round trip on a single server or Sentinel group. See {@code docs/redis.md}, "Wait records".
+     */
+    @Override
+    public Optional<WaitRecords> waitRecords() {
+        return Optional.of(waitRecords);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.mortise.lock.redis.internal.redlock.RedlockHolds;
 import dev.mortise.lock.redis.internal.redlock.RedlockInspection;
 import dev.mortise.lock.redis.internal.redlock.RedlockNodes;
 import dev.mortise.lock.redis.internal.redlock.RedlockWait;
+import dev.mortise.lock.redis.internal.redlock.RedlockWaitRecords;
 import dev.mortise.lock.spi.Attempt;
 import dev.mortise.lock.spi.BackendGuarantees;
 import dev.mortise.lock.spi.BackoffPolling;
@@ -16,6 +17,7 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitRecords;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -70,6 +72,7 @@ public final class RedlockBackend implements LockBackend {
     private final RedlockAttempts attempts;
     private final RedlockHolds holds;
     private final RedlockInspection inspection;
+    private final RedlockWaitRecords waitRecords;
     private final List<Runnable> closers;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -79,6 +82,7 @@ public final class RedlockBackend implements LockBackend {
         this.attempts = new RedlockAttempts(this.nodes, driftFactor, driftFixed);
         this.holds = new RedlockHolds(this.nodes);
         this.inspection = new RedlockInspection(this.nodes);
+        this.waitRecords = new RedlockWaitRecords(this.nodes);
         this.closers = List.copyOf(closers);
     }
 
@@ -185,6 +189,17 @@ public final class RedlockBackend implements LockBackend {
     @Override
     public KeyState inspect(String key) {
         return inspection.inspect(key);
+    }
+
+    /**
+     * The Redis backend's records ({@code <prefix>:waits:{<holder id>}}, expired by each server) on
+     * every node, one parallel round per call: a publish or removal counts when a majority applied it,
+     * a read reports a record only when a majority of the nodes that answered hold the same text. See
+     * {@code docs/redis.md}, "Wait records".
+     */
+    @Override
+    public Optional<WaitRecords> waitRecords() {
+        return Optional.of(waitRecords);
     }
 
     @Override

@@ -98,6 +98,16 @@ class RedisClusterContractTest extends LockBackendContractSuite {
         return Integer.parseInt(cluster.onOwner("EXISTS", keys.lock(), keys.readers(), keys.writers()).substring(1));
     }
 
+    /** The wait-record strings of the holder ids, each on the master of its own slot ({@code EXISTS}). */
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        int count = 0;
+        for (String holderId : holderIds) {
+            count += Integer.parseInt(cluster.onOwner("EXISTS", RedisKeys.waitRecord("mortise", holderId)).substring(1));
+        }
+        return count;
+    }
+
     // ---- beyond the shared contract ---------------------------------------------------------
 
     @Test
@@ -136,6 +146,40 @@ class RedisClusterContractTest extends LockBackendContractSuite {
             }
         }
     }
+    @Test
+    void waitRecordsGoOneScriptCallPerSlotEachToItsMaster() throws Exception {
+        try (LockBackend backend = newBackend()) {
+            dev.mortise.lock.spi.WaitRecords records = backend.waitRecords().orElseThrow();
+            List<String> ids = new ArrayList<>();
+            Set<Integer> slots = new HashSet<>();
+            for (int i = 0; i < 12; i++) {
+                ids.add(String.format("%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+                slots.add(cluster.slotOf(RedisKeys.waitRecord("mortise", ids.get(i))));
+            }
+            // every script cached on every node it runs on (a first EVALSHA on a node costs a reload)
+            records.publish(ids, "warm", "up", Duration.ofSeconds(30));
+            records.read(ids);
+            records.remove(ids, "warm");
+
+            long before = cluster.scriptCalls();
+            records.publish(ids, "n1", "waits", Duration.ofSeconds(30));
+            assertThat(cluster.scriptCalls() - before).as("one publish per slot of " + slots).isEqualTo(slots.size());
+            Set<Integer> owners = new HashSet<>();
+            for (String id : ids) {
+                String name = RedisKeys.waitRecord("mortise", id);
+                owners.add(cluster.ownerOf(name));
+                assertThat(cluster.onOwner("GET", name)).as("on the master of its slot").isEqualTo("n1:waits");
+            }
+            assertThat(owners).as("records spread over the masters").hasSizeGreaterThan(1);
+            before = cluster.scriptCalls();
+            assertThat(records.read(ids)).hasSize(12);
+            records.remove(ids, "n1");
+            assertThat(cluster.scriptCalls() - before).as("one read and one removal per slot")
+                    .isEqualTo(2L * slots.size());
+            assertThat(waitRecordsOnServer(ids)).isZero();
+        }
+    }
+
     // ---- multi-key requests: one script per slot -------------------------------------------
 
     /** {@code n} keys (with {@code stem}) whose names all fall in one cluster slot. */

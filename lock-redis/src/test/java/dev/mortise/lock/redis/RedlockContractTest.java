@@ -85,6 +85,20 @@ class RedlockContractTest extends LockBackendContractSuite {
                 "redis://127.0.0.1:" + FreePorts.next()).nodeTimeout(operationTimeout).build();
     }
 
+    /** The wait-record strings of the holder ids, summed over the nodes ({@code EXISTS} on each). */
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        if (holderIds.isEmpty()) {
+            return 0;
+        }
+        String[] command = RedisLockBackendContractTest.existsWaitRecords(holderIds);
+        int count = 0;
+        for (RedisServer server : servers) {
+            count += Integer.parseInt(server.command(command).substring(1));
+        }
+        return count;
+    }
+
     /** The lock key, the readers and the writer-waiting markers of the key, summed over the nodes. */
     @Override
     protected int residueOnServer(String key) throws Exception {

@@ -53,6 +53,11 @@ public final class Deployment {
         return RedisKeys.of(prefix, key);
     }
 
+    /** The name of the wait record kept under {@code holderId}: {@link RedisKeys#waitRecord}. */
+    String waitRecord(String holderId) {
+        return RedisKeys.waitRecord(prefix, holderId);
+    }
+
     /** Whether keys of different slots must go in different script calls. */
     boolean cluster() {
         return cluster;

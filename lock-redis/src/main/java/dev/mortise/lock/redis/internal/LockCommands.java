@@ -6,9 +6,10 @@ import java.time.Duration;
  * The lock operations on one Redis deployment, as script calls, by family: {@link #attempts()}
  * (one acquire of any mode, from request to answer), {@link #exclusive()}, {@link #shared()} (shares
  * and permits), {@link #fair()} (the server-side queue), {@link #batch()} (all or nothing),
- * {@link #holds()} (renewal, release, and the clean-up of an attempt of unknown fate) and
- * {@link #inspection()} (reads and pings); and the release channels its waiters listen on. When
- * replicas are required, each write is followed by {@code WAIT} on the same connection. Thread-safe.
+ * {@link #holds()} (renewal, release, and the clean-up of an attempt of unknown fate),
+ * {@link #inspection()} (reads and pings) and {@link #waitRecords()} (deadlock detection's records);
+ * and the release channels its waiters listen on. When replicas are required, each write is followed
+ * by {@code WAIT} on the same connection. Thread-safe.
  */
 public final class LockCommands {
 
@@ -21,6 +22,7 @@ public final class LockCommands {
     private final BatchAcquire batch;
     private final Inspection inspection;
     private final ReleaseChannels channels;
+    private final WaitRecordCommands waitRecords;
 
     /**
      * @param cluster        whether keys of different slots must go in different script calls
@@ -41,6 +43,7 @@ public final class LockCommands {
         this.batch = new BatchAcquire(deployment, holds);
         this.inspection = new Inspection(deployment);
         this.channels = new ReleaseChannels(runner);
+        this.waitRecords = new WaitRecordCommands(deployment);
     }
 
     /** The deployment's runner, shape and settings. */
@@ -74,6 +77,11 @@ public final class LockCommands {
 
     public Inspection inspection() {
         return inspection;
+    }
+
+    /** The wait records of deadlock detection kept on this deployment. */
+    public WaitRecordCommands waitRecords() {
+        return waitRecords;
     }
 
     /** The release-channel subscriptions of waiters on this deployment. */

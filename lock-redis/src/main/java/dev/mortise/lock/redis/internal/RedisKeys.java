@@ -96,6 +96,16 @@ public final class RedisKeys {
         return prefix + ":cancelled:" + tag + ":" + owner;
     }
 
+    /**
+     * The wait record of deadlock detection kept under {@code holderId} ({@code <prefix>:waits:{<holderId>}},
+     * see {@link WaitRecordCommands}): one name per holder id, the holder id (encoded as a user key is,
+     * which leaves the 16 hex digits the core sends as they are) its hash tag, so each lives in the slot
+     * of its own holder id.
+     */
+    public static String waitRecord(String prefix, String holderId) {
+        return prefix + ":waits:{" + encode(holderId) + "}";
+    }
+
     /** {@link #fence()} as its parts, for a script call ({@link KeyName}). */
     public KeyName fenceName() {
         return new KeyName(prefix, ":fence:", tag, null);

@@ -13,6 +13,10 @@
  *       {@link dev.mortise.lock.redis.internal.HoldCommands} (renewal, release, clean-up) and
  *       {@link dev.mortise.lock.redis.internal.Inspection}; one attempt from request to answer is
  *       {@link dev.mortise.lock.redis.internal.Attempts}'.</li>
+ *   <li>Deadlock detection's wait records: {@link dev.mortise.lock.redis.internal.WaitRecordCommands}
+ *       (the script calls, per deployment, also Redlock's per node) and
+ *       {@link dev.mortise.lock.redis.internal.RedisWaitRecords} (the Redis backend's
+ *       {@code WaitRecords}).</li>
  *   <li>Waiting: {@link dev.mortise.lock.redis.internal.WaitingAcquisition}, one object per waiting
  *       acquisition, written as {@code WaitSteps} (run blocking by {@code acquire}, without a thread
  *       between steps by {@code acquireAsync}), over the release channels ({@link dev.mortise.lock.redis.internal.ReleaseChannels},
