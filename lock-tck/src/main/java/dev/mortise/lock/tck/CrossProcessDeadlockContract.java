@@ -134,6 +134,7 @@ public abstract class CrossProcessDeadlockContract {
     void aCycleOfReadersAndAWriterEndsWithOneDeadlock() throws Exception {
         String a = key("a");
         String b = key("b");
-        cycle(List.of(new String[] {a, "SHARED", b, "EXCLUSIVE"}, new String[] {b, "EXCLUSIVE", a, "SHARED"}));
+        // each reads one key and waits to write the other: a writer waits for every reader
+        cycle(List.of(new String[] {a, "SHARED", b, "EXCLUSIVE"}, new String[] {b, "SHARED", a, "EXCLUSIVE"}));
     }
 }
