@@ -26,7 +26,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <ul>
  *   <li>{@link #publish}: a setData of every record (one round trip); those missing are then
- *       created (a second round trip on a record's first write).</li>
+ *       created (a second round trip on a record's first write), with the container chain in the
+ *       same round trip if the container is missing too (a third).</li>
  *   <li>{@link #remove}: a getData of every record, then a delete of those bearing the nonce with
  *       the version read (compare-and-delete: a record rewritten meanwhile is looked at again). Two
  *       round trips; ZooKeeper can compare only versions, which restart with a new node, so the
@@ -39,7 +40,6 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ZkWaitRecords implements WaitRecords {
 
-    private static final String WRITE = "write the wait record ";
     private static final String READ = "read the wait record ";
     private static final String STAMP = "stamp the server's time on ";
     private static final String DELETE = "delete the wait record ";
@@ -54,7 +54,7 @@ public final class ZkWaitRecords implements WaitRecords {
     public ZkWaitRecords(ZkOps ops, LockPaths paths) {
         this.calls = ops.calls();
         this.reads = ops.reads();
-        this.nodes = new WaitRecordNodes(calls);
+        this.nodes = new WaitRecordNodes(ops);
         this.paths = paths;
     }
 
@@ -64,25 +64,8 @@ public final class ZkWaitRecords implements WaitRecords {
         List<String> ids = WaitRecordFormat.checked(holderIds);
         long ttlMillis = ttl.toMillis() + (ttl.toNanosPart() % 1_000_000 > 0 ? 1 : 0);
         byte[] data = WaitRecordFormat.encode(WaitRecordFormat.checkedNonce(nonce), ttlMillis, text);
-        long deadline = calls.deadline();
-        boolean create = false; // a rewrite is the common case: setData first, create what is missing
-        for (int round = 0; !ids.isEmpty(); round++, create = !create) {
-            checkRounds(round, WRITE);
-            List<String> recordPaths = ids.stream().map(paths::waitRecord).toList();
-            List<CompletableFuture<CuratorEvent>> pending = new ArrayList<>(ids.size());
-            for (String path : recordPaths) {
-                pending.add(create ? nodes.createAsync(path, data) : reads.setDataAsync(path, data, -1, null));
-            }
-            int retry = create ? WaitRecordNodes.NODEEXISTS : WaitRecordNodes.NONODE;
-            List<Integer> codes = nodes.codes(pending, recordPaths, deadline, WRITE, retry);
-            List<String> again = new ArrayList<>();
-            for (int i = 0; i < ids.size(); i++) {
-                if (codes.get(i) == retry) {
-                    again.add(ids.get(i));
-                }
-            }
-            ids = again;
-        }
+        nodes.writeAll(ids.stream().map(paths::waitRecord).toList(), data, paths.chain(paths.waitRecords()),
+                calls.deadline());
         return Duration.ofMillis(ttlMillis);
     }
 
