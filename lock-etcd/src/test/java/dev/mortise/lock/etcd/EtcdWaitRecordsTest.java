@@ -56,6 +56,12 @@ class EtcdWaitRecordsTest extends EtcdServerPerClass {
         return kvs.isEmpty() ? null : kvs.get(0);
     }
 
+    /** Publishes {@code id}'s record alone: the lease its key is on. */
+    private static long publishOne(WaitRecords store, String id, String nonce, String text, Duration ttl) throws Exception {
+        store.publish(List.of(id), nonce, text, ttl);
+        return recordKey(id, nonce).getLease();
+    }
+
     /** The lease's remaining TTL; -1 once etcd no longer knows it. */
     private static long ttlOf(long lease) throws Exception {
         return admin.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getTTL();
@@ -98,10 +104,8 @@ class EtcdWaitRecordsTest extends EtcdServerPerClass {
     void aNewerNonceReplacesTheRecordAndEachRemovalRevokesItsOwnLease() throws Exception {
         WaitRecords store = store();
         String id = holderId();
-        store.publish(List.of(id), "first", "first", Duration.ofSeconds(30));
-        long first = recordKey(id, "first").getLease();
-        store.publish(List.of(id), "second", "second", Duration.ofSeconds(30));
-        long second = recordKey(id, "second").getLease();
+        long first = publishOne(store, id, "first", "first", Duration.ofSeconds(30));
+        long second = publishOne(store, id, "second", "second", Duration.ofSeconds(30));
         assertThat(recordKey(id, "first")).as("one key per holder id").isNull();
         assertThat(second).isNotEqualTo(first);
         store.remove(List.of(id), "first");
@@ -116,12 +120,10 @@ class EtcdWaitRecordsTest extends EtcdServerPerClass {
     void aLeaseEtcdNoLongerKnowsIsReplacedByTheNextRepublish() throws Exception {
         WaitRecords store = store();
         String id = holderId();
-        store.publish(List.of(id), "n2", "waits", Duration.ofSeconds(30));
-        long lost = recordKey(id, "n2").getLease();
+        long lost = publishOne(store, id, "n2", "waits", Duration.ofSeconds(30));
         etcd.revoke(lost); // as an operator, or an expiry while the writer was paused
         assertThat(store.read(List.of(id))).isEmpty();
-        store.publish(List.of(id), "n2", "waits again", Duration.ofSeconds(30));
-        long renewed = recordKey(id, "n2").getLease();
+        long renewed = publishOne(store, id, "n2", "waits again", Duration.ofSeconds(30));
         assertThat(renewed).isNotEqualTo(lost);
         assertThat(store().read(List.of(id))).containsExactly(Map.entry(id, "waits again"));
         store.remove(List.of(id), "n2");
@@ -132,8 +134,7 @@ class EtcdWaitRecordsTest extends EtcdServerPerClass {
     void anotherTtlMovesTheRecordsToANewLeaseAndRevokesTheOld() throws Exception {
         WaitRecords store = store();
         String id = holderId();
-        store.publish(List.of(id), "n3", "waits", Duration.ofSeconds(3));
-        long shorter = recordKey(id, "n3").getLease();
+        long shorter = publishOne(store, id, "n3", "waits", Duration.ofSeconds(3));
         assertThat(store.publish(List.of(id), "n3", "waits", Duration.ofSeconds(20))).isEqualTo(Duration.ofSeconds(20));
         long longer = recordKey(id, "n3").getLease();
         assertThat(longer).isNotEqualTo(shorter);

@@ -69,6 +69,9 @@ public final class EtcdWaitRecords implements WaitRecords, AutoCloseable {
     public Duration publish(Collection<String> holderIds, String nonce, String text, Duration ttl) {
         List<String> ids = checked(holderIds);
         checkNonce(nonce);
+        if (ids.isEmpty()) {
+            return Duration.ofSeconds(LeaseKeeper.ttlSeconds(ttl)); // nothing to keep: no lease is granted
+        }
         long deadline = rpc.deadline();
         ByteSequence value = ByteSequence.from(text, StandardCharsets.UTF_8);
         return leases.publish(nonce, ttl, ids, deadline, leaseId -> inTransactions(ids, 3, deadline, id -> {
