@@ -10,6 +10,7 @@ import dev.mortise.lock.spi.LockBackend;
 import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitRecords;
 import io.etcd.jetcd.Client;
 
 import java.time.Duration;
@@ -228,6 +229,17 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public KeyState inspect(String key) {
         return engine.inspect(key);
+    }
+
+    /**
+     * Present: one key per holder id under the namespace ({@code <namespace>#wait/<holder id>/<nonce>}),
+     * on an etcd lease of the record's TTL (whole seconds, rounded up, at least etcd's minimum TTL)
+     * that etcd expires; a republish keeps the same lease alive, a removal revokes it. See the
+     * wait-record section of {@code docs/etcd.md}.
+     */
+    @Override
+    public Optional<WaitRecords> waitRecords() {
+        return Optional.of(engine.waitRecords());
     }
 
     @Override

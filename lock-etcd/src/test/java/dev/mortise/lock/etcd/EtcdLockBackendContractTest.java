@@ -70,6 +70,12 @@ class EtcdLockBackendContractTest extends LockBackendContractSuite {
         return etcd.keysOf(key).size();
     }
 
+    /** The keys under each holder id's wait-record prefix (a lease with nothing on it is not an entry: see EtcdWaitRecordsTest). */
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        return etcd.waitRecordKeys(holderIds);
+    }
+
     /** Permit waiters are served in create-revision order (docs/etcd.md, "Semaphores"). */
     @Override
     protected boolean fairPermits() {

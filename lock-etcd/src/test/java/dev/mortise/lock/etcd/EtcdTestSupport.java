@@ -3,10 +3,12 @@ package dev.mortise.lock.etcd;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.etcd.internal.KeySpace;
 import dev.mortise.lock.tck.server.FreePorts;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,16 @@ final class EtcdTestSupport {
         return admin.getKVClient().get(keys.prefix(key), GetOption.builder().isPrefix(true)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
                 .get(10, TimeUnit.SECONDS).getKvs();
+    }
+
+    /** How many wait-record keys there are under the prefixes of {@code holderIds} ({@code <namespace>#wait/<id>/}). */
+    int waitRecordKeys(java.util.Collection<String> holderIds) throws Exception {
+        int count = 0;
+        for (String id : holderIds) {
+            count += (int) admin.getKVClient().get(ByteSequence.from(NAMESPACE + "#wait/" + id + "/", StandardCharsets.UTF_8),
+                    GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+        }
+        return count;
     }
 
     /** The key of the hold behind {@code lease} (its create revision is the token). */

@@ -25,6 +25,7 @@ import dev.mortise.lock.zookeeper.internal.Renewal;
 import dev.mortise.lock.zookeeper.internal.SessionGuard;
 import dev.mortise.lock.zookeeper.internal.SessionTimeout;
 import dev.mortise.lock.zookeeper.internal.ZkOps;
+import dev.mortise.lock.zookeeper.internal.ZkWaitRecords;
 import org.apache.curator.framework.CuratorFramework;
 
 import java.time.Duration;
@@ -84,6 +85,7 @@ public final class ZookeeperLockBackend implements LockBackend {
     private final Renewal renewal;
     private final SessionTimeout timeout;
     private final KeyInspection inspection;
+    private final ZkWaitRecords waitRecords;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The asynchronous waits' steps: a call in flight when the connection drops waits it out here, not on the shared threads. */
     private final java.util.concurrent.ExecutorService asyncSteps = dev.mortise.lock.zookeeper.internal.WaitThreads.pool();
@@ -104,6 +106,7 @@ public final class ZookeeperLockBackend implements LockBackend {
         this.renewal = new Renewal(ops, guard);
         this.timeout = new SessionTimeout(ops);
         this.inspection = new KeyInspection(ops, paths);
+        this.waitRecords = new ZkWaitRecords(ops, paths);
         client.getConnectionStateListenable().addListener(guard);
     }
 
@@ -313,6 +316,12 @@ public final class ZookeeperLockBackend implements LockBackend {
     @Override
     public KeyState inspect(String key) {
         return inspection.inspect(key);
+    }
+
+    /** Present: an ephemeral node per holder id under {@code <root>/#waits} ({@link ZkWaitRecords}, docs/zookeeper.md). */
+    @Override
+    public Optional<dev.mortise.lock.spi.WaitRecords> waitRecords() {
+        return Optional.of(waitRecords);
     }
 
     @Override

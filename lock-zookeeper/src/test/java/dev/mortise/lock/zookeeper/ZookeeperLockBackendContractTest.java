@@ -93,6 +93,16 @@ class ZookeeperLockBackendContractTest extends LockBackendContractSuite {
         return ZookeeperTestServers.children(admin, PATHS.parent(key)).size();
     }
 
+    /** The wait-record nodes of {@code holderIds} under {@code <root>/#waits}, expired ones a read has not yet deleted included. */
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        int count = 0;
+        for (String id : holderIds) {
+            count += admin.checkExists().forPath(PATHS.waitRecord(id)) == null ? 0 : 1;
+        }
+        return count;
+    }
+
     /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */
     @org.junit.jupiter.api.Nested
     class WireFaults extends dev.mortise.lock.tck.WireFaultContract {

@@ -114,6 +114,20 @@ public final class KeySpace {
         return bytes(namespace + "#fence/" + Long.toHexString(leaseId));
     }
 
+    /**
+     * The prefix of the wait record of one holder id ({@link EtcdWaitRecords}): {@code <namespace>#wait/<id>/}.
+     * {@code #} never appears in an encoded key, so no lock's prefix can reach it; holder ids are hex
+     * digits of one length, so no id's prefix is another's.
+     */
+    ByteSequence waitRecordPrefix(String holderId) {
+        return bytes(namespace + "#wait/" + holderId + "/");
+    }
+
+    /** The key of the wait record of {@code holderId} published with {@code nonce}: its prefix, then the nonce. */
+    ByteSequence waitRecordKey(String holderId, String nonce) {
+        return waitRecordPrefix(holderId).concat(bytes(nonce));
+    }
+
     /** A key no lock uses, read by pings. */
     ByteSequence pingKey() {
         return bytes(namespace + "#ping");

@@ -37,6 +37,7 @@ public final class LockEngine implements AutoCloseable {
     private final KeyInspection inspection;
     private final BatchAcquire batch;
     private final PermitCount permitCount;
+    private final EtcdWaitRecords waitRecords;
 
     public LockEngine(Client client, KeySpace keys, Duration operationTimeout) {
         this.keys = keys;
@@ -52,6 +53,8 @@ public final class LockEngine implements AutoCloseable {
         this.inspection = new KeyInspection(client.getKVClient(), client.getLeaseClient(), keys, rpc);
         this.batch = new BatchAcquire(keys, leases, new BatchQueue(client.getKVClient(), rpc), orphans);
         this.permitCount = new PermitCount(client.getKVClient(), rpc);
+        this.waitRecords = new EtcdWaitRecords(client.getKVClient(), keys, rpc,
+                new WaitLeases(client.getLeaseClient(), leases, rpc));
     }
 
     public void addGrantListener(GrantListener listener) {
@@ -117,8 +120,17 @@ public final class LockEngine implements AutoCloseable {
         permitCount.set(keys.prefix(key), limit, key);
     }
 
+    /** The wait records of deadlock detection: see {@link EtcdWaitRecords}. */
+    public EtcdWaitRecords waitRecords() {
+        return waitRecords;
+    }
+
     @Override
     public void close() {
-        leases.close();
+        try {
+            waitRecords.close();
+        } finally {
+            leases.close();
+        }
     }
 }

@@ -23,6 +23,8 @@
  *       have left.</li>
  *   <li><b>Calls</b>: {@code Rpc} (bounded waits, retries while etcd has no leader) and
  *       {@code EtcdErrors} (what a failure means); {@code KeyInspection} (read-only).</li>
+ *   <li><b>Wait records</b> of deadlock detection: {@code EtcdWaitRecords} (a key per holder id)
+ *       with {@code WaitLeases} (one lease per nonce, expired by etcd).</li>
  * </ul>
  *
  * <p>The safety rule every grant here follows (docs/DESIGN.md, point 4): a grant counts from the

@@ -54,6 +54,19 @@ public final class LockPaths {
         return chain;
     }
 
+    /**
+     * The container node of the wait records ({@link ZkWaitRecords}): {@code <root>/#waits}. No
+     * key's parent can be it: {@code #} never appears in a {@link #segment}.
+     */
+    public String waitRecords() {
+        return root + "/#waits";
+    }
+
+    /** The node of {@code holderId}'s wait record, under {@link #waitRecords}. */
+    public String waitRecord(String holderId) {
+        return waitRecords() + "/" + holderId;
+    }
+
     /** The parent node of {@code key}'s lock nodes. */
     public String parent(String key) {
         return root + "/" + segment(key);

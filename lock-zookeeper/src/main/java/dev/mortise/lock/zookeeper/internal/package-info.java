@@ -20,6 +20,9 @@
  *       (ending explicit leases), {@code LingerMarkers} (holds that outlive their session).</li>
  *   <li><b>Naming and reading</b>: {@code LockPaths}, {@code PermitNodes}, {@code NodeRef},
  *       {@code KeyInspection} with {@code KeyStateReport}, {@code Failures}.</li>
+ *   <li><b>Wait records</b> of deadlock detection: {@code ZkWaitRecords} (an ephemeral node per
+ *       holder id, expired by readers on the server's clock) with {@code WaitRecordNodes} (its
+ *       calls) and {@code WaitRecordFormat} (its data).</li>
  * </ul>
  *
  * <p>The safety rule every decision here follows (docs/DESIGN.md, point 4): a grant counts
