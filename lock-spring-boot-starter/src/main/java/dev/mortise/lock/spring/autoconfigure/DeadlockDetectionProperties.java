@@ -28,7 +28,7 @@ public class DeadlockDetectionProperties {
     private Duration threshold = Duration.ofMillis(200);
 
     /**
-     * How often a published wait is refreshed and followed again, 50ms to 1min.
+     * How often a published wait is refreshed and followed again, 50ms to 1m.
      */
     private Duration period = Duration.ofMillis(500);
 
@@ -70,18 +70,26 @@ public class DeadlockDetectionProperties {
 
     private static void check(String name, Duration value, Duration min, Duration max, String byDefault) {
         if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalStateException(PREFIX + "." + name + "=" + (value == null ? "" : value)
+            throw new IllegalStateException(PREFIX + "." + name + "=" + (value == null ? "" : text(value))
                     + " is out of range: it must be between " + text(min) + " and " + text(max) + ". Fix "
                     + PREFIX + "." + name + " (or remove it for the default, " + byDefault + "); "
                     + PREFIX + ".enabled=false turns deadlock detection off.");
         }
     }
 
-    /** {@code 10ms}, {@code 1h}: the form the properties are written in. */
+    /** {@code 10ms}, {@code 2m}, {@code 1h}: the form properties are written in (ISO-8601 below a millisecond). */
     private static String text(Duration duration) {
-        if (duration.toMillis() < 1000) {
-            return duration.toMillis() + "ms";
+        if (duration.toNanos() % 1_000_000 != 0 || duration.isNegative()) {
+            return duration.toString();
         }
-        return duration.toMinutes() < 60 ? duration.toMinutes() + "min" : duration.toHours() + "h";
+        long millis = duration.toMillis();
+        if (millis % 1000 != 0 || millis == 0) {
+            return millis + "ms";
+        }
+        long seconds = millis / 1000;
+        if (seconds % 60 != 0) {
+            return seconds + "s";
+        }
+        return seconds % 3600 != 0 ? seconds / 60 + "m" : seconds / 3600 + "h";
     }
 }
