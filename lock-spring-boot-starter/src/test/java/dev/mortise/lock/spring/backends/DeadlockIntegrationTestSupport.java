@@ -138,6 +138,9 @@ abstract class DeadlockIntegrationTestSupport {
             assertThat(victim.instance().getBean(MeterRegistry.class).get(LockMetrics.DEADLOCKS)
                     .tag(LockMetrics.TAG_BACKEND, backend()).tag(LockMetrics.TAG_NAME, "post")
                     .tag(LockMetrics.TAG_MODE, "write").counter().count()).isEqualTo(1);
+            assertThat(victim.instance().getBean(MeterRegistry.class).get(LockMetrics.ACQUIRE)
+                    .tag(LockMetrics.TAG_NAME, "post").tag(LockMetrics.TAG_OUTCOME, "error").timer().count())
+                    .as("the victim's acquire failed, once").isEqualTo(1);
 
             DeadlocksDescriptor shown = endpointDeadlocks(victim.instance());
             assertThat(shown.enabled()).isTrue();
