@@ -156,7 +156,8 @@ class DistributedLockMetricsTests {
                     assertThat(registry.getMeters()).extracting(meter -> meter.getId().getName())
                             .doesNotContain("mortise.lock", "mortise.lock.active", "mortise.lock.acquired")
                             .allMatch(name -> !name.startsWith("mortise.") || java.util.Set.of(LockMetrics.ACQUIRE,
-                                    LockMetrics.HELD, LockMetrics.RENEWALS, LockMetrics.LOST).contains(name));
+                                    LockMetrics.HELD, LockMetrics.RENEWALS, LockMetrics.LOST, LockMetrics.DEADLOCKS)
+                                    .contains(name));
                 });
     }
 

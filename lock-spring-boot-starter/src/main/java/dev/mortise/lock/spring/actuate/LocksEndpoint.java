@@ -23,7 +23,7 @@ import java.util.Map;
 
 /**
  * The {@code locks} actuator endpoint, read-only: the holds this instance has open on every
- * configured backend ({@code /actuator/locks}), and what a backend's server records about one key,
+ * configured backend and what its deadlock detection sees ({@code /actuator/locks}), and what a backend's server records about one key,
  * whoever holds it ({@code /actuator/locks/{key}}). {@link ForceReleaseLocksEndpoint} adds the write operation, only when
  * {@code mortise.lock.actuator.force-release.enabled=true}.
  */
@@ -42,11 +42,13 @@ public class LocksEndpoint {
         this.leaderships = leaderships;
     }
 
-    /** The holds of this instance, per backend in configuration order. */
+    /** The holds of this instance and what its deadlock detection sees, per backend in configuration order. */
     @ReadOperation
     public LocksDescriptor locks() {
         List<HeldLockDescriptor> held = new ArrayList<>();
+        List<DeadlocksDescriptor> deadlocks = new ArrayList<>();
         for (Map.Entry<String, LockClient> entry : clients.asMap().entrySet()) {
+            deadlocks.add(DeadlocksDescriptor.of(entry.getKey(), entry.getValue().deadlocks()));
             for (HeldLock lock : entry.getValue().heldLocks()) {
                 AnnotatedHolds.Info info = AnnotatedHolds.find(entry.getValue(), lock.key(), lock.fencingToken());
                 held.add(new HeldLockDescriptor(lock.key(), entry.getKey(), lock.fencingToken(), lock.holdCount(),
@@ -55,7 +57,8 @@ public class LocksEndpoint {
                         info == null || info.multiKey().isEmpty() ? null : info.multiKey(), lock.holderId()));
             }
         }
-        return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held, leadership());
+        return new LocksDescriptor(clients.defaultName(), List.copyOf(clients.names()), held, leadership(),
+                deadlocks);
     }
 
     /**
@@ -121,12 +124,20 @@ public class LocksEndpoint {
      * The endpoint's read result.
      *
      * @param leadership the leader-election groups of this instance (empty if none is configured)
+     * @param deadlocks  per backend, the waits its client publishes for deadlock detection now and the
+     *                   last cycles it found
      */
     public record LocksDescriptor(String defaultBackend, List<String> backends, List<HeldLockDescriptor> held,
-                                  List<LeadershipDescriptor> leadership) implements OperationResponseBody {
+                                  List<LeadershipDescriptor> leadership, List<DeadlocksDescriptor> deadlocks)
+            implements OperationResponseBody {
 
         public LocksDescriptor(String defaultBackend, List<String> backends, List<HeldLockDescriptor> held) {
             this(defaultBackend, backends, held, List.of());
+        }
+
+        public LocksDescriptor(String defaultBackend, List<String> backends, List<HeldLockDescriptor> held,
+                               List<LeadershipDescriptor> leadership) {
+            this(defaultBackend, backends, held, leadership, List.of());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.mortise.lock.spring.autoconfigure;
 
+import dev.mortise.lock.DeadlockDetection;
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockClientBuilder;
 import dev.mortise.lock.LockListener;
@@ -44,7 +45,8 @@ final class LockClientsFactory {
             named.putAll(declared(named));
             String defaultName = migrating(named) ? MIGRATION : defaultName(named);
             checkBackendSettings(named);
-            named.forEach((name, backend) -> clients.put(name, build(name, backend)));
+            DeadlockDetection detection = properties.getDeadlockDetection().toSetting();
+            named.forEach((name, backend) -> clients.put(name, build(name, backend, detection)));
             return new LockClients(clients, defaultName);
         } catch (RuntimeException e) {
             clients.values().forEach(LockClient::close);
@@ -164,7 +166,8 @@ final class LockClientsFactory {
         }
     }
 
-    private LockClient build(String name, LockBackend backend) {
+    /** The client of {@code backend}; a customizer may still change {@code detection}, set first. */
+    private LockClient build(String name, LockBackend backend, DeadlockDetection detection) {
         MortiseLockProperties.Backend settings = properties.getBackends().get(name);
         LockClientBuilder builder = LockClient.builder(backend);
         try {
@@ -177,6 +180,7 @@ final class LockClientsFactory {
                     + ". Fix mortise.lock.default-lease / max-key-bytes (or mortise.lock.backends." + name
                     + ".*).", e);
         }
+        builder.deadlockDetection(detection);
         listeners.forEach(builder::listener);
         customizers.forEach(customizer -> customizer.customize(name, builder));
         try {

@@ -2,6 +2,7 @@ package dev.mortise.lock.spring.autoconfigure;
 
 import dev.mortise.lock.spring.OnLost;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.core.Ordered;
 
 import java.time.Duration;
@@ -89,6 +90,12 @@ public class MortiseLockProperties {
      */
     private final Migration migration = new Migration();
 
+    /**
+     * Deadlock detection across instances, for every lock client the starter builds.
+     */
+    @NestedConfigurationProperty
+    private final DeadlockDetectionProperties deadlockDetection = new DeadlockDetectionProperties();
+
     /** The fence guard of lock-fencing ({@code @DistributedLock(fence = ...)}, {@code Fences}). */
     private final Fence fence = new Fence();
 
@@ -173,6 +180,10 @@ public class MortiseLockProperties {
 
     public Actuator getActuator() {
         return actuator;
+    }
+
+    public DeadlockDetectionProperties getDeadlockDetection() {
+        return deadlockDetection;
     }
 
     public Fence getFence() {

@@ -33,6 +33,9 @@ import java.util.concurrent.TimeUnit;
  *       <td>from the grant until the hold ends (released, left to expire, or lost)</td></tr>
  *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td>backend, name, mode</td><td>each watchdog renewal</td></tr>
  *   <tr><td>{@value #LOST}</td><td>counter</td><td>backend, name, mode, reason</td><td>each hold lost while open</td></tr>
+ *   <tr><td>{@value #DEADLOCKS}</td><td>counter</td><td>backend, name, mode</td><td>each wait ended
+ *       as the victim of a deadlock ({@link LockEvent.Type#DEADLOCK}; that acquire is also an
+ *       {@code error} of {@value #ACQUIRE})</td></tr>
  *   <tr><td>{@value #FENCE_REJECTED}</td><td>counter</td><td>backend, name</td><td>each write the
  *       auto-configured fence guard refused (a stale fencing token)</td></tr>
  * </table>
@@ -45,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * its owner's exclusive hold shares that hold and is tagged {@code write}. A multi-key lock is
  * measured per key (each part is a hold of its own), with the annotation's name and each part's
  * mode. {@link #register(String)} creates a backend's meters when its client is built, so they
- * exist before the first lock ({@value #LOST} with every reason), at zero.
+ * exist before the first lock ({@value #LOST} with every reason, and {@value #DEADLOCKS}), at zero.
  * Thread-safe; recording never throws into a lock call.
  */
 public final class LockMetrics implements LockListener {
@@ -55,6 +58,8 @@ public final class LockMetrics implements LockListener {
     public static final String RENEWALS = "mortise.lock.renewals";
     public static final String LOST = "mortise.lock.lost";
     public static final String FENCE_REJECTED = "mortise.lock.fence.rejected";
+    /** Counter of waits ended as a deadlock's victim ({@code LockDeadlockException}). */
+    public static final String DEADLOCKS = "mortise.lock.deadlocks";
     public static final String TAG_BACKEND = "backend";
     public static final String TAG_NAME = "name";
     /** Tag of {@value #LOST}: why the hold was lost ({@code expired}, {@code session_lost}, ...). */
@@ -89,6 +94,7 @@ public final class LockMetrics implements LockListener {
         for (LostReason reason : LostReason.values()) {
             lostCounter(backend, PROGRAMMATIC, WRITE, reason.name().toLowerCase(Locale.ROOT));
         }
+        deadlockCounter(backend, PROGRAMMATIC, WRITE);
     }
 
     /**
@@ -124,6 +130,7 @@ public final class LockMetrics implements LockListener {
                     acquireTimer(event.backend(), PROGRAMMATIC, mode(event), "error").record(event.duration());
                 }
             }
+            case DEADLOCK -> deadlock(event);
             case RELEASED -> ended(event);
             case RENEWED -> {
                 Open hold = open.get(holdKey(event));
@@ -139,8 +146,6 @@ public final class LockMetrics implements LockListener {
                         .increment();
                 ended(event);
             }
-            default -> {
-            }
         }
     }
 
@@ -152,6 +157,19 @@ public final class LockMetrics implements LockListener {
         acquireTimer(event.backend(), name, mode, "acquired").record(event.duration());
         // A nested lease shares the hold (same token): one held sample per hold.
         open.computeIfAbsent(holdKey(event), k -> new Open(name, heldTimer(event.backend(), name, mode).start()));
+    }
+
+    /**
+     * A wait ended as a deadlock's victim: counted, and as a failed acquire when it was programmatic
+     * (an annotated call's failure is recorded by the starter, {@link #acquireFailed}); the core tells
+     * it as DEADLOCK, not also as ERROR.
+     */
+    private void deadlock(LockEvent event) {
+        String annotated = AcquiringName.of(event.backend(), event.key());
+        deadlockCounter(event.backend(), annotated == null ? PROGRAMMATIC : annotated, mode(event)).increment();
+        if (annotated == null) {
+            acquireTimer(event.backend(), PROGRAMMATIC, mode(event), "error").record(event.duration());
+        }
     }
 
     private void ended(LockEvent event) {
@@ -198,6 +216,11 @@ public final class LockMetrics implements LockListener {
     private Counter lostCounter(String backend, String name, String mode, String reason) {
         return Counter.builder(LOST).description("Locks lost while held").tag(TAG_BACKEND, backend)
                 .tag(TAG_NAME, name).tag(TAG_MODE, mode).tag(TAG_REASON, reason).register(registry);
+    }
+
+    private Counter deadlockCounter(String backend, String name, String mode) {
+        return Counter.builder(DEADLOCKS).description("Lock waits ended as the victim of a deadlock")
+                .tag(TAG_BACKEND, backend).tag(TAG_NAME, name).tag(TAG_MODE, mode).register(registry);
     }
 
     private LongTaskTimer heldTimer(String backend, String name, String mode) {

@@ -30,6 +30,7 @@ class ConfigurationMetadataTests {
     private static final Set<String> NOT_PROPERTIES = Set.of("mortise.lock.acquire", "mortise.lock.held",
             "mortise.lock.renewals", "mortise.lock.lost", "mortise.lock.key", "mortise.lock.active",
             "mortise.lock.acquired", "mortise.lock.acquisition", "mortise.lock.fence.rejected",
+            "mortise.lock.deadlocks",
             // the misspellings the "mistakes that fail start-up" table shows
             "mortise.lock.backnd", "mortise.lock.redis.adress");
 
