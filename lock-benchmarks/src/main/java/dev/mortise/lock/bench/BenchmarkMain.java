@@ -9,6 +9,7 @@ import dev.mortise.lock.bench.report.ResultsReader;
 import dev.mortise.lock.bench.report.RunReport;
 import dev.mortise.lock.bench.report.Versions;
 import dev.mortise.lock.bench.report.chart.BarChart;
+import dev.mortise.lock.bench.run.DeadlocksRun;
 import dev.mortise.lock.bench.run.FenceOverheadRun;
 import dev.mortise.lock.bench.run.HandoffRun;
 import dev.mortise.lock.bench.run.KeySetRun;
@@ -36,7 +37,7 @@ import java.util.Map;
  *
  * <pre>
  * BenchmarkMain [--quick] [--groups redis,postgres,mariadb,zookeeper,etcd]
- *               [--scenarios uncontended,handoff,leases,readwrite,multikey,waiters,annotation]
+ *               [--scenarios uncontended,handoff,leases,readwrite,multikey,waiters,deadlocks,annotation]
  *               [--scenarios fence]   (fenced vs unfenced transaction, postgres group only; not in the default
  *                                      set: its figures are printed, not rendered into BENCHMARKS.md)
  *               [--subjects redis/mortise,redis/redisson-rlock] [--out docs]
@@ -53,7 +54,7 @@ public final class BenchmarkMain {
 
     static final List<String> ALL_GROUPS = List.of("redis", "postgres", "mariadb", "zookeeper", "etcd");
     static final List<String> ALL_SCENARIOS = List.of("uncontended", "handoff", "leases", "readwrite", "multikey",
-            "waiters", "annotation");
+            "waiters", "deadlocks", "annotation");
 
     private BenchmarkMain() {
     }
@@ -120,6 +121,16 @@ public final class BenchmarkMain {
                 if (options.scenarios.contains("waiters")) {
                     servers.ensureRunning(notes);
                     report.waiters.addAll(new WaitersRun(options.timing, notes).run(group, endpoints));
+                }
+                if (options.scenarios.contains("deadlocks")) {
+                    servers.ensureRunning(notes);
+                    DeadlocksRun deadlocks = new DeadlocksRun(options.timing, notes);
+                    try {
+                        report.deadlockOverhead.addAll(deadlocks.overhead(group, endpoints));
+                        report.cycleBreaks.add(deadlocks.cycles(group, endpoints));
+                    } catch (Exception e) {
+                        notes.finding("deadlocks " + group + " failed: " + e);
+                    }
                 }
             } catch (Exception e) {
                 notes.finding(group + ": the run failed: " + e);

@@ -53,4 +53,33 @@ class HarnessSmokeTest {
         }
         assertThat(out.resolve("benchmarks/keysets.csv")).isNotEmptyFile();
     }
+
+    /**
+     * Issue 31's scenario, quick, on the in-process backend (two clients of one server): the nested waits
+     * with detection on publish wait records and send requests, off send none, and every two-wait cycle is
+     * broken with the younger wait the victim.
+     */
+    @Test
+    void aQuickDeadlocksRunMeasuresTheOverheadAndBreaksEveryCycle(@TempDir Path out) throws Exception {
+        BenchmarkMain.Options options = BenchmarkMain.Options.parse("--quick", "--groups", "local",
+                "--scenarios", "deadlocks", "--out", out.toString());
+        RunReport report = BenchmarkMain.run(options, new Notes(line -> { }));
+        BenchmarkMain.write(report, out);
+
+        assertThat(report.findings).isEmpty();
+        assertThat(report.deadlockOverhead).extracting(r -> r.detection()).containsExactly("off", "on");
+        assertThat(report.deadlockOverhead).allSatisfy(r -> assertThat(r.ops()).isPositive());
+        assertThat(report.deadlockOverhead.get(0).requests()).isZero();
+        assertThat(report.deadlockOverhead.get(1).publishes()).isPositive();
+        assertThat(report.deadlockOverhead.get(1).requests()).isGreaterThan(report.deadlockOverhead.get(1).publishes());
+        assertThat(report.cycleBreaks).singleElement().satisfies(r -> {
+            assertThat(r.broken()).isEqualTo(r.rounds()).isPositive();
+            assertThat(r.medianMillis()).isGreaterThanOrEqualTo(r.thresholdMs());
+        });
+        String markdown = Files.readString(out.resolve("BENCHMARKS.md"));
+        assertThat(markdown).contains("## Deadlock detection", "| In-process backend | on |", "broken (younger wait");
+        RunReport again = dev.mortise.lock.bench.report.ResultsReader.read(out.resolve("benchmarks/results.json"));
+        assertThat(again.deadlockOverhead).isEqualTo(report.deadlockOverhead);
+        assertThat(again.cycleBreaks).isEqualTo(report.cycleBreaks);
+    }
 }

@@ -104,7 +104,7 @@ public final class ChaosRun {
         return switch (workload) {
             // Readers and writers of the shared workload spread over the basic workload's keys.
             case BASIC, SHARED -> drawn.subList(0, settings.keys());
-            case MIXED -> drawn.subList(0, MIXED_KEYS);
+            case MIXED, DEADLOCK -> drawn.subList(0, MIXED_KEYS);
             // One group, one leadership lock: the ledger's key is the lock's.
             case LEADER -> drawn.subList(0, 1);
             // One semaphore, named by the key (its lock keys are name#permits or name#permit-i).

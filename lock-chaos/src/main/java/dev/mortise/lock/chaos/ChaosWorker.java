@@ -4,6 +4,7 @@ import static dev.mortise.lock.chaos.WorkerLog.log;
 
 import dev.mortise.lock.LockClient;
 import dev.mortise.lock.LockClientBuilder;
+import dev.mortise.lock.LockDeadlockException;
 import dev.mortise.lock.LockEvent;
 import dev.mortise.lock.LockTimeoutException;
 import dev.mortise.lock.fencing.JdbcFenceGuard;
@@ -65,7 +66,7 @@ public final class ChaosWorker {
     public static void main(String[] args) throws Exception {
         if (args.length != 11) {
             System.err.println("usage: ChaosWorker backend target ledgerUrl workerId seconds leaseMs csMs keys"
-                    + " fenced|guard|unfenced basic|mixed|leader|shared|permits seed");
+                    + " fenced|guard|unfenced basic|mixed|leader|shared|permits|deadlock seed");
             System.exit(2);
         }
         String backend = args[0];
@@ -114,7 +115,7 @@ public final class ChaosWorker {
                     } else {
                         exclusive.run(mine);
                     }
-                } catch (LockTimeoutException e) {
+                } catch (LockTimeoutException | LockDeadlockException e) {
                     // Logged by the cycle for the key it waited for.
                 } catch (Exception e) {
                     // Keep looping: a fault on the server side must not end the worker's run.
@@ -133,15 +134,21 @@ public final class ChaosWorker {
         System.exit(0);
     }
 
-    /** The keys of one cycle: one at random, or (mixed) several, in one global order so no two workers deadlock. */
+    /**
+     * The keys of one cycle: one at random, or (mixed) several, in one global order so no two workers
+     * deadlock, or (deadlock) as many in a random order, so they do.
+     */
     private static List<String> pick(List<String> keys, Workload workload, Random random) {
-        if (workload != Workload.MIXED || keys.size() < 2) {
+        boolean several = workload == Workload.MIXED || workload == Workload.DEADLOCK;
+        if (!several || keys.size() < 2) {
             return List.of(keys.get(random.nextInt(keys.size())));
         }
         List<String> shuffled = new ArrayList<>(keys);
         Collections.shuffle(shuffled, random);
         List<String> picked = new ArrayList<>(shuffled.subList(0, Math.min(MIXED_KEYS_PER_CYCLE, keys.size())));
-        Collections.sort(picked);
+        if (workload == Workload.MIXED) {
+            Collections.sort(picked);
+        }
         return picked;
     }
 }

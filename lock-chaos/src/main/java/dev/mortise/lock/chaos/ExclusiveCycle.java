@@ -14,7 +14,7 @@ import java.util.Random;
 
 /**
  * A {@link ChaosWorker}'s exclusive cycle, of the {@link Workload#BASIC} and {@link Workload#MIXED}
- * workloads and the writers of {@link Workload#SHARED}: acquire every key of the cycle (a
+ * and {@link Workload#DEADLOCK} workloads and the writers of {@link Workload#SHARED}: acquire every key of the cycle (a
  * {@link LeaseMode} each in the mixed workload), a fenced read of each, the extends, the critical
  * section (sampled, where the faults strike), a fenced write of value + 1 for each, the releases
  * in reverse order. One per worker, used by its main thread only.
@@ -87,6 +87,9 @@ final class ExclusiveCycle {
         LockLease granted = ModeCycles.awaited(key, () -> locks.acquire(spec));
         long token = granted.fencingToken();
         log("ACQUIRED", key, token, 0);
+        if (workload == Workload.DEADLOCK) {
+            log(DeadlockRules.HOLDER, key, token, DeadlockRules.holderNumber(granted.holderId()));
+        }
         if (mode != LeaseMode.RENEWED) {
             log("MODE_" + mode.name(), key, token, 0);
         }

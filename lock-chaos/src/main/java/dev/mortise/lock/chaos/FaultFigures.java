@@ -19,9 +19,20 @@ import java.util.List;
  *                         seen before them ({@link ElectionRules#epochRegressions}; must be 0)
  * @param writesOutOfEpochOrder leader workload: writes the ledger accepted with an epoch below one
  *                         it had accepted before ({@link ElectionRules#writesOutOfEpochOrder}; must be 0)
+ * @param deadlockVictims  deadlock workload: waits ended as a deadlock's victim, else 0
+ * @param falseVictims     deadlock workload: victims of a cycle the run's history does not show
+ *                         ({@link DeadlockRules#falseVictims}; must be 0)
  */
 public record FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis,
-                           long elections, long epochRegressions, long writesOutOfEpochOrder) {
+                           long elections, long epochRegressions, long writesOutOfEpochOrder, long deadlockVictims,
+                           long falseVictims) {
+
+    /** Without the deadlock workload's figures. */
+    public FaultFigures(long victimsRecovered, long leasesLost, List<Long> acquireMillis, long wallSkewMillis,
+                        long elections, long epochRegressions, long writesOutOfEpochOrder) {
+        this(victimsRecovered, leasesLost, acquireMillis, wallSkewMillis, elections, epochRegressions,
+                writesOutOfEpochOrder, 0, 0);
+    }
 
     /** No figures: runs checked before these existed, hand-made results. */
     public static final FaultFigures NONE = new FaultFigures(0, 0, List.of(), 0);

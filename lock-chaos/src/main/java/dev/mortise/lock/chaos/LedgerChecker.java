@@ -15,7 +15,7 @@ import java.util.Map;
  * (PostgreSQL's clock) and the worker events (the workers' clocks, the same machine's).
  *
  * <p>The rules are one class per family: the ledger's log ({@link LedgerLogRules}), leader
- * elections ({@link ElectionRules}), exclusive holds ({@link HoldRules}; {@link ModeRules} for
+ * elections ({@link ElectionRules}), deadlock victims ({@link DeadlockRules}), exclusive holds ({@link HoldRules}; {@link ModeRules} for
  * holds that may coexist) and the faults' victims ({@link VictimRules}).
  */
 public final class LedgerChecker {
@@ -90,6 +90,8 @@ public final class LedgerChecker {
                 : HoldRules.validityOverlaps(granted, clock));
         validity.addAll(ModeRules.tornReads(events));
         validity.stream().limit(10).forEach(evidence::add);
+        List<String> falseVictims = workload == Workload.DEADLOCK ? DeadlockRules.falseVictims(events) : List.of();
+        falseVictims.stream().limit(10).forEach(evidence::add);
         long samples = events.stream().filter(e -> e.type().equals("VALID")).count();
 
         return new RunResult(backend, fault, workload, seed, keys, server, seconds, workers, leaseMs, faults.size(),
@@ -103,7 +105,8 @@ public final class LedgerChecker {
                         VictimRules.acquireMillis(events),
                         fault == Fault.CLIENT_CLOCK_JUMP ? events.stream()
                                 .mapToLong(e -> Math.abs(e.wallSkewMillis())).max().orElse(0) : 0,
-                        workload == Workload.LEADER ? elections : 0, regressions.size(), outOfOrder.size()));
+                        workload == Workload.LEADER ? elections : 0, regressions.size(), outOfOrder.size(),
+                        DeadlockRules.victims(events), falseVictims.size()));
     }
 
     /** The ledger's log, in the order PostgreSQL logged it. */

@@ -5,6 +5,7 @@ import static dev.mortise.lock.chaos.WorkerLog.sample;
 import static dev.mortise.lock.chaos.WorkerLog.sleepSampled;
 
 import dev.mortise.lock.LockClient;
+import dev.mortise.lock.LockDeadlockException;
 import dev.mortise.lock.LockLease;
 import dev.mortise.lock.LockSemaphore;
 import dev.mortise.lock.LockSpec;
@@ -94,7 +95,8 @@ final class ModeCycles {
     /**
      * A wait, as every cycle makes it: WAIT on {@code key} (it tells the controller this worker is
      * blocked in acquire: the victim of the waiter faults), then {@code acquire}; on a timeout
-     * WAIT_TIMEOUT, and the {@link LockTimeoutException} is rethrown.
+     * WAIT_TIMEOUT, and the {@link LockTimeoutException} is rethrown; as a deadlock's victim the
+     * cycle and DEADLOCK ({@link DeadlockRules#logVictim}), and the {@link LockDeadlockException} is rethrown.
      */
     static <T> T awaited(String key, Supplier<T> acquire) {
         log("WAIT", key, 0, 0);
@@ -102,6 +104,9 @@ final class ModeCycles {
             return acquire.get();
         } catch (LockTimeoutException e) {
             log("WAIT_TIMEOUT", key, 0, 0);
+            throw e;
+        } catch (LockDeadlockException e) {
+            DeadlockRules.logVictim(key, e.cycle());
             throw e;
         }
     }

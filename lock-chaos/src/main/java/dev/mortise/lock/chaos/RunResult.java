@@ -128,6 +128,9 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
         if (figures.writesOutOfEpochOrder() > 0) {
             broken.add(figures.writesOutOfEpochOrder() + " leader write(s) accepted out of epoch order");
         }
+        if (figures.falseVictims() > 0) {
+            broken.add(figures.falseVictims() + " false deadlock victim(s): a cycle the run's history does not show");
+        }
         if (validityOverlaps > 0 && !validityGuaranteeVoid()) {
             broken.add(validityOverlaps + " validity overlap(s)" + validityOverlapCause());
         }
@@ -241,6 +244,7 @@ public record RunResult(String backend, Fault fault, Workload workload, long key
                 + figures.acquirePercentile(99) + ",\"wallSkewMs\":" + figures.wallSkewMillis()
                 + ",\"elections\":" + figures.elections() + ",\"epochRegressions\":" + figures.epochRegressions()
                 + ",\"writesOutOfEpochOrder\":" + figures.writesOutOfEpochOrder()
+                + ",\"deadlockVictims\":" + figures.deadlockVictims() + ",\"falseVictims\":" + figures.falseVictims()
                 + ",\"takeoverMillis\":" + takeoverMillis() + ",\"takeoverVictimLeaseMs\":"
                 + takeovers.stream().map(LedgerChecker.Takeover::victimLeaseMs).toList() + ",\"orphans\":" + orphans
                 + ",\"safe\":" + safe() + ",\"passed\":" + passed()

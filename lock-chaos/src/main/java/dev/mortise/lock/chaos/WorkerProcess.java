@@ -106,7 +106,7 @@ public final class WorkerProcess implements AutoCloseable {
                 events.add(event);
                 switch (event.type()) {
                     case "WAIT" -> waiting = event;
-                    case "ACQUIRED", "WAIT_TIMEOUT" -> waiting = null;
+                    case "ACQUIRED", "WAIT_TIMEOUT", "DEADLOCK" -> waiting = null;
                     // A reader's (shared workload) and a permit holder's sections end without a write.
                     case "READ", "INSIDE" -> inCriticalSection = event;
                     case "WRITE_OK", "WRITE_REJECTED", "READ_AGAIN", "OUTSIDE" -> inCriticalSection = null;

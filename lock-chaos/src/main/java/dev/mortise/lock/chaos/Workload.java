@@ -51,7 +51,15 @@ public enum Workload {
      * holder shares its resource with others by design, so no one token fences it. A violation is
      * more than the permit count of holders valid at once ({@link ModeRules}).
      */
-    PERMITS;
+    PERMITS,
+    /**
+     * Deadlocks (issue 31): each cycle takes two of the run's {@value ChaosRun#MIXED_KEYS} keys in a random
+     * order, so workers do deadlock, with the client's default deadlock detection; a wait ended as a
+     * cycle's victim logs the cycle it names ({@link DeadlockRules}) and the cycle goes on with the
+     * next keys. Besides the exclusive rules, the checker finds no false victim: every member of a
+     * named cycle was waiting and every holder held, by the run's own history.
+     */
+    DEADLOCK;
 
     /**
      * The faults a full run pairs with this workload: every fault with {@link #BASIC}; with
@@ -60,7 +68,7 @@ public enum Workload {
      * 16 runs (about 10 minutes at 25 s each) rather than doubling; with {@link #LEADER} no
      * fault, a pause, a kill and a network cut of the leader, and a server (etcd, ZooKeeper: the
      * cluster leader's) kill - the faults that force a failover or test the fencing by epoch; with
-     * {@link #SHARED} and {@link #PERMITS} the mixed workload's four.
+     * {@link #SHARED} and {@link #PERMITS} the mixed workload's four; with {@link #DEADLOCK} those and a waiter's cut.
      */
     public List<Fault> defaultFaults() {
         return switch (this) {
@@ -69,6 +77,8 @@ public enum Workload {
             case LEADER -> List.of(Fault.NONE, Fault.PAUSE, Fault.KILL, Fault.NET_CUT, Fault.SERVER_KILL,
                     Fault.LEADER_KILL);
             case SHARED, PERMITS -> List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT);
+            // A paused or cut waiter leaves a stale wait record: it must produce no victim.
+            case DEADLOCK -> List.of(Fault.NONE, Fault.PAUSE, Fault.WAITER_PAUSE, Fault.NET_CUT, Fault.WAITER_CUT);
         };
     }
 
@@ -77,12 +87,12 @@ public enum Workload {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The workload for a label ({@code basic}, {@code mixed}, {@code leader}, {@code shared}, {@code permits}). */
+    /** The workload for a label ({@code basic}, {@code mixed}, {@code leader}, {@code shared}, {@code permits}, {@code deadlock}). */
     public static Workload of(String label) {
         try {
             return valueOf(label.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown workload '" + label + "', expected basic, mixed, leader, shared or permits", e);
+            throw new IllegalArgumentException("unknown workload '" + label + "', expected basic, mixed, leader, shared, permits or deadlock", e);
         }
     }
 }

@@ -13,7 +13,8 @@ import java.util.Map;
  * or absent from an older results.json) prints "—". One instance renders one page; not thread-safe.
  *
  * <p>The page is its sections in order ({@link HeaderSection}, {@link UncontendedSection},
- * {@link HandoffSection}, {@link KeySetSections}, {@link ManyLeasesSection}, {@link OverheadSection}),
+ * {@link HandoffSection}, {@link KeySetSections}, {@link ManyLeasesSection}, {@link WaitersSection},
+ * {@link DeadlocksSection}, {@link OverheadSection}),
  * then the run's findings and the shipped analysis and method text.
  */
 public final class MarkdownWriter {
@@ -33,6 +34,7 @@ public final class MarkdownWriter {
         KeySetSections.write(report, page);
         ManyLeasesSection.write(report, page);
         WaitersSection.write(report, page);
+        DeadlocksSection.write(report, page);
         OverheadSection.write(report, page);
         findings();
         if (!report.uncontended.isEmpty()) {

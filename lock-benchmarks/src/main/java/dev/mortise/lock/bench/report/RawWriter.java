@@ -80,6 +80,8 @@ public final class RawWriter {
         out.append("  \"keySets\": ").append(records(report.keySets)).append(",\n");
         out.append("  \"manyLeases\": ").append(records(report.manyLeases)).append(",\n");
         out.append("  \"waiters\": ").append(records(report.waiters)).append(",\n");
+        out.append("  \"deadlockOverhead\": ").append(records(report.deadlockOverhead)).append(",\n");
+        out.append("  \"cycleBreaks\": ").append(records(report.cycleBreaks)).append(",\n");
         out.append("  \"annotationOverhead\": ").append(records(report.overhead)).append(",\n");
         StringJoiner findings = new StringJoiner(", ", "[", "]");
         report.findings.forEach(f -> findings.add(string(f)));

@@ -1,5 +1,7 @@
 package dev.mortise.lock.bench.report;
 
+import dev.mortise.lock.bench.common.CycleBreakResult;
+import dev.mortise.lock.bench.common.DeadlockOverheadResult;
 import dev.mortise.lock.bench.common.HandoffResult;
 import dev.mortise.lock.bench.common.KeySetResult;
 import dev.mortise.lock.bench.common.ManyLeasesResult;
@@ -66,6 +68,8 @@ public final class ResultsReader {
         report.keySets.addAll(records(root.get("keySets"), KeySetResult.class));
         report.manyLeases.addAll(records(root.get("manyLeases"), ManyLeasesResult.class));
         report.waiters.addAll(records(root.get("waiters"), WaitersResult.class));
+        report.deadlockOverhead.addAll(records(root.get("deadlockOverhead"), DeadlockOverheadResult.class));
+        report.cycleBreaks.addAll(records(root.get("cycleBreaks"), CycleBreakResult.class));
         report.overhead.addAll(records(root.get("annotationOverhead"), OverheadResult.class));
         if (root.get("findings") instanceof List<?> findings) {
             findings.forEach(f -> report.findings.add(String.valueOf(f)));

@@ -1,5 +1,7 @@
 package dev.mortise.lock.bench.report;
 
+import dev.mortise.lock.bench.common.CycleBreakResult;
+import dev.mortise.lock.bench.common.DeadlockOverheadResult;
 import dev.mortise.lock.bench.common.HandoffResult;
 import dev.mortise.lock.bench.common.KeySetResult;
 import dev.mortise.lock.bench.common.ManyLeasesResult;
@@ -23,6 +25,8 @@ public final class RunReport {
     public final List<KeySetResult> keySets = new ArrayList<>();
     public final List<ManyLeasesResult> manyLeases = new ArrayList<>();
     public final List<WaitersResult> waiters = new ArrayList<>();
+    public final List<DeadlockOverheadResult> deadlockOverhead = new ArrayList<>();
+    public final List<CycleBreakResult> cycleBreaks = new ArrayList<>();
     public final List<OverheadResult> overhead = new ArrayList<>();
     public final List<String> findings = new ArrayList<>();
     public String command = "./scripts/benchmark.sh";

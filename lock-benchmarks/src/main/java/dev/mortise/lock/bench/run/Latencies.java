@@ -21,6 +21,13 @@ public final class Latencies {
         }
     }
 
+    /** Hands every sample, in the order added, to {@code each}. */
+    public void forEach(java.util.function.LongConsumer each) {
+        for (int i = 0; i < size; i++) {
+            each.accept(samples[i]);
+        }
+    }
+
     public int size() {
         return size;
     }
