@@ -36,15 +36,17 @@ final class HoldRules {
                     continue;
                 }
                 // A worker runs one cycle at a time (of one key or several): its hold of a key
-                // ends at the first write outcome or release of that key after the grant, the
-                // cycle's error or the worker's end (or with its last event, if it was killed).
+                // ends at the first write outcome or release of that key after the grant (when the
+                // release goes out: RELEASING; a hold let go without a write, a deadlock victim's,
+                // may be granted again before RELEASED is logged), the cycle's error or the
+                // worker's end (or with its last event, if it was killed).
                 long to = Long.MAX_VALUE;
                 for (int j = i + 1; j < mine.size(); j++) {
                     WorkerEvent e = mine.get(j);
                     String type = e.type();
                     boolean sameKey = e.key().equals(acquired.key()) && e.token() == acquired.token();
                     if (sameKey && (type.equals("WRITE_OK") || type.equals("WRITE_REJECTED")
-                            || type.equals("RELEASED") || type.equals("RELEASE_FAILED"))
+                            || type.equals("RELEASING") || type.equals("RELEASED") || type.equals("RELEASE_FAILED"))
                             || type.equals("ERROR") || type.equals("END")) {
                         to = e.at();
                         break;
