@@ -49,7 +49,9 @@ public interface WaitRecords {
 
     /**
      * Reads the live entries of {@code holderIds}: their texts by holder id, without those that have
-     * none (never written, removed or expired). Read-only.
+     * none (never written, removed or expired). Writes no record; a backend whose server cannot
+     * expire entries by itself while their writer lives may delete the expired ones it finds, and
+     * stamp the server's clock to judge them (ZooKeeper does both).
      */
     Map<String, String> read(Collection<String> holderIds);
 }
