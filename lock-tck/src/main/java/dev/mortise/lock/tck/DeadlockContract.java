@@ -224,6 +224,40 @@ public abstract class DeadlockContract extends NestedContract {
     }
 
     @Test
+    void aMultiKeyAcquisitionThatIsTheVictimGivesBackThePartsItTook() throws Exception {
+        String first = key("a-first");
+        String second = key("b-second");
+        LockClient multi = detecting();
+        LockClient single = detecting();
+        CountDownLatch heldSecond = new CountDownLatch(1);
+        CompletableFuture<Object> singleOutcome = new CompletableFuture<>();
+        try (LockLease outer = multi.acquire(LockSpec.of(first).waitFor(WAIT))) {
+            startThread("single-owner", () -> {
+                try (LockLease held = single.acquire(LockSpec.of(second).waitFor(WAIT))) {
+                    heldSecond.countDown();
+                    try (LockLease got = single.acquire(LockSpec.of(first).waitFor(WAIT))) {
+                        singleOutcome.complete(got.key());
+                    }
+                } catch (Throwable e) {
+                    singleOutcome.complete(e);
+                }
+            });
+            assertThat(heldSecond.await(30, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(150); // the single owner's wait for the first key is the older one
+            // the first part nests in this thread's hold; the wait for the second closes the cycle
+            try (MultiLease all = multi.acquireAll(MultiLockSpec.of(List.of(first, second)).waitFor(WAIT))) {
+                throw new AssertionError("the younger multi-key wait should have been the victim, got " + all);
+            } catch (LockDeadlockException e) {
+                assertThat(e.cycle().members()).hasSize(2);
+                assertThat(e.cycle().members().get(0).waitsFor()).isEqualTo(second);
+            }
+            assertThat(multi.heldLocks()).as("only the hold taken before the multi-key request").hasSize(1);
+        }
+        assertThat(singleOutcome.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the survivor finishes").isEqualTo(first);
+        assertThat(multi.heldLocks()).isEmpty();
+    }
+
+    @Test
     void nestedWaitsInOneOrderEverywhereReportNothing() throws Exception {
         List<String> keys = List.of(key("k0"), key("k1"), key("k2"));
         List<LockClient> clients = List.of(detecting(), detecting(), detecting());
