@@ -114,11 +114,11 @@ public abstract class WaitRecordsContract extends NestedContract {
         WaitRecords reader = store();
         String id = holderId();
         String nonce = nonce();
-        Duration applied = writer.publish(List.of(id), nonce, "kept", Duration.ofSeconds(2));
+        Duration applied = writer.publish(List.of(id), nonce, "kept", Duration.ofSeconds(1));
         long until = System.nanoTime() + applied.multipliedBy(2).toNanos();
         while (System.nanoTime() - until < 0) {
             Thread.sleep(applied.toMillis() / 5);
-            writer.publish(List.of(id), nonce, "kept", Duration.ofSeconds(2));
+            writer.publish(List.of(id), nonce, "kept", Duration.ofSeconds(1));
             assertThat(reader.read(List.of(id))).as("a record rewritten well within its TTL").containsKey(id);
         }
         writer.remove(List.of(id), nonce);
