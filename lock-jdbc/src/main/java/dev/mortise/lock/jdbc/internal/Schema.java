@@ -65,7 +65,10 @@ public final class Schema {
     private Schema() {
     }
 
-    /** The classpath resource holding {@code dialect}'s {@code CREATE TABLE}, with {@code ${table}} for the table name. */
+    /**
+     * The classpath resource holding {@code dialect}'s {@code CREATE TABLE} statements, with {@code ${table}} for the
+     * table name: the lock table's, then that of the wait records, {@code ${table}_waits}.
+     */
     public static String resource(SqlDatabase dialect) {
         return "dev/mortise/lock/jdbc/schema-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
     }
