@@ -1,8 +1,5 @@
 package dev.mortise.lock.jdbc;
 
-import dev.mortise.lock.tck.server.FreePorts;
-import org.mariadb.jdbc.MariaDbDataSource;
-
 import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -26,8 +23,7 @@ class MariaDbWaitRecordsTest extends JdbcWaitRecordsTest {
 
     @Override
     protected DataSource unreachable(Duration timeout) throws SQLException {
-        return new MariaDbDataSource("jdbc:mariadb://127.0.0.1:" + FreePorts.next()
-                + "/mortise?user=root&connectTimeout=" + timeout.toMillis());
+        return TestDatabases.unreachableMariaDb(timeout);
     }
 
     @Override

@@ -1,8 +1,5 @@
 package dev.mortise.lock.jdbc;
 
-import dev.mortise.lock.tck.server.FreePorts;
-import org.postgresql.ds.PGSimpleDataSource;
-
 import javax.sql.DataSource;
 import java.time.Duration;
 
@@ -25,11 +22,7 @@ class PostgresWaitRecordsTest extends JdbcWaitRecordsTest {
 
     @Override
     protected DataSource unreachable(Duration timeout) {
-        PGSimpleDataSource closed = new PGSimpleDataSource();
-        closed.setURL("jdbc:postgresql://127.0.0.1:" + FreePorts.next() + "/postgres");
-        closed.setUser("postgres");
-        closed.setConnectTimeout((int) Math.max(1, timeout.toSeconds()));
-        return closed;
+        return TestDatabases.unreachablePostgres(timeout);
     }
 
     /** The sweep rides in the write's own statement. */

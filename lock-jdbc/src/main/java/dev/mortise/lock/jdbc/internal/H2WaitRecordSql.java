@@ -15,6 +15,7 @@ import java.util.Map;
 final class H2WaitRecordSql extends WaitRecordSql {
 
     private static final String NOW = H2Expressions.NOW;
+    private static final String TYPE = "VARCHAR";
     private static final String IDS = "CAST(? AS VARCHAR ARRAY)";
     /** SQLState of a unique key violated: two first writes of one new holder id at once, one of which then updates. */
     private static final String DUPLICATE_KEY = "23505";
@@ -36,7 +37,7 @@ final class H2WaitRecordSql extends WaitRecordSql {
     @Override
     void publish(Connection connection, List<String> holderIds, String nonce, String text, long ttlMicros)
             throws SQLException {
-        Array ids = ids(connection, holderIds);
+        Array ids = array(connection, TYPE, holderIds);
         for (int attempt = 1; ; attempt++) {
             try (PreparedStatement statement = prepare(connection, publish)) {
                 statement.setString(1, nonce);
@@ -57,7 +58,7 @@ final class H2WaitRecordSql extends WaitRecordSql {
     @Override
     void remove(Connection connection, List<String> holderIds, String nonce) throws SQLException {
         try (PreparedStatement statement = prepare(connection, remove)) {
-            statement.setArray(1, ids(connection, holderIds));
+            statement.setArray(1, array(connection, TYPE, holderIds));
             statement.setString(2, nonce);
             statement.executeUpdate();
         }
@@ -66,13 +67,6 @@ final class H2WaitRecordSql extends WaitRecordSql {
 
     @Override
     Map<String, String> read(Connection connection, List<String> holderIds) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, read)) {
-            statement.setArray(1, ids(connection, holderIds));
-            return texts(statement);
-        }
-    }
-
-    private static Array ids(Connection connection, List<String> holderIds) throws SQLException {
-        return connection.createArrayOf("VARCHAR", holderIds.toArray());
+        return readArray(connection, read, TYPE, holderIds);
     }
 }

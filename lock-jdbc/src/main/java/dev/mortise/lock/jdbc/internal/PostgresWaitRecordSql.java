@@ -16,6 +16,7 @@ import java.util.Map;
 final class PostgresWaitRecordSql extends WaitRecordSql {
 
     private static final String NOW = PostgresExpressions.NOW;
+    private static final String TYPE = "text";
     private static final String IDS = "CAST(? AS TEXT[])";
     /** Over: the statement's own holder ids. */
     private static final String SWEEP_WITH = "WITH swept AS (DELETE FROM ${table} WHERE holder_id IN ("
@@ -41,7 +42,7 @@ final class PostgresWaitRecordSql extends WaitRecordSql {
     @Override
     void publish(Connection connection, List<String> holderIds, String nonce, String text, long ttlMicros)
             throws SQLException {
-        Array ids = ids(connection, holderIds);
+        Array ids = array(connection, TYPE, holderIds);
         try (PreparedStatement statement = prepare(connection, publish)) {
             statement.setArray(1, ids);
             statement.setString(2, nonce);
@@ -54,7 +55,7 @@ final class PostgresWaitRecordSql extends WaitRecordSql {
 
     @Override
     void remove(Connection connection, List<String> holderIds, String nonce) throws SQLException {
-        Array ids = ids(connection, holderIds);
+        Array ids = array(connection, TYPE, holderIds);
         try (PreparedStatement statement = prepare(connection, remove)) {
             statement.setArray(1, ids);
             statement.setArray(2, ids);
@@ -65,13 +66,6 @@ final class PostgresWaitRecordSql extends WaitRecordSql {
 
     @Override
     Map<String, String> read(Connection connection, List<String> holderIds) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, read)) {
-            statement.setArray(1, ids(connection, holderIds));
-            return texts(statement);
-        }
-    }
-
-    private static Array ids(Connection connection, List<String> holderIds) throws SQLException {
-        return connection.createArrayOf("text", holderIds.toArray());
+        return readArray(connection, read, TYPE, holderIds);
     }
 }

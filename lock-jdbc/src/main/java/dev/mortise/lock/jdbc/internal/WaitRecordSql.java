@@ -2,6 +2,7 @@ package dev.mortise.lock.jdbc.internal;
 
 import dev.mortise.lock.spi.SqlDatabase;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,6 +55,20 @@ abstract class WaitRecordSql extends Statements {
             }
         }
         return found;
+    }
+
+    /** The ids as one SQL array of element type {@code type}, for the dialects that take them so. */
+    static Array array(Connection connection, String type, List<String> holderIds) throws SQLException {
+        return connection.createArrayOf(type, holderIds.toArray());
+    }
+
+    /** Reads with {@code read}, whose one parameter is the ids as an array of {@code type}. */
+    final Map<String, String> readArray(Connection connection, String read, String type, List<String> holderIds)
+            throws SQLException {
+        try (PreparedStatement statement = prepare(connection, read)) {
+            statement.setArray(1, array(connection, type, holderIds));
+            return texts(statement);
+        }
     }
 
     /** Deletes up to {@link #SWEEP} expired rows in a statement of its own, where one statement cannot do both. */
