@@ -22,7 +22,10 @@ public enum JdbcDialect {
     /** H2 2.x (in memory, file, server or {@code AUTO_SERVER} mode): {@code MERGE … USING} in a {@code FINAL TABLE}. */
     H2;
 
-    /** The classpath resource holding this dialect's {@code CREATE TABLE}, with {@code ${table}} for the table name. */
+    /**
+     * The classpath resource holding this dialect's {@code CREATE TABLE} statements, with {@code ${table}} for the
+     * table name: the lock table, then the table of wait records (deadlock detection), {@code ${table}_waits}.
+     */
     public String schemaResource() {
         return Schema.resource(database());
     }

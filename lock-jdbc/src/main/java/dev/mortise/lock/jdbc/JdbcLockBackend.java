@@ -6,6 +6,7 @@ import dev.mortise.lock.jdbc.internal.Dialects;
 import dev.mortise.lock.jdbc.internal.InspectSql;
 import dev.mortise.lock.jdbc.internal.JdbcCalls;
 import dev.mortise.lock.jdbc.internal.JdbcWait;
+import dev.mortise.lock.jdbc.internal.JdbcWaitRecords;
 import dev.mortise.lock.jdbc.internal.ReleaseListener;
 import dev.mortise.lock.jdbc.internal.ReleaseSignals;
 import dev.mortise.lock.jdbc.internal.Schema;
@@ -21,6 +22,7 @@ import dev.mortise.lock.spi.LockRequest;
 import dev.mortise.lock.spi.Renewals;
 import dev.mortise.lock.spi.SqlDatabase;
 import dev.mortise.lock.spi.WaitDriver;
+import dev.mortise.lock.spi.WaitRecords;
 import dev.mortise.lock.spi.WaitSteps;
 
 import javax.sql.DataSource;
@@ -69,6 +71,7 @@ public final class JdbcLockBackend implements LockBackend {
     /** The drivers of the three kinds of hold, the batch path and the renewals. */
     private final Holds holds;
     private final BackendGuarantees guarantees;
+    private final JdbcWaitRecords waitRecords;
 
     private static final String FENCING_COUNTER =
             "A per-key counter in the lock row, which release keeps: strictly increasing for as long as the row "
@@ -115,6 +118,7 @@ public final class JdbcLockBackend implements LockBackend {
                 builder.operationTimeout.toNanos());
         this.holds = new Holds(sql, calls, waits, signals, listener != null, keyColumnBytes,
                 builder.operationTimeout, table, Schema.upgradeText(database, table));
+        this.waitRecords = JdbcWaitRecords.of(database, table, calls, queryTimeoutSeconds);
         this.guarantees = new BackendGuarantees(BackendGuarantees.LeaseModel.TIME_BOUND, false,
                 listener != null ? BackendGuarantees.Wakeup.PUSH : BackendGuarantees.Wakeup.POLL,
                 serverClock ? FENCING_SERVER_CLOCK : FENCING_COUNTER, Duration.ofMillis(1));
@@ -133,6 +137,14 @@ public final class JdbcLockBackend implements LockBackend {
     /** The lock table's name as used in SQL. */
     public String tableName() {
         return table.sql();
+    }
+
+    /**
+     * The table of wait records (deadlock detection) as used in SQL: the lock table's name with
+     * {@code _waits} appended, in the same schema (a last part over 57 characters cut to 57 first).
+     */
+    public String waitTableName() {
+        return table.waits().sql();
     }
 
     @Override
@@ -265,6 +277,18 @@ public final class JdbcLockBackend implements LockBackend {
     public KeyState inspect(String key) {
         String stored = StoredKey.of(key, keyColumnBytes).value();
         return calls.runIdempotent(key, "inspect", c -> inspection.inspect(c, stored));
+    }
+
+    /**
+     * Rows of {@link #waitTableName()}, created and brought along with the lock table (the shipped DDL,
+     * {@code createTableIfMissing}): one per holder id, its expiry computed by the database's clock.
+     * Reads skip expired rows; every publish and remove also deletes up to 256 expired rows. Each call is
+     * one statement on PostgreSQL, and a write and its sweep on MySQL/MariaDB and H2, whatever the number
+     * of holder ids; see docs/jdbc.md, "Wait records (deadlock detection)".
+     */
+    @Override
+    public Optional<WaitRecords> waitRecords() {
+        return Optional.of(waitRecords);
     }
 
     @Override

@@ -68,7 +68,8 @@ public final class JdbcLockBackendBuilder {
     }
 
     /**
-     * Whether {@link #build()} runs the dialect's shipped {@code CREATE TABLE IF NOT EXISTS};
+     * Whether {@link #build()} runs the dialect's shipped {@code CREATE TABLE IF NOT EXISTS}, for the
+     * lock table and the table of wait records beside it ({@link JdbcLockBackend#waitTableName()});
      * default false. If the database cannot be reached then, the backend is built anyway and
      * the first operation that reaches the database creates the table before its own work.
      */

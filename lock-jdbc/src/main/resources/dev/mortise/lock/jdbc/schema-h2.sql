@@ -15,3 +15,15 @@ CREATE TABLE IF NOT EXISTS ${table} (
     writer_waits_until TIMESTAMP(6) WITH TIME ZONE,
     permits       CHARACTER VARYING ARRAY
 );
+
+-- Wait records of deadlock detection (docs/jdbc.md, "Wait records"): one row per holder id while its
+-- owner waits, expires_at from the database's clock; reads skip expired rows and every write deletes
+-- up to 256 of them. The UNIQUE constraint is the sweep's index (expires_at first); it names itself, so
+-- this one statement creates table and index.
+CREATE TABLE IF NOT EXISTS ${table}_waits (
+    holder_id     VARCHAR(16)  NOT NULL PRIMARY KEY,
+    nonce         VARCHAR(32)  NOT NULL,
+    record_text   CHARACTER VARYING NOT NULL,
+    expires_at    TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    UNIQUE (expires_at, holder_id)
+);

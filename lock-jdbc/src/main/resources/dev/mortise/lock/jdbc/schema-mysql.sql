@@ -17,3 +17,14 @@ CREATE TABLE IF NOT EXISTS ${table} (
     writer_waits_until DATETIME(6),
     permits       JSON
 ) ENGINE = InnoDB;
+
+-- Wait records of deadlock detection (docs/jdbc.md, "Wait records"): one row per holder id while its
+-- owner waits, expires_at from the database's clock (UTC); reads skip expired rows and every write
+-- deletes up to 256 of them, by the index on expires_at.
+CREATE TABLE IF NOT EXISTS ${table}_waits (
+    holder_id     VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+    nonce         VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    record_text   TEXT CHARACTER SET utf8mb4 NOT NULL,
+    expires_at    DATETIME(6) NOT NULL,
+    INDEX (expires_at)
+) ENGINE = InnoDB;

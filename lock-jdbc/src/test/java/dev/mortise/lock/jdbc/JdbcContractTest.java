@@ -95,6 +95,38 @@ abstract class JdbcContractTest extends LockBackendContractSuite {
         }
     }
 
+    /**
+     * The rows of {@code holderIds} in the wait table, expired ones included. Expired rows stay until
+     * the next write of any backend on the table sweeps them (the database sweeps nothing by itself),
+     * so the hook first makes one such write, through a backend of its own (a record under an id of
+     * its own, published and removed), and then counts every row, live or not.
+     */
+    @Override
+    protected int waitRecordsOnServer(java.util.Collection<String> holderIds) throws Exception {
+        try (LockBackend backend = newBackend()) {
+            var records = backend.waitRecords().orElseThrow();
+            java.util.List<String> own = java.util.List.of(String.format("%016x", System.nanoTime()));
+            records.publish(own, "sweep", "sweep", java.time.Duration.ofSeconds(30));
+            records.remove(own, "sweep");
+        }
+        if (holderIds.isEmpty()) {
+            return 0;
+        }
+        String marks = String.join(", ", java.util.Collections.nCopies(holderIds.size(), "?"));
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM mortise_locks_waits WHERE holder_id IN ("
+                     + marks + ")")) {
+            int index = 1;
+            for (String id : holderIds) {
+                s.setString(index++, id);
+            }
+            try (ResultSet rows = s.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
+    }
+
     static String stored(String key) {
         return StoredKey.of(key, JdbcLockBackendBuilder.DEFAULT_KEY_COLUMN_BYTES).value();
     }

@@ -1,9 +1,7 @@
 package dev.mortise.lock.jdbc;
 
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.server.FreePorts;
 import org.junit.jupiter.api.Test;
-import org.mariadb.jdbc.MariaDbDataSource;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -36,9 +34,7 @@ class MariaDbContractTest extends JdbcContractTest {
 
     @Override
     protected LockBackend newUnreachableBackend(Duration operationTimeout) throws SQLException {
-        MariaDbDataSource closed = new MariaDbDataSource("jdbc:mariadb://127.0.0.1:" + FreePorts.next()
-                + "/mortise?user=root&connectTimeout=" + operationTimeout.toMillis());
-        return JdbcLockBackend.builder(closed).dialect(JdbcDialect.MYSQL).operationTimeout(operationTimeout).build();
+        return JdbcLockBackend.builder(TestDatabases.unreachableMariaDb(operationTimeout)).dialect(JdbcDialect.MYSQL).operationTimeout(operationTimeout).build();
     }
 
     @Test

@@ -1,8 +1,6 @@
 package dev.mortise.lock.jdbc;
 
 import dev.mortise.lock.spi.LockBackend;
-import dev.mortise.lock.tck.server.FreePorts;
-import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -32,11 +30,7 @@ class PostgresContractTest extends JdbcContractTest {
 
     @Override
     protected LockBackend newUnreachableBackend(Duration operationTimeout) {
-        PGSimpleDataSource closed = new PGSimpleDataSource();
-        closed.setURL("jdbc:postgresql://127.0.0.1:" + FreePorts.next() + "/postgres");
-        closed.setUser("postgres");
-        closed.setConnectTimeout((int) Math.max(1, operationTimeout.toSeconds()));
-        return JdbcLockBackend.builder(closed).dialect(JdbcDialect.POSTGRESQL).operationTimeout(operationTimeout).build();
+        return JdbcLockBackend.builder(TestDatabases.unreachablePostgres(operationTimeout)).dialect(JdbcDialect.POSTGRESQL).operationTimeout(operationTimeout).build();
     }
 
     /** Faults below the backend ({@link WireFaultContract}): A through a proxy to {@link #wirePort()}, B direct. */

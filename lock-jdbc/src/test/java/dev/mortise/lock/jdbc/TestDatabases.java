@@ -55,6 +55,21 @@ final class TestDatabases {
         return mariadbPool;
     }
 
+    /** A PostgreSQL data source at a port nobody listens on: connections are refused. */
+    static javax.sql.DataSource unreachablePostgres(java.time.Duration operationTimeout) {
+        org.postgresql.ds.PGSimpleDataSource closed = new org.postgresql.ds.PGSimpleDataSource();
+        closed.setURL("jdbc:postgresql://127.0.0.1:" + dev.mortise.lock.tck.server.FreePorts.next() + "/postgres");
+        closed.setUser("postgres");
+        closed.setConnectTimeout((int) Math.max(1, operationTimeout.toSeconds()));
+        return closed;
+    }
+
+    /** A MariaDB data source at a port nobody listens on: connections are refused. */
+    static javax.sql.DataSource unreachableMariaDb(java.time.Duration operationTimeout) throws java.sql.SQLException {
+        return new org.mariadb.jdbc.MariaDbDataSource("jdbc:mariadb://127.0.0.1:" + dev.mortise.lock.tck.server.FreePorts.next()
+                + "/mortise?user=root&connectTimeout=" + operationTimeout.toMillis());
+    }
+
     /** A pool that gives up waiting for a connection after {@code connectionTimeoutMillis}. */
     static HikariDataSource pool(String name, String url, String user, int size, long connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();

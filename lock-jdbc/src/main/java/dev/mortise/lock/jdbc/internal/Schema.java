@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
 /**
  * The shipped DDL of a dialect, creating the table from it when it is missing, and bringing a
  * table of an earlier version (without the columns of shared locks, or PostgreSQL's
- * {@code waiters}) up to date.
+ * {@code waiters}) up to date; and the table of wait records beside it ({@link TableName#waits()}),
+ * which the same resource creates.
  */
 public final class Schema {
 
@@ -64,13 +65,29 @@ public final class Schema {
     private Schema() {
     }
 
-    /** The classpath resource holding {@code dialect}'s {@code CREATE TABLE}, with {@code ${table}} for the table name. */
+    /**
+     * The classpath resource holding {@code dialect}'s {@code CREATE TABLE} statements, with {@code ${table}} for the
+     * table name: the lock table's, then that of the wait records, {@code ${table}_waits}.
+     */
     public static String resource(SqlDatabase dialect) {
         return "dev/mortise/lock/jdbc/schema-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
     }
 
     /** The {@code CREATE TABLE IF NOT EXISTS} statement for {@code table}. */
     public static String ddl(SqlDatabase dialect, TableName table) {
+        return statements(dialect, table).get(0);
+    }
+
+    /**
+     * The {@code CREATE TABLE IF NOT EXISTS} statement for the table of wait records beside
+     * {@code table} ({@link TableName#waits()}), its index included.
+     */
+    public static String waitsDdl(SqlDatabase dialect, TableName table) {
+        return statements(dialect, table).get(1);
+    }
+
+    /** The resource's statements, comment lines dropped and names put in: the lock table's, then the wait records'. */
+    private static List<String> statements(SqlDatabase dialect, TableName table) {
         try (InputStream in = Schema.class.getClassLoader().getResourceAsStream(resource(dialect))) {
             if (in == null) {
                 throw new IllegalStateException("DDL resource " + resource(dialect) + " is missing from lock-jdbc");
@@ -82,7 +99,10 @@ public final class Schema {
                     sql.append(line).append('\n');
                 }
             }
-            return sql.toString().strip().replaceAll(";$", "").replace("${table}", table.sql());
+            // ${table}_waits first: a long table name's wait table is cut to fit (TableName.waits())
+            String named = sql.toString().replace("${table}_waits", table.waits().sql()).replace("${table}", table.sql());
+            return java.util.Arrays.stream(named.split(";\\s*\\n")).map(String::strip).filter(s -> !s.isEmpty())
+                    .map(s -> s.replaceAll(";$", "")).collect(Collectors.toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -113,12 +133,26 @@ public final class Schema {
     }
 
     /**
-     * Creates the table if it is missing, and adds the columns of shared locks and of waiters
-     * (PostgreSQL) that a table of an earlier version lacks. Two backends starting at once may both try; PostgreSQL can
+     * Creates the table if it is missing, adds the columns of shared locks and of waiters
+     * (PostgreSQL) that a table of an earlier version lacks, and creates the table of wait records
+     * beside it if that is missing. Two backends starting at once may both try; PostgreSQL can
      * then fail one of them even with {@code IF NOT EXISTS}, so a failure is ignored when the
      * table (or column) is there afterwards.
      */
     public static void createIfMissing(Connection connection, SqlDatabase dialect, TableName table, int timeoutSeconds)
+            throws SQLException {
+        createLockTable(connection, dialect, table, timeoutSeconds);
+        try (Statement statement = connection.createStatement()) {
+            statement.setQueryTimeout(timeoutSeconds);
+            statement.execute(waitsDdl(dialect, table));
+        } catch (SQLException e) {
+            if (!selects(connection, "holder_id", table.waits(), timeoutSeconds)) {
+                throw e;
+            }
+        }
+    }
+
+    private static void createLockTable(Connection connection, SqlDatabase dialect, TableName table, int timeoutSeconds)
             throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(timeoutSeconds);

@@ -11,6 +11,10 @@ public final class TableName {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
+    private static final String WAITS_SUFFIX = "_waits";
+    /** The longest last part that keeps its whole name in {@link #waits()}. */
+    private static final int WAITS_BASE = 63 - WAITS_SUFFIX.length();
+
     private final String sql;
 
     private TableName(String sql) {
@@ -41,6 +45,18 @@ public final class TableName {
     /** The name as written into SQL text. */
     public String sql() {
         return sql;
+    }
+
+    /**
+     * The table of wait records (deadlock detection) beside this one, in the same schema:
+     * {@code <name>_waits}, a last part longer than {@value #WAITS_BASE} characters cut to that many
+     * first, so the name stays within 63 characters (PostgreSQL's limit, under MySQL's 64).
+     */
+    public TableName waits() {
+        int dot = sql.lastIndexOf('.');
+        String last = sql.substring(dot + 1);
+        String base = last.length() <= WAITS_BASE ? last : last.substring(0, WAITS_BASE);
+        return new TableName(sql.substring(0, dot + 1) + base + WAITS_SUFFIX);
     }
 
     /** The LISTEN/NOTIFY channel for releases on this table: its name in lower case. */

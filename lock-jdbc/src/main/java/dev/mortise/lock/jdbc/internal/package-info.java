@@ -10,6 +10,7 @@
  * ({@code JdbcWait}; one loop, {@code JdbcWaitSteps}, run blocking or asynchronously by the SPI's
  * {@code WaitDriver}) and their wake-ups ({@code ReleaseSignals}, PostgreSQL's {@code PgReleaseListener}),
  * the clean-up of unanswered grants ({@code UnconfirmedGrants}), the table ({@code Schema},
- * {@code TableName}) and the key column ({@code StoredKey}).
+ * {@code TableName}) and the key column ({@code StoredKey}); and the wait records of deadlock
+ * detection in the table beside it ({@code JdbcWaitRecords}, over one {@code WaitRecordSql} per dialect).
  */
 package dev.mortise.lock.jdbc.internal;

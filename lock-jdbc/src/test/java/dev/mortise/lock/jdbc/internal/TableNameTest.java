@@ -25,4 +25,14 @@ class TableNameTest {
         }
         assertThatThrownBy(() -> TableName.of(null)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void theWaitTableIsBesideTheLockTableAndStaysAValidName() {
+        assertThat(TableName.of("mortise_locks").waits().sql()).isEqualTo("mortise_locks_waits");
+        assertThat(TableName.of("app.Locks").waits().sql()).isEqualTo("app.Locks_waits");
+        assertThat(TableName.of("a".repeat(57)).waits().sql()).isEqualTo("a".repeat(57) + "_waits");
+        String longest = "b".repeat(58) + "cdefg";
+        assertThat(TableName.of("s." + longest).waits().sql()).isEqualTo("s." + "b".repeat(57) + "_waits");
+        assertThat(TableName.of(TableName.of(longest).waits().sql()).sql()).hasSize(63);
+    }
 }
