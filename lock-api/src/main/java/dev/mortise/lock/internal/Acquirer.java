@@ -42,7 +42,8 @@ final class Acquirer {
     private final AtomicLong holdSequence = new AtomicLong();
     private final boolean sharedSupported;
     private volatile boolean closed;
-    private WatchedWaits watched; // set once by watchWaits, before the client is handed out
+    private final dev.mortise.lock.internal.deadlock.DeadlockDetector deadlocks;
+    private final WatchedWaits watched;
 
     Acquirer(DefaultLockClient client, LockBackend backend, ClientSettings settings, Arguments arguments,
              Validity validity, KeyGates gates, HoldActions actions, Events events, Messages messages,
@@ -57,6 +58,9 @@ final class Acquirer {
         this.events = events;
         this.messages = messages;
         this.ownerPrefix = ownerPrefix;
+        this.deadlocks = new dev.mortise.lock.internal.deadlock.DeadlockDetector(backend, settings.deadlocks(),
+                HolderIds::of);
+        this.watched = new WatchedWaits(deadlocks, gates, events);
         this.sharedSupported = backend.supportsSharedMode();
     }
 
@@ -95,9 +99,9 @@ final class Acquirer {
         return watched.run(acquisition, () -> throughGate(acquisition));
     }
 
-    /** Watches this client's blocking waits for deadlocks with {@code detector}. Called once, at build. */
-    void watchWaits(dev.mortise.lock.internal.deadlock.DeadlockDetector detector) {
-        this.watched = new WatchedWaits(detector, gates, events);
+    /** What this client's deadlock detection sees now. */
+    dev.mortise.lock.DeadlockReport deadlocks() {
+        return deadlocks.report();
     }
 
     /**
@@ -368,5 +372,6 @@ final class Acquirer {
     void close() {
         closed = true;
         inFlight.closeAll();
+        deadlocks.close();
     }
 }

@@ -65,7 +65,6 @@ final class DefaultLockClient implements LockClient {
     private final LockViews views;
     private final Inspector inspector;
     private final CorePermits permitHolds;
-    private final dev.mortise.lock.internal.deadlock.DeadlockDetector deadlocks;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration shortestLease;
     private final Ticker ticker;
@@ -91,9 +90,6 @@ final class DefaultLockClient implements LockClient {
         RANDOM.nextBytes(id);
         this.acquirer = new Acquirer(this, backend, settings, arguments, validity, gates, actions, events, messages,
                 HexFormat.of().formatHex(id) + ":");
-        this.deadlocks = new dev.mortise.lock.internal.deadlock.DeadlockDetector(backend, settings.deadlocks(),
-                HolderIds::of);
-        acquirer.watchWaits(deadlocks);
         this.async = new AsyncAcquirer(acquirer, gates, backend, settings, backendName);
         this.multi = new MultiAcquirer(this, new BatchAcquirer(acquirer, backend, settings, arguments, validity,
                 gates, actions, events, messages));
@@ -316,19 +312,12 @@ final class DefaultLockClient implements LockClient {
 
     @Override
     public dev.mortise.lock.DeadlockReport deadlocks() {
-        return deadlocks.report();
+        return acquirer.deadlocks();
     }
 
     @Override
     public void ping() {
-        try {
-            backend.ping();
-        } catch (LockException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new LockBackendException("Backend '" + backendName + "' did not answer a ping: " + e
-                    + ". Check that the server is reachable.", null, backendName, e);
-        }
+        inspector.ping();
     }
 
     @Override
@@ -363,7 +352,6 @@ final class DefaultLockClient implements LockClient {
         }
         acquirer.close();
         async.close();
-        deadlocks.close();
         jumpRegistration.run();
         // Every hold is marked lost first, all at once, before any listener runs or any thread stops:
         // a slow onLost listener or a renewal in flight must not leave other holds looking valid.

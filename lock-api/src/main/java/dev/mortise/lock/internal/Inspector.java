@@ -18,7 +18,7 @@ import java.util.function.BooleanSupplier;
 /**
  * {@link dev.mortise.lock.LockClient#inspect}: one read of the server's state of a key, its owner
  * strings turned into holder ids and marked where they are this client's live holds; and
- * {@code heldLocks()}, the client's own view of the same. Thread-safe.
+ * {@code heldLocks()}, the client's own view of the same; and {@code ping()}. Thread-safe.
  */
 final class Inspector {
 
@@ -34,6 +34,18 @@ final class Inspector {
         this.arguments = arguments;
         this.gates = gates;
         this.closed = closed;
+    }
+
+    /** One cheap round trip ({@link LockBackend#ping()}); a failure that is not a LockException is wrapped, naming the backend. */
+    void ping() {
+        try {
+            backend.ping();
+        } catch (dev.mortise.lock.LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new dev.mortise.lock.LockBackendException("Backend '" + backendName + "' did not answer a ping: " + e
+                    + ". Check that the server is reachable.", null, backendName, e);
+        }
     }
 
     LockInspection inspect(String key) {

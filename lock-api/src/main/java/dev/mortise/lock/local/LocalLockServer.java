@@ -299,15 +299,10 @@ public final class LocalLockServer {
 
     /** Test hook: drops every hold on {@code key} (exclusive and shared), as if they had expired; waiters are woken. */
     public void forget(String key) {
-        lock.lock();
-        try {
-            KeyRecord entry = entries.get(key);
-            if (entry != null) {
-                entry.dropAll();
-            }
-        } finally {
-            unlock();
-        }
+        onEntry(key, null, entry -> {
+            entry.dropAll();
+            return null;
+        });
     }
 
     /**
@@ -317,16 +312,7 @@ public final class LocalLockServer {
      * @return true if the owner held the key
      */
     public boolean forget(String key, String owner) {
-        lock.lock();
-        try {
-            KeyRecord entry = entries.get(key);
-            if (entry == null) {
-                return false;
-            }
-            return entry.drop(owner, ticker.read());
-        } finally {
-            unlock();
-        }
+        return onEntry(key, false, entry -> entry.drop(owner, ticker.read()));
     }
 
     /**
@@ -349,14 +335,10 @@ public final class LocalLockServer {
 
     /** Whether someone holds {@code key} now, exclusive or shared (for tests: nothing left behind). */
     public boolean isHeld(String key) {
-        lock.lock();
-        try {
-            KeyRecord entry = entries.get(key);
+        return onEntry(key, false, entry -> {
             long now = ticker.read();
-            return entry != null && (entry.heldAt(now) || entry.pruneReaders(now) > 0);
-        } finally {
-            unlock();
-        }
+            return entry.heldAt(now) || entry.pruneReaders(now) > 0;
+        });
     }
 
     /**
@@ -364,13 +346,15 @@ public final class LocalLockServer {
      * exclusive one or each shared one) plus waiting requests. 0 when nobody holds or waits.
      */
     public int records(String key) {
+        return onEntry(key, 0, entry -> entry.records(ticker.read()));
+    }
+
+    /** {@code read} of {@code key}'s record under the server's lock, or {@code absent} if it has none. */
+    private <T> T onEntry(String key, T absent, java.util.function.Function<KeyRecord, T> read) {
         lock.lock();
         try {
             KeyRecord entry = entries.get(key);
-            if (entry == null) {
-                return 0;
-            }
-            return entry.records(ticker.read());
+            return entry == null ? absent : read.apply(entry);
         } finally {
             unlock();
         }

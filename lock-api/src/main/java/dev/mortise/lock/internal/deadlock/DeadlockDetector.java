@@ -162,6 +162,9 @@ public final class DeadlockDetector {
                     watch.rounds.cancel(false); // a reader holding nothing: in no cycle, holds no one back
                     return;
                 }
+                if (!watch.searches() && !readersHold(watch)) {
+                    return; // a writer holding nothing matters only to readers queued behind it
+                }
                 publish(watch);
             }
             if (!watch.searches()) {
@@ -177,6 +180,16 @@ public final class DeadlockDetector {
         } catch (RuntimeException e) {
             log.debug("A deadlock detection round for lock '{}' on backend '{}' failed", watch.key(), backendName, e);
         }
+    }
+
+    /**
+     * Whether readers hold the key an exclusive wait whose owner holds nothing waits for: only then can
+     * a reader be queued behind it (no writer starvation), so only then is its record written, and a
+     * plain contended mutex or a standby leader costs one read a period, never a write.
+     */
+    private boolean readersHold(WaitWatch watch) {
+        requests.incrementAndGet();
+        return backend.inspect(watch.key()).mode() == LockMode.SHARED;
     }
 
     private void publish(WaitWatch watch) {
