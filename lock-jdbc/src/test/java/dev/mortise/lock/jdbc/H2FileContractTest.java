@@ -25,6 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class H2FileContractTest extends JdbcContractTest {
 
+    /** The base test runs the deadlock suite's seeded run on the same store and inspection. */
+    @Override
+    protected boolean deadlockPropertyRun() {
+        return false;
+    }
+
     @TempDir
     static Path dir;
     private static Process server;

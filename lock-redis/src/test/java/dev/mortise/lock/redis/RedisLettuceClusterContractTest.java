@@ -29,6 +29,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisLettuceClusterContractTest extends RedisClusterContractTest {
 
+    /** The base test runs the deadlock suite's seeded run on the same store and inspection. */
+    @Override
+    protected boolean deadlockPropertyRun() {
+        return false;
+    }
+
     @Override
     protected LockBackend newBackend() {
         return RedisLockBackend.builder().clusterNodes(cluster.addresses()).driver(RedisDriver.LETTUCE).build();

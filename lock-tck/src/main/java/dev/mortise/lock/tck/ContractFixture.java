@@ -130,6 +130,15 @@ public abstract class ContractFixture {
                 + "them on its server: override waitRecordsOnServer(Collection)");
     }
 
+    /**
+     * Whether this contract test runs the deadlock suite's seeded property run
+     * ({@link DeadlockContract}): true, but a variant of a backend whose base test already runs it
+     * (another driver or mode of the same store and inspection) may answer false to save CI time.
+     */
+    protected boolean deadlockPropertyRun() {
+        return true;
+    }
+
     /** The operation timeout given to {@link #newUnreachableBackend}. */
     protected Duration operationTimeout() {
         return Duration.ofSeconds(2);
