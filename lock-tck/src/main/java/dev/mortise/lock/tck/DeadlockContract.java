@@ -137,16 +137,30 @@ public abstract class DeadlockContract extends NestedContract {
         }
     }
 
+    /** One owner of a test: what it holds, what it then waits for, after how long once every owner holds. */
+    private record Plan(String name, List<LockSpec> holds, LockSpec wanted, long delayMillis) {
+        Plan(String name, LockSpec holds, LockSpec wanted, long delayMillis) {
+            this(name, List.of(holds), wanted, delayMillis);
+        }
+    }
+
+    /** Every plan's owner on a detecting client of its own; their outcomes, in plan order. */
+    private List<Outcome> run(Plan... plans) throws Exception {
+        CountDownLatch allHold = new CountDownLatch(plans.length);
+        List<CompletableFuture<Outcome>> owners = new ArrayList<>();
+        for (Plan plan : plans) {
+            owners.add(owner(plan.name(), detecting(), plan.holds(), plan.wanted(), allHold,
+                    Duration.ofMillis(plan.delayMillis())));
+        }
+        return outcomes(owners);
+    }
+
     @Test
     void twoOwnersWaitingForEachOthersKeyEndWithOneDeadlock() throws Exception {
         String first = key("first");
         String second = key("second");
-        CountDownLatch allHold = new CountDownLatch(2);
-        List<CompletableFuture<Outcome>> owners = List.of(
-                owner("a", detecting(), List.of(LockSpec.of(first)), LockSpec.of(second), allHold, Duration.ZERO),
-                owner("b", detecting(), List.of(LockSpec.of(second)), LockSpec.of(first), allHold,
-                        Duration.ofMillis(50)));
-        Outcome victim = assertOneVictim(outcomes(owners), 2);
+        Outcome victim = assertOneVictim(run(new Plan("a", LockSpec.of(first), LockSpec.of(second), 0),
+                new Plan("b", LockSpec.of(second), LockSpec.of(first), 50)), 2);
         assertThat(victim.name()).as("the youngest wait is the victim").isEqualTo("b");
         assertThat(residueOnServer(first) + residueOnServer(second)).isZero();
     }
@@ -154,46 +168,62 @@ public abstract class DeadlockContract extends NestedContract {
     @Test
     void threeOwnersInACycleEndWithOneDeadlock() throws Exception {
         List<String> keys = List.of(key("k0"), key("k1"), key("k2"));
-        CountDownLatch allHold = new CountDownLatch(3);
-        List<CompletableFuture<Outcome>> owners = new ArrayList<>();
+        Plan[] plans = new Plan[3];
         for (int i = 0; i < 3; i++) {
-            owners.add(owner("o" + i, detecting(), List.of(LockSpec.of(keys.get(i))),
-                    LockSpec.of(keys.get((i + 1) % 3)), allHold, Duration.ofMillis(40L * i)));
+            plans[i] = new Plan("o" + i, LockSpec.of(keys.get(i)), LockSpec.of(keys.get((i + 1) % 3)), 40L * i);
         }
-        assertOneVictim(outcomes(owners), 3);
+        assertOneVictim(run(plans), 3);
+    }
+
+    /** Whether the backend grants shared requests; on one that does not, first checks it refuses them clearly. */
+    private boolean sharedMode() {
+        if (contract.supportsSharedMode()) {
+            return true;
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.acquire(LockSpec.of(key("shared")).shared()))
+                .isInstanceOf(dev.mortise.lock.LockException.class).hasMessageContaining("shared");
+        return false;
     }
 
     @Test
     void readersWaitingToWriteWhatTheOtherReadsEndWithOneDeadlock() throws Exception {
-        if (!contract.supportsSharedMode()) {
-            assertThat(newBackend().supportsSharedMode()).isFalse();
+        if (!sharedMode()) {
             return;
         }
         String first = key("first");
         String second = key("second");
-        CountDownLatch allHold = new CountDownLatch(2);
-        List<CompletableFuture<Outcome>> owners = List.of(
-                owner("a", detecting(), List.of(LockSpec.of(first).shared()), LockSpec.of(second), allHold,
-                        Duration.ZERO),
-                owner("b", detecting(), List.of(LockSpec.of(second).shared()), LockSpec.of(first), allHold,
-                        Duration.ofMillis(50)));
-        assertOneVictim(outcomes(owners), 2);
+        assertOneVictim(run(new Plan("a", LockSpec.of(first).shared(), LockSpec.of(second), 0),
+                new Plan("b", LockSpec.of(second).shared(), LockSpec.of(first), 50)), 2);
     }
 
     @Test
     void aReaderWaitingForAWriterThatWaitsForItIsADeadlock() throws Exception {
-        if (!contract.supportsSharedMode()) {
-            assertThat(newBackend().supportsSharedMode()).isFalse();
+        if (!sharedMode()) {
             return;
         }
         String first = key("first");
         String second = key("second");
-        CountDownLatch allHold = new CountDownLatch(2);
-        List<CompletableFuture<Outcome>> owners = List.of(
-                owner("writer", detecting(), List.of(LockSpec.of(first)), LockSpec.of(second), allHold, Duration.ZERO),
-                owner("reader", detecting(), List.of(LockSpec.of(second)), LockSpec.of(first).shared(), allHold,
-                        Duration.ofMillis(50)));
-        assertOneVictim(outcomes(owners), 2);
+        assertOneVictim(run(new Plan("writer", LockSpec.of(first), LockSpec.of(second), 0),
+                new Plan("reader", LockSpec.of(second), LockSpec.of(first).shared(), 50)), 2);
+    }
+
+    /**
+     * A reader that holds a key waits for a key only readers hold, queued behind a waiting writer that
+     * holds nothing (no writer starvation); one of those readers waits for the first reader's key. The
+     * writer is in no cycle of holds, yet nobody can go on: the cycle runs through its wait.
+     */
+    @Test
+    void aReaderQueuedBehindAWaitingWriterIsInTheCycleThroughIt() throws Exception {
+        if (!sharedMode()) {
+            return;
+        }
+        String queued = key("queued");
+        String held = key("held");
+        List<Outcome> all = run(new Plan("reader-holding", LockSpec.of(queued).shared(), LockSpec.of(held), 700),
+                new Plan("writer", List.of(), LockSpec.of(queued), 0),
+                new Plan("reader-queued", LockSpec.of(held), LockSpec.of(queued).shared(), 350));
+        Outcome victim = assertOneVictim(all, 2);
+        assertThat(victim.name()).as("the youngest wait of the cycle").isEqualTo("reader-holding");
     }
 
     @Test
