@@ -128,8 +128,7 @@ public final class DeadlockDetector {
         watch.rounds.cancel(false);
         watches.remove(watch);
         synchronized (watch.publishing) { // a publish in flight lands before the removal
-
-            if (watch.publishedAtNanos != 0) {
+            if (watch.sentAtNanos != 0) { // sent, answered or not: it may be on the server
                 removeRecord(watch);
             }
         }
@@ -142,7 +141,9 @@ public final class DeadlockDetector {
         } catch (RuntimeException e) {
             // The record may stay until its TTL: wait that out, so a record on the server always
             // means its owner is blocked in the acquire (no cycle is ever confirmed through us after).
-            long until = watch.publishedAtNanos + watch.appliedTtl.toNanos() + watch.appliedTtl.toNanos() / 10;
+            // Counted from the last send, answered or not (its request may have been applied all the same).
+            Duration ttl = watch.appliedTtl.isZero() ? settings.period().multipliedBy(3) : watch.appliedTtl;
+            long until = Math.max(watch.sentAtNanos, watch.publishedAtNanos) + ttl.toNanos() + ttl.toNanos() / 10;
             log.warn("Removing the wait record of lock '{}' on backend '{}' failed ({}); the acquire returns once "
                     + "its TTL has passed", watch.key(), backendName, e.toString());
             long left;
@@ -194,6 +195,7 @@ public final class DeadlockDetector {
 
     private void publish(WaitWatch watch) {
         Duration ttl = settings.period().multipliedBy(3);
+        watch.sentAtNanos = System.nanoTime();
         Duration applied = records.publish(watch.entries(), watch.record.nonce(), watch.record.encode(), ttl);
         watch.appliedTtl = applied.compareTo(ttl) > 0 ? applied : ttl;
         watch.publishedAtNanos = System.nanoTime();

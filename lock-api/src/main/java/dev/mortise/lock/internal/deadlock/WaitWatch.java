@@ -32,6 +32,8 @@ public final class WaitWatch {
     private final Runnable stop;
     private State state = State.WAITING; // guarded by this
     private LockDeadlockException victimOf; // guarded by this
+    /** When the last publish was sent ({@link System#nanoTime()}), answered or not; 0 if never. */
+    volatile long sentAtNanos;
     /** When the last publish's answer came ({@link System#nanoTime()}), and the TTL it applied; 0 if never. */
     volatile long publishedAtNanos;
     volatile Duration appliedTtl = Duration.ZERO;
