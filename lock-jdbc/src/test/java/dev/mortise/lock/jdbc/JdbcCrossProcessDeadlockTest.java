@@ -8,8 +8,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Deadlocks between JVMs on the real PostgreSQL and MariaDB servers, each owner with a pool of its
- * own. (H2 in memory lives in one JVM; its file mode is one process's too.)
+ * Deadlocks between JVMs on the real PostgreSQL and MariaDB servers and on one H2 file in
+ * {@code AUTO_SERVER} mode (the first owner to open it serves it to the others), each owner with a
+ * pool of its own. (H2 in memory lives in one JVM: the contract test covers it.)
  */
 class JdbcCrossProcessDeadlockTest {
 
@@ -47,6 +48,33 @@ class JdbcCrossProcessDeadlockTest {
         protected Map<String, String> factoryProperties() {
             return Map.of("mortise.party.url", TestDatabases.mariadbServer().jdbcUrl(),
                     "mortise.party.user", TestDatabases.mariadbServer().user());
+        }
+    }
+
+    @Nested
+    class OnH2File extends CrossProcessDeadlockContract {
+        /** One file per test (a test instance each), shared by all its owners. */
+        private final Map<String, String> properties = h2File();
+
+        @Override
+        protected Class<? extends Supplier<LockBackend>> factory() {
+            return Parties.class;
+        }
+
+        @Override
+        protected Map<String, String> factoryProperties() {
+            return properties;
+        }
+
+        private static Map<String, String> h2File() {
+            try {
+                java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("mortise-deadlock-h2");
+                dir.toFile().deleteOnExit();
+                return Map.of("mortise.party.url", "jdbc:h2:file:" + dir.resolve("locks") + ";AUTO_SERVER=TRUE",
+                        "mortise.party.user", "sa");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
     }
 }
