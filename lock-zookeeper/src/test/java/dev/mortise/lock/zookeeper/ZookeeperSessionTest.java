@@ -301,7 +301,10 @@ class ZookeeperSessionTest {
         KillSession.kill(curator.getZookeeperClient().getZooKeeper());
         await(Duration.ofSeconds(10), () -> listener.lost.size() == 3, "every hold reported lost");
         assertThat(listener.lost).containsExactlyInAnyOrderElementsOf(grants);
-        await(Duration.ofSeconds(10), curator.getZookeeperClient()::isConnected, "a new session");
+        // Curator opens the new session by itself; ci32 (session 17) saw it not connected 10 s after the kill,
+        // once, under load, and 9 runs here beside busy loops did not repeat it: the wait is 30 s, and a client
+        // that never reconnects still fails here.
+        await(Duration.ofSeconds(30), curator.getZookeeperClient()::isConnected, "a new session");
         assertThat(backend.renewAll(grants, Duration.ofSeconds(10)).gone()).as("holds of the dead session")
                 .containsExactlyInAnyOrderElementsOf(grants);
     }
