@@ -23,13 +23,16 @@ class JdbcCrossProcessDeadlockTest {
         }
     }
 
-    @Nested
-    class OnPostgres extends CrossProcessDeadlockContract {
+    /** Every database's owners build their backend with {@link Parties}. */
+    abstract static class OnDatabase extends CrossProcessDeadlockContract {
         @Override
         protected Class<? extends Supplier<LockBackend>> factory() {
             return Parties.class;
         }
+    }
 
+    @Nested
+    class OnPostgres extends OnDatabase {
         @Override
         protected Map<String, String> factoryProperties() {
             return Map.of("mortise.party.url", TestDatabases.postgresServer().jdbcUrl(),
@@ -38,12 +41,7 @@ class JdbcCrossProcessDeadlockTest {
     }
 
     @Nested
-    class OnMariaDb extends CrossProcessDeadlockContract {
-        @Override
-        protected Class<? extends Supplier<LockBackend>> factory() {
-            return Parties.class;
-        }
-
+    class OnMariaDb extends OnDatabase {
         @Override
         protected Map<String, String> factoryProperties() {
             return Map.of("mortise.party.url", TestDatabases.mariadbServer().jdbcUrl(),
@@ -52,14 +50,9 @@ class JdbcCrossProcessDeadlockTest {
     }
 
     @Nested
-    class OnH2File extends CrossProcessDeadlockContract {
+    class OnH2File extends OnDatabase {
         /** One file per test (a test instance each), shared by all its owners. */
         private final Map<String, String> properties = h2File();
-
-        @Override
-        protected Class<? extends Supplier<LockBackend>> factory() {
-            return Parties.class;
-        }
 
         @Override
         protected Map<String, String> factoryProperties() {
